@@ -1,0 +1,29 @@
+// Command gobench benchmarks OpenAI-compatible LLM servers the way
+// "vllm bench serve" does. See the README and `gobench serve --help`.
+package main
+
+import (
+	"context"
+	"os"
+	"os/signal"
+	"syscall"
+
+	"github.com/gobench/gobench/internal/cli"
+	"golang.org/x/term"
+)
+
+// version is set at build time with -ldflags "-X main.version=...".
+var version = "dev"
+
+func main() {
+	sigs := make(chan os.Signal, 2)
+	signal.Notify(sigs, os.Interrupt, syscall.SIGTERM)
+	os.Exit(cli.Main(context.Background(), os.Args[1:], cli.Deps{
+		Stdout:     os.Stdout,
+		Stderr:     os.Stderr,
+		Getenv:     os.Getenv,
+		Signals:    sigs,
+		IsTerminal: term.IsTerminal(int(os.Stderr.Fd())),
+		Version:    version,
+	}))
+}

@@ -1,0 +1,364 @@
+package backend
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"strconv"
+)
+
+// Completions is the OpenAI completions API (--backend openai or vllm).
+type Completions struct{ name string }
+
+// Chat is the OpenAI chat completions API (--backend openai-chat).
+type Chat struct{}
+
+var (
+	_ Backend = Completions{}
+	_ Backend = Chat{}
+)
+
+// Name implements Backend.
+func (c Completions) Name() string {
+	if c.name == "" {
+		return "openai"
+	}
+	return c.name
+}
+
+// ValidateURL implements Backend.
+func (Completions) ValidateURL(apiURL string) error {
+	return validateSuffix(apiURL, "OpenAI Completions API", "completions")
+}
+
+// Body implements Backend: vLLM's payload, in its key order: model, prompt,
+// repetition_penalty 1.0, max_tokens, logprobs, stream, stream_options, then
+// ignore_eos and --extra-body.
+func (Completions) Body(req *Request) []byte {
+	var o Object
+	o.Set("model", mustMarshal(modelField(req)))
+	o.Set("prompt", mustMarshal(req.Prompt))
+	o.Set("repetition_penalty", json.RawMessage("1.0"))
+	o.Set("max_tokens", json.RawMessage(strconv.Itoa(req.OutputLen)))
+	if req.Logprobs != nil {
+		o.Set("logprobs", json.RawMessage(strconv.Itoa(*req.Logprobs)))
+	} else {
+		o.Set("logprobs", json.RawMessage("null"))
+	}
+	return finishBody(&o, req)
+}
+
+// Decode implements Backend.
+func (Completions) Decode(eventType string, data []byte, c *Chunk) error {
+	return decode(eventType, data, c, false)
+}
+
+// Name implements Backend.
+func (Chat) Name() string { return "openai-chat" }
+
+// ValidateURL implements Backend.
+func (Chat) ValidateURL(apiURL string) error {
+	return validateSuffix(apiURL, "OpenAI Chat Completions API", "chat/completions")
+}
+
+// Body implements Backend: model, messages (one user message whose content is
+// the array form [{"type":"text","text":prompt}], as vLLM sends plain text),
+// max_completion_tokens, stream, stream_options, then ignore_eos and
+// --extra-body.
+func (Chat) Body(req *Request) []byte {
+	var o Object
+	o.Set("model", mustMarshal(modelField(req)))
+	type part struct {
+		Type string `json:"type"`
+		Text string `json:"text"`
+	}
+	type message struct {
+		Role    string `json:"role"`
+		Content []part `json:"content"`
+	}
+	o.Set("messages", mustMarshal([]message{{Role: "user", Content: []part{{Type: "text", Text: req.Prompt}}}}))
+	o.Set("max_completion_tokens", json.RawMessage(strconv.Itoa(req.OutputLen)))
+	return finishBody(&o, req)
+}
+
+// Decode implements Backend.
+func (Chat) Decode(eventType string, data []byte, c *Chunk) error {
+	return decode(eventType, data, c, true)
+}
+
+func modelField(req *Request) string {
+	if req.ModelName != "" {
+		return req.ModelName
+	}
+	return req.Model
+}
+
+// finishBody adds the streaming fields, ignore_eos and --extra-body
+// (vLLM's _update_payload_common) and encodes the payload.
+func finishBody(o *Object, req *Request) []byte {
+	o.Set("stream", json.RawMessage("true"))
+	o.Set("stream_options", json.RawMessage(`{"include_usage":true}`))
+	if req.IgnoreEOS {
+		o.Set("ignore_eos", json.RawMessage("true"))
+	}
+	o.Update(req.ExtraBody)
+	return o.AppendJSON(nil)
+}
+
+func mustMarshal(v any) json.RawMessage {
+	b, err := marshal(v)
+	if err != nil {
+		// Only strings and fixed structs reach here; they always encode.
+		panic(fmt.Sprintf("backend: encode %T: %v", v, err))
+	}
+	return b
+}
+
+// decode fills c from one event. The rules are vLLM's: a non-empty
+// "choices" makes a token event (its text may be empty or missing);
+// otherwise a non-empty "usage" gives the token counts. An "error" field, an
+// {"object":"error"} event or an SSE "event: error" fails the request with
+// the server's message (a later upstream fix; the baseline ignored them).
+func decode(eventType string, data []byte, c *Chunk, chat bool) error {
+	*c = Chunk{CompletionTokens: -1, PromptTokens: -1, CachedTokens: -1, ServerQueueMS: -1, ServerTTFTMS: -1}
+	var ev event
+	if err := ev.scan(data, chat); err != nil {
+		if eventType == "error" {
+			c.Error = string(bytes.TrimSpace(data))
+			return nil
+		}
+		return fmt.Errorf("decode stream event %.200q: %w", data, err)
+	}
+	if msg, ok := ev.errorMessage(); ok || eventType == "error" {
+		if !ok {
+			msg = string(bytes.TrimSpace(data))
+		}
+		c.Error = msg
+		return nil
+	}
+	c.ServerQueueMS, c.ServerTTFTMS = ev.queueMS, ev.ttftMS
+	if ev.choices > 0 {
+		c.Token = true
+		c.Text = ev.text
+		if !isEmptyObject(ev.usage) {
+			// Non-streamed answers carry usage next to choices.
+			return decodeUsage(ev.usage, c)
+		}
+		return nil
+	}
+	if !isEmptyObject(ev.usage) {
+		c.Usage = true
+		return decodeUsage(ev.usage, c)
+	}
+	return nil
+}
+
+// event is the part of an OpenAI stream chunk that timing needs.
+type event struct {
+	choices         int    // length of "choices"
+	text            string // choices[0] text, delta.content or message.content
+	usage, errRaw   []byte // raw values
+	object, message string
+	queueMS, ttftMS float64
+}
+
+// scan decodes data. Repeated keys behave as in encoding/json: the last
+// value wins, and nested objects merge.
+func (ev *event) scan(data []byte, chat bool) error {
+	ev.queueMS, ev.ttftMS = -1, -1
+	s := &scanner{d: data}
+	err := s.object(func(key []byte) error {
+		switch string(key) {
+		case "choices":
+			return ev.scanChoices(s, chat)
+		case "usage":
+			start := s.i
+			err := s.skip()
+			ev.usage = data[start:s.i]
+			return err
+		case "error":
+			start := s.i
+			err := s.skip()
+			ev.errRaw = data[start:s.i]
+			return err
+		case "metrics":
+			if s.peek() == 'n' {
+				return s.literal("null")
+			}
+			return s.object(func(k []byte) error {
+				var v float64
+				var ok bool
+				var err error
+				switch string(k) {
+				case "queue_time_ms":
+					if v, ok, err = s.optFloat(); ok {
+						ev.queueMS = v
+					}
+				case "time_to_first_token_ms":
+					if v, ok, err = s.optFloat(); ok {
+						ev.ttftMS = v
+					}
+				default:
+					err = s.skip()
+				}
+				return err
+			})
+		case "object":
+			v, ok, err := s.optString()
+			if ok {
+				ev.object = v
+			}
+			return err
+		case "message":
+			v, ok, err := s.optString()
+			if ok {
+				ev.message = v
+			}
+			return err
+		}
+		return s.skip()
+	})
+	if err != nil {
+		return err
+	}
+	if s.peek() != 0 {
+		return s.syntax("trailing data")
+	}
+	return nil
+}
+
+func (ev *event) scanChoices(s *scanner, chat bool) error {
+	ev.choices, ev.text = 0, ""
+	if s.peek() == 'n' {
+		return s.literal("null")
+	}
+	return s.array(func(i int) error {
+		ev.choices++
+		if s.peek() == 'n' {
+			return s.literal("null")
+		}
+		// Every element is type-checked, as encoding/json would; only the
+		// first one's text is kept.
+		var fromDelta bool
+		set := func(v string, delta bool) {
+			// delta.content wins over message.content, as in the
+			// reference decoder.
+			if i == 0 && (delta || !fromDelta) {
+				ev.text, fromDelta = v, delta
+			}
+		}
+		return s.object(func(k []byte) error {
+			switch {
+			case string(k) == "text":
+				v, _, err := s.optString()
+				if !chat {
+					set(v, false)
+				}
+				return err
+			case string(k) == "delta" || string(k) == "message":
+				delta := string(k) == "delta"
+				if s.peek() == 'n' {
+					return s.literal("null")
+				}
+				return s.object(func(k2 []byte) error {
+					if string(k2) != "content" {
+						return s.skip()
+					}
+					v, ok, err := s.optString()
+					if chat && ok {
+						set(v, delta)
+					}
+					return err
+				})
+			}
+			return s.skip()
+		})
+	})
+}
+
+// errorMessage extracts the server's error message, if the event is an
+// error.
+func (ev *event) errorMessage() (string, bool) {
+	if ev.object == "error" {
+		return ev.message, true
+	}
+	raw := bytes.TrimSpace(ev.errRaw)
+	if len(raw) == 0 || string(raw) == "null" {
+		return "", false
+	}
+	s := &scanner{d: raw}
+	switch raw[0] {
+	case '"':
+		if v, ok, err := s.optString(); err == nil && ok {
+			return v, true
+		}
+	case '{':
+		var msg string
+		_ = s.object(func(k []byte) error {
+			if string(k) == "message" {
+				v, _, err := s.optString()
+				if err == nil && v != "" {
+					msg = v
+				}
+				return err
+			}
+			return s.skip()
+		})
+		if msg != "" {
+			return msg, true
+		}
+	}
+	return string(raw), true
+}
+
+func decodeUsage(raw []byte, c *Chunk) error {
+	s := &scanner{d: raw}
+	err := s.object(func(k []byte) error {
+		var v int
+		var ok bool
+		var err error
+		switch string(k) {
+		case "completion_tokens":
+			if v, ok, err = s.optInt(); ok {
+				c.CompletionTokens = v
+			}
+		case "prompt_tokens":
+			if v, ok, err = s.optInt(); ok {
+				c.PromptTokens = v
+			}
+		case "prompt_tokens_details":
+			if s.peek() == 'n' {
+				return s.literal("null")
+			}
+			return s.object(func(k2 []byte) error {
+				if string(k2) != "cached_tokens" {
+					return s.skip()
+				}
+				v, ok, err := s.optInt()
+				if ok {
+					c.CachedTokens = v
+				}
+				return err
+			})
+		default:
+			err = s.skip()
+		}
+		return err
+	})
+	if err != nil {
+		return fmt.Errorf("decode usage %.200q: %w", raw, err)
+	}
+	return nil
+}
+
+// isEmptyObject reports whether raw is absent, null or {} (falsy in Python).
+func isEmptyObject(raw json.RawMessage) bool {
+	t := bytes.TrimSpace(raw)
+	if len(t) == 0 || string(t) == "null" {
+		return true
+	}
+	if t[0] == '{' {
+		return len(bytes.TrimSpace(t[1:len(t)-1])) == 0
+	}
+	return false
+}

@@ -1,0 +1,200 @@
+// Package cli is gobench's command line: cobra commands that fill an options
+// struct and call the package that does the work (run, sim) with their
+// dependencies. It also rewrites vLLM-style arguments (argv.go) and maps
+// errors to exit codes, in one place (Main).
+package cli
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"net/http"
+	"os"
+	"strings"
+	"time"
+
+	"github.com/gobench/gobench/internal/backend"
+	"github.com/gobench/gobench/internal/dataset"
+	"github.com/gobench/gobench/internal/run"
+	"github.com/spf13/cobra"
+	"github.com/spf13/pflag"
+)
+
+// Exit statuses, documented in `gobench serve --help` and the README.
+const (
+	// ExitOK: the command did what was asked.
+	ExitOK = 0
+	// ExitError: the run could not be carried out (server unreachable, bad
+	// file, ...).
+	ExitError = 1
+	// ExitUsage: the command line is wrong, or asks for a feature that is
+	// not supported yet.
+	ExitUsage = 2
+	// ExitAllFailed: the run completed but every request failed.
+	ExitAllFailed = 3
+	// ExitInterrupted: the run was interrupted; what it measured was still
+	// printed and saved.
+	ExitInterrupted = 130
+)
+
+// Deps are the process's surroundings, injected so tests can run commands
+// in-process.
+type Deps struct {
+	Stdout, Stderr io.Writer
+	// Getenv reads an environment variable.
+	Getenv func(string) string
+	// Now is the wall clock.
+	Now func() time.Time
+	// Signals delivers interrupts: the first stops sending, the second
+	// cancels what is in flight. nil means none.
+	Signals <-chan os.Signal
+	// IsTerminal reports whether stderr is a terminal (progress bar).
+	IsTerminal bool
+	// Version is gobench's version.
+	Version string
+	// Transport overrides the HTTP transport (tests); nil uses
+	// run.NewTransport.
+	Transport func(maxConns int, insecure bool) http.RoundTripper
+}
+
+// Main runs gobench with args (without the program name) and returns the
+// exit status.
+func Main(ctx context.Context, args []string, deps Deps) int {
+	if deps.Getenv == nil {
+		deps.Getenv = func(string) string { return "" }
+	}
+	if deps.Now == nil {
+		deps.Now = time.Now
+	}
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	stop := make(chan struct{})
+	if deps.Signals != nil {
+		go relaySignals(ctx, deps, stop, cancel)
+	}
+	root := newRootCmd(&deps, stop)
+	normalized, err := normalizeFor(root, args)
+	if err == nil {
+		root.SetArgs(normalized)
+		err = root.ExecuteContext(ctx)
+	}
+	return exitCode(err, deps.Stderr, commandName(root, args))
+}
+
+// relaySignals turns the first interrupt into stop and the second into a
+// cancellation of everything in flight.
+func relaySignals(ctx context.Context, deps Deps, stop chan struct{}, cancel context.CancelFunc) {
+	select {
+	case <-deps.Signals:
+	case <-ctx.Done():
+		return
+	}
+	fmt.Fprintln(deps.Stderr, "\nInterrupted: no new requests are sent; waiting for those in flight (Ctrl-C again to cancel them).")
+	close(stop)
+	select {
+	case <-deps.Signals:
+		fmt.Fprintln(deps.Stderr, "\nInterrupted again: cancelling the requests in flight.")
+		cancel()
+	case <-ctx.Done():
+	}
+}
+
+func newRootCmd(deps *Deps, stop <-chan struct{}) *cobra.Command {
+	root := &cobra.Command{
+		Use:   "gobench",
+		Short: "Benchmark LLM servers the way vllm bench serve does, with less client overhead",
+		Long: `gobench is a Go port of "vllm bench serve": same flags, same workload for the
+same seed, same metrics (TTFT, TPOT, ITL, E2EL, throughputs, goodput), same
+result block and result JSON, measured with far less client overhead.`,
+		Version:       deps.Version,
+		SilenceUsage:  true,
+		SilenceErrors: true,
+	}
+	root.SetOut(deps.Stdout)
+	root.SetErr(deps.Stderr)
+	root.SetFlagErrorFunc(func(_ *cobra.Command, err error) error { return toArgError(err) })
+	root.CompletionOptions.DisableDefaultCmd = true
+	root.AddCommand(newServeCmd(deps, func(ctx context.Context, o *ServeOptions) error {
+		return runServe(ctx, deps, o, stop)
+	}))
+	root.AddCommand(newSimCmd(deps, func(ctx context.Context, o *SimOptions) error {
+		return runSim(ctx, deps, o, stop)
+	}))
+	return root
+}
+
+// normalizeFor applies normalizeArgs to the arguments of the subcommand
+// they name.
+func normalizeFor(root *cobra.Command, args []string) ([]string, error) {
+	if len(args) == 0 {
+		return args, nil
+	}
+	sub, rest, err := root.Find(args)
+	if err != nil || sub == root {
+		return args, nil
+	}
+	lists := map[string]int{}
+	if sub.Name() == "serve" {
+		lists = listFlags
+	}
+	norm, err := normalizeArgs(rest, sub.Flags(), lists)
+	if err != nil {
+		return nil, err
+	}
+	return append([]string{sub.Name()}, norm...), nil
+}
+
+func commandName(root *cobra.Command, args []string) string {
+	if sub, _, err := root.Find(args); err == nil && sub != root {
+		return "gobench " + sub.Name()
+	}
+	return "gobench"
+}
+
+// toArgError rewords pflag's errors as argparse does.
+func toArgError(err error) error {
+	var ae *argError
+	if errors.As(err, &ae) {
+		return ae
+	}
+	var ne *pflag.NotExistError
+	if errors.As(err, &ne) {
+		return argErrorf("unrecognized arguments: --%s", ne.GetSpecifiedName())
+	}
+	var vr *pflag.ValueRequiredError
+	if errors.As(err, &vr) {
+		return argErrorf("argument --%s: expected one argument", vr.GetSpecifiedName())
+	}
+	return &argError{msg: err.Error()}
+}
+
+// exitCode prints err (if any) and maps it to the exit status.
+func exitCode(err error, stderr io.Writer, name string) int {
+	var ae *argError
+	switch {
+	case err == nil:
+		return ExitOK
+	case errors.Is(err, run.ErrAllFailed):
+		fmt.Fprintf(stderr, "%s: every request failed (see the errors above)\n", name)
+		return ExitAllFailed
+	case errors.Is(err, run.ErrInterrupted):
+		return ExitInterrupted
+	case errors.As(err, &ae):
+		fmt.Fprintf(stderr, "%s: error: %s\nRun '%s --help' for usage.\n", name, ae.msg, name)
+		return ExitUsage
+	case errors.Is(err, errNotSupported), errors.Is(err, backend.ErrNotSupported),
+		errors.Is(err, dataset.ErrNotSupported), errors.Is(err, dataset.ErrChatTemplate):
+		fmt.Fprintf(stderr, "%s: error: %s\n", name, err)
+		return ExitUsage
+	case errors.Is(err, context.Canceled):
+		fmt.Fprintf(stderr, "%s: cancelled\n", name)
+		return ExitInterrupted
+	}
+	if strings.HasPrefix(err.Error(), "unknown command") {
+		fmt.Fprintf(stderr, "%s: error: %s\n", name, err)
+		return ExitUsage
+	}
+	fmt.Fprintf(stderr, "%s: error: %s\n", name, err)
+	return ExitError
+}

@@ -1,0 +1,298 @@
+package dataset
+
+import (
+	"bufio"
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"math"
+	"os"
+	"strconv"
+	"strings"
+
+	"github.com/gobench/gobench/internal/tokenizer"
+)
+
+// ErrChatTemplate is returned when a dataset would apply the tokenizer's
+// chat template, which gobench cannot render yet.
+var ErrChatTemplate = errors.New("applying the tokenizer's chat template is not supported yet: pass --skip-chat-template to send the prompts as they are")
+
+// customRow is one line of a custom JSONL file.
+type customRow struct {
+	line         int
+	prompt       string
+	outputTokens json.RawMessage // nil when absent
+}
+
+// Custom builds vLLM's custom dataset (CustomDataset): a JSONL file with a
+// "prompt" per line and an optional "output_tokens", shuffled with
+// random.seed(seed) unless --disable-shuffle, output lengths from
+// --custom-output-len or (with -1) each row, then oversampled.
+func Custom(opts Options, tok tokenizer.Tokenizer, warn io.Writer) ([]Sample, error) {
+	if opts.Path == "" {
+		return nil, errors.New("--dataset-name custom needs --dataset-path to a .jsonl file")
+	}
+	if !strings.HasSuffix(opts.Path, ".jsonl") {
+		return nil, fmt.Errorf("--dataset-path %s: Only JSONL format is supported for CustomDataset.", opts.Path)
+	}
+	if tok != nil && !opts.SkipChatTemplate {
+		return nil, fmt.Errorf("--dataset-name custom: %w", ErrChatTemplate)
+	}
+	rows, err := readCustom(opts.Path)
+	if err != nil {
+		return nil, err
+	}
+	shuffle(rows, opts)
+	n := opts.NumPrompts
+	if n <= 0 {
+		n = len(rows)
+		fmt.Fprintf(warn, "num_requests is set to 0 or negative, so using all available samples: %d\n", n)
+	}
+	var samples []Sample
+	for i, row := range rows {
+		if len(samples) >= n {
+			break
+		}
+		s := Sample{Prompt: row.prompt, RequestID: opts.RequestIDPrefix + strconv.Itoa(i)}
+		switch {
+		case tok == nil:
+			// vLLM without a tokenizer: one token in, one token out.
+			s.PromptLen, s.ExpectedOutputLen = 1, 1
+		default:
+			s.PromptLen = len(tok.Encode(row.prompt, true))
+			if opts.CustomOutputLen == -1 {
+				if row.outputTokens == nil {
+					return nil, fmt.Errorf("%s:%d: If no output length is provided the custom dataset must contain an 'output_tokens' field.", opts.Path, row.line)
+				}
+				v, err := pyInt(row.outputTokens)
+				if err != nil {
+					return nil, fmt.Errorf("%s:%d: Invalid value for 'output_tokens' in custom dataset: '%s'. Must be an integer.", opts.Path, row.line, bytes.Trim(row.outputTokens, `"`))
+				}
+				s.ExpectedOutputLen = v
+			} else {
+				s.ExpectedOutputLen = opts.CustomOutputLen
+			}
+		}
+		samples = append(samples, s)
+	}
+	o := opts
+	o.NumPrompts = n
+	return oversample(samples, o, warn)
+}
+
+// readCustom reads the rows of a custom JSONL file, naming the file and line
+// of any problem.
+func readCustom(path string) ([]customRow, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, fmt.Errorf("--dataset-path: %w", err)
+	}
+	defer f.Close()
+	r := bufio.NewReaderSize(f, 1<<20)
+	var rows []customRow
+	hasPrompt := false
+	for line := 1; ; line++ {
+		b, err := r.ReadBytes('\n')
+		if len(bytes.TrimSpace(b)) > 0 {
+			var m map[string]json.RawMessage
+			if jerr := json.Unmarshal(b, &m); jerr != nil {
+				return nil, fmt.Errorf("%s:%d: not a JSON object: %v", path, line, jerr)
+			}
+			row := customRow{line: line, outputTokens: m["output_tokens"]}
+			p, ok := m["prompt"]
+			if ok {
+				hasPrompt = true
+				if err := json.Unmarshal(p, &row.prompt); err != nil {
+					return nil, fmt.Errorf("%s:%d: \"prompt\" must be a string, got %.40s", path, line, p)
+				}
+			} else {
+				row.line = -line // reported below once the column is known to exist
+			}
+			rows = append(rows, row)
+		}
+		if errors.Is(err, io.EOF) {
+			break
+		}
+		if err != nil {
+			return nil, fmt.Errorf("read %s: %w", path, err)
+		}
+	}
+	if !hasPrompt {
+		return nil, fmt.Errorf("%s: JSONL file must contain a 'prompt' column.", path)
+	}
+	for _, row := range rows {
+		if row.line < 0 {
+			return nil, fmt.Errorf("%s:%d: the line has no \"prompt\"", path, -row.line)
+		}
+	}
+	return rows, nil
+}
+
+// pyInt converts an output_tokens value as Python's int() does on what pandas
+// loaded: an integral number, a float (truncated), or a string of digits.
+func pyInt(raw json.RawMessage) (int, error) {
+	var v any
+	if err := json.Unmarshal(raw, &v); err != nil {
+		return 0, err
+	}
+	switch x := v.(type) {
+	case float64:
+		if math.IsNaN(x) || math.IsInf(x, 0) {
+			return 0, errors.New("not finite")
+		}
+		return int(x), nil
+	case string:
+		return strconv.Atoi(strings.TrimSpace(x))
+	case bool:
+		if x {
+			return 1, nil
+		}
+		return 0, nil
+	}
+	return 0, fmt.Errorf("not a number: %s", raw)
+}
+
+// shareGPTEntry is the part of a ShareGPT conversation the dataset reads.
+type shareGPTEntry struct {
+	Conversations []struct {
+		Value json.RawMessage `json:"value"`
+	} `json:"conversations"`
+	Image json.RawMessage `json:"image"`
+	Video json.RawMessage `json:"video"`
+
+	index int // position in the file, for messages
+}
+
+// ShareGPT builds vLLM's sharegpt dataset: entries with at least two turns,
+// shuffled with random.seed(seed) unless --disable-shuffle; the first turn
+// is the prompt and the second's token count the output length (or
+// --sharegpt-output-len); is_valid_sequence filters; ids count accepted
+// entries; then oversampling.
+func ShareGPT(opts Options, tok tokenizer.Tokenizer, warn io.Writer) ([]Sample, error) {
+	if opts.Path == "" {
+		return nil, errors.New("--dataset-name sharegpt needs --dataset-path to a ShareGPT JSON file")
+	}
+	entries, err := readShareGPT(opts.Path)
+	if err != nil {
+		return nil, err
+	}
+	shuffle(entries, opts)
+	var samples []Sample
+	for _, e := range entries {
+		if len(samples) >= opts.NumPrompts {
+			break
+		}
+		prompt, err := turn(e, 0, opts.Path)
+		if err != nil {
+			return nil, err
+		}
+		completion, err := turn(e, 1, opts.Path)
+		if err != nil {
+			return nil, err
+		}
+		promptLen := len(tok.Encode(prompt, true))
+		outputLen := 0
+		if opts.SharegptOutputLen != nil {
+			outputLen = *opts.SharegptOutputLen
+		} else {
+			outputLen = len(tok.Encode(completion, true))
+		}
+		if !validSequence(promptLen, outputLen, opts.SharegptOutputLen != nil) {
+			continue
+		}
+		if !isNull(e.Image) || !isNull(e.Video) {
+			return nil, fmt.Errorf("%s: entry %d has an image or video: multimodal ShareGPT is %w", opts.Path, e.index, ErrNotSupported)
+		}
+		samples = append(samples, Sample{
+			Prompt:            prompt,
+			PromptLen:         promptLen,
+			ExpectedOutputLen: outputLen,
+			RequestID:         opts.RequestIDPrefix + strconv.Itoa(len(samples)),
+		})
+	}
+	if len(samples) == 0 && len(entries) > 0 {
+		out := "each completion's length"
+		if opts.SharegptOutputLen != nil {
+			out = "output_len=" + strconv.Itoa(*opts.SharegptOutputLen)
+		}
+		return nil, fmt.Errorf("%s: no valid ShareGPT sample: every conversation was filtered out with %s (vLLM keeps 4 <= prompt_len <= 1024, output_len >= 4 unless --sharegpt-output-len is set, and prompt_len + output_len <= 2048)", opts.Path, out)
+	}
+	if len(entries) == 0 {
+		return nil, fmt.Errorf("%s: no conversation with at least two turns", opts.Path)
+	}
+	return oversample(samples, opts, warn)
+}
+
+// validSequence is vLLM's is_valid_sequence with its default bounds.
+func validSequence(promptLen, outputLen int, skipMinOutput bool) bool {
+	const minLen, maxPrompt, maxTotal = 4, 1024, 2048
+	return !(promptLen < minLen || (!skipMinOutput && outputLen < minLen) || promptLen > maxPrompt || promptLen+outputLen > maxTotal)
+}
+
+func isNull(raw json.RawMessage) bool {
+	t := bytes.TrimSpace(raw)
+	return len(t) == 0 || string(t) == "null" || string(t) == `""` || string(t) == "false"
+}
+
+func turn(e shareGPTEntry, i int, path string) (string, error) {
+	var s string
+	if err := json.Unmarshal(e.Conversations[i].Value, &s); err != nil {
+		return "", fmt.Errorf("%s: entry %d: conversations[%d].value must be a string, got %.40s", path, e.index, i, e.Conversations[i].Value)
+	}
+	return s, nil
+}
+
+// readShareGPT reads the entries with at least two turns, keeping their file
+// order. Syntax errors name the line and column.
+func readShareGPT(path string) ([]shareGPTEntry, error) {
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return nil, fmt.Errorf("--dataset-path: %w", err)
+	}
+	dec := json.NewDecoder(bytes.NewReader(data))
+	if tok, err := dec.Token(); err != nil || tok != json.Delim('[') {
+		return nil, jsonError(path, data, err, "a ShareGPT file is a JSON list of conversations")
+	}
+	var out []shareGPTEntry
+	for i := 0; dec.More(); i++ {
+		var raw json.RawMessage
+		if err := dec.Decode(&raw); err != nil {
+			return nil, jsonError(path, data, err, "")
+		}
+		raw = bytes.TrimSpace(raw)
+		if len(raw) == 0 || raw[0] != '{' {
+			continue // vLLM's `"conversations" in entry` is false for non-objects
+		}
+		var e shareGPTEntry
+		if err := json.Unmarshal(raw, &e); err != nil {
+			return nil, fmt.Errorf("%s: entry %d: %v", path, i, err)
+		}
+		if len(e.Conversations) >= 2 {
+			e.index = i
+			out = append(out, e)
+		}
+	}
+	if _, err := dec.Token(); err != nil {
+		return nil, jsonError(path, data, err, "")
+	}
+	return out, nil
+}
+
+// jsonError locates a decoding error in data as path:line:column.
+func jsonError(path string, data []byte, err error, hint string) error {
+	var se *json.SyntaxError
+	if errors.As(err, &se) {
+		line := 1 + bytes.Count(data[:se.Offset], []byte("\n"))
+		col := int(se.Offset) - bytes.LastIndexByte(data[:se.Offset], '\n')
+		return fmt.Errorf("%s:%d:%d: %v", path, line, col, se)
+	}
+	if err == nil {
+		err = errors.New("unexpected JSON value")
+	}
+	if hint != "" {
+		return fmt.Errorf("%s: %v (%s)", path, err, hint)
+	}
+	return fmt.Errorf("%s: %w", path, err)
+}

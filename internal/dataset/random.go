@@ -1,0 +1,267 @@
+package dataset
+
+import (
+	"encoding/json"
+	"fmt"
+	"io"
+	"math"
+	"runtime"
+	"strconv"
+	"strings"
+	"sync"
+
+	"github.com/gobench/gobench/internal/numpyrand"
+	"github.com/gobench/gobench/internal/pyfmt"
+	"github.com/gobench/gobench/internal/tokenizer"
+)
+
+// maxRetry is vLLM's retry budget in gen_prompt_decode_to_target_len.
+const maxRetry = 10
+
+// RangeRatio is --random-range-ratio resolved into its input and output
+// parts.
+type RangeRatio struct{ Input, Output float64 }
+
+// ParseRangeRatio parses --random-range-ratio as vLLM does: a float applies
+// to both sides, else a JSON object with "input" and "output" keys.
+func ParseRangeRatio(s string) (RangeRatio, error) {
+	if f, err := pyfmt.ParseFloat(s); err == nil {
+		return RangeRatio{f, f}, nil
+	}
+	bad := fmt.Errorf("--random-range-ratio: invalid value %q: expected a number or a JSON object like {\"input\": 0.3, \"output\": 0.5}", s)
+	dec := json.NewDecoder(strings.NewReader(s))
+	if tok, err := dec.Token(); err != nil || tok != json.Delim('{') {
+		return RangeRatio{}, bad
+	}
+	var keys []string
+	vals := map[string]float64{}
+	for dec.More() {
+		tok, err := dec.Token()
+		if err != nil {
+			return RangeRatio{}, bad
+		}
+		k, _ := tok.(string)
+		var v any
+		if err := dec.Decode(&v); err != nil {
+			return RangeRatio{}, bad
+		}
+		keys = append(keys, pyfmt.StrRepr(k))
+		if f, ok := v.(float64); ok {
+			vals[k] = f
+		} else if k == "input" || k == "output" {
+			return RangeRatio{}, fmt.Errorf("--random-range-ratio: %q must be a number, got %v", k, v)
+		}
+	}
+	in, okIn := vals["input"]
+	out, okOut := vals["output"]
+	if !okIn || !okOut {
+		return RangeRatio{}, fmt.Errorf("When range_ratio is a dict it must contain 'input' and 'output' keys, got: [%s]", strings.Join(keys, ", "))
+	}
+	return RangeRatio{in, out}, nil
+}
+
+// SamplingParams draws the per-request input lengths, output lengths and
+// offsets exactly as vLLM's get_sampling_params (datasets/utils.py) does:
+// special tokens are subtracted from the input only, bounds are
+// floor(x·(1−r)) and ceil(x·(1+r)) inclusive, the output floor is 1, and
+// the three arrays are drawn in that order from rng.
+func SamplingParams(rng *numpyrand.Generator, n int, rr RangeRatio, inputLen, outputLen int, tok tokenizer.Tokenizer) (in, out, offsets []int64, err error) {
+	if !(rr.Input >= 0 && rr.Input < 1) {
+		return nil, nil, nil, fmt.Errorf("input_range_ratio must be in [0, 1).")
+	}
+	if !(rr.Output >= 0 && rr.Output < 1) {
+		return nil, nil, nil, fmt.Errorf("output_range_ratio must be in [0, 1).")
+	}
+	realIn := max(0, inputLen-tok.NumSpecialTokensToAdd())
+	inLow := int64(math.Floor(float64(realIn) * (1 - rr.Input)))
+	inHigh := int64(math.Ceil(float64(realIn) * (1 + rr.Input)))
+	outLow := max(1, int64(math.Floor(float64(outputLen)*(1-rr.Output))))
+	outHigh := max(1, int64(math.Ceil(float64(outputLen)*(1+rr.Output))))
+	if inLow > inHigh {
+		return nil, nil, nil, fmt.Errorf("Invalid input sampling interval: low=%d > high=%d", inLow, inHigh)
+	}
+	if outLow > outHigh {
+		return nil, nil, nil, fmt.Errorf("Invalid output sampling interval: low=%d > high=%d", outLow, outHigh)
+	}
+	in = rng.IntegersN(inLow, inHigh+1, n)
+	out = rng.IntegersN(outLow, outHigh+1, n)
+	offsets = rng.IntegersN(0, int64(tok.VocabSize()), n)
+	return in, out, offsets, nil
+}
+
+// Random builds vLLM's random dataset (RandomDataset.sample).
+func Random(opts Options, tok tokenizer.Tokenizer, warn io.Writer) ([]Sample, error) {
+	rr, err := ParseRangeRatio(opts.RandomRangeRatio)
+	if err != nil {
+		return nil, err
+	}
+	numSpecial := tok.NumSpecialTokensToAdd()
+	realIn := max(0, opts.RandomInputLen-numSpecial)
+	if minTotal := opts.RandomPrefixLen + int(math.Floor(float64(realIn)*(1-rr.Input))); minTotal < 1 {
+		return nil, fmt.Errorf("--random-input-len is too small: with tokenizer special tokens %d and input range ratio %s, the minimum possible total input tokens (prefix + sampled) is %d. Increase --random-input-len and/or --random-prefix-len, or decrease the input range ratio so that prefix_len + floor(max(0, random_input_len - num_special)) * (1 - input_range_ratio) >= 1.",
+			numSpecial, pyfmt.Float(rr.Input), minTotal)
+	}
+	if opts.RandomBatchSize > 1 {
+		return nil, fmt.Errorf("--random-batch-size %d: batched prompts are for embedding backends, which are %w", opts.RandomBatchSize, ErrNotSupported)
+	}
+	if opts.Seed < 0 {
+		return nil, fmt.Errorf("--seed %d: the random dataset needs a non-negative seed (NumPy's default_rng rejects negative seeds)", opts.Seed)
+	}
+	n := opts.NumPrompts
+	rng := numpyrand.NewGenerator(uint64(opts.Seed))
+	inLens, outLens, offsets, err := SamplingParams(rng, n, rr, opts.RandomInputLen, opts.RandomOutputLen, tok)
+	if err != nil {
+		return nil, err
+	}
+	allowed := allowedTokens(tok)
+	if len(allowed) == 0 {
+		return nil, fmt.Errorf("tokenizer %s has no non-special token to sample from", tok.Name())
+	}
+	fx := &fixer{tok: tok, rng: rng}
+
+	var prefix []int
+	if opts.RandomPrefixLen > 0 {
+		idx := rng.IntegersN(0, int64(len(allowed)), opts.RandomPrefixLen)
+		p := make([]int, len(idx))
+		for i, j := range idx {
+			p[i] = allowed[j]
+		}
+		var mismatch int
+		_, prefix, mismatch = fx.toTargetLen(p, opts.RandomPrefixLen, nil)
+		if mismatch != 0 {
+			fmt.Fprintf(warn, "WARNING: Prefix tokenization produced %d %s tokens than expected after decoding and re-encoding. This is expected due to the imperfect nature of the sampling procedure\n", abs(mismatch), moreFewer(mismatch))
+		}
+	}
+
+	// The first decode and re-encode of every prompt depends on nothing the
+	// generator draws later, so it runs in parallel; toTargetLen then takes
+	// over serially, drawing fix-up tokens in vLLM's order.
+	seqs := make([][]int, n)
+	for i := range n {
+		seq := make([]int, 0, len(prefix)+int(inLens[i]))
+		seq = append(seq, prefix...)
+		for j := range int(inLens[i]) {
+			seq = append(seq, allowed[(int(offsets[i])+i+j)%len(allowed)])
+		}
+		seqs[i] = seq
+	}
+	first := firstRoundTrips(tok, seqs)
+
+	samples := make([]Sample, n)
+	total := 0
+	for i := range n {
+		target := opts.RandomPrefixLen + int(inLens[i])
+		prompt, ids, mismatch := fx.toTargetLen(seqs[i], target, &first[i])
+		total += mismatch
+		samples[i] = Sample{
+			Prompt:            prompt,
+			PromptLen:         len(ids),
+			ExpectedOutputLen: int(outLens[i]),
+			RequestID:         opts.RequestIDPrefix + strconv.Itoa(i),
+		}
+	}
+	if total != 0 {
+		fmt.Fprintf(warn, "WARNING: Across all generated prompts, there were %d %s tokens than expected after decoding and re-encoding. This is expected due to the imperfect nature of the sampling procedure.\n", abs(total), moreFewer(total))
+	}
+	return samples, nil
+}
+
+// allowedTokens is [0, vocab_size) minus the special ids, ascending (vLLM
+// builds it through a Python set of small ints, which iterates in order).
+func allowedTokens(tok tokenizer.Tokenizer) []int {
+	special := make(map[int]bool)
+	for _, id := range tok.AllSpecialIDs() {
+		special[id] = true
+	}
+	v := tok.VocabSize()
+	out := make([]int, 0, v)
+	for id := range v {
+		if !special[id] {
+			out = append(out, id)
+		}
+	}
+	return out
+}
+
+// roundTrip is one decode then encode.
+type roundTrip struct {
+	prompt string
+	ids    []int
+}
+
+// firstRoundTrips decodes and re-encodes every sequence, on all cores.
+func firstRoundTrips(tok tokenizer.Tokenizer, seqs [][]int) []roundTrip {
+	out := make([]roundTrip, len(seqs))
+	workers := min(runtime.GOMAXPROCS(0), len(seqs))
+	var wg sync.WaitGroup
+	next := make(chan int, len(seqs))
+	for i := range seqs {
+		next <- i
+	}
+	close(next)
+	for range workers {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for i := range next {
+				p := tok.Decode(seqs[i])
+				out[i] = roundTrip{p, tok.Encode(p, false)}
+			}
+		}()
+	}
+	wg.Wait()
+	return out
+}
+
+// fixer runs vLLM's gen_prompt_decode_to_target_len.
+type fixer struct {
+	tok tokenizer.Tokenizer
+	rng *numpyrand.Generator
+}
+
+// toTargetLen decodes seq, re-encodes it without special tokens, and pads
+// (with ids drawn from the whole vocabulary, specials included, as vLLM
+// does) or truncates until the length is target, at most maxRetry times.
+// It returns the last decoded prompt, its re-encoding and, if the budget ran
+// out, the remaining mismatch. first, when given, is the already computed
+// first round trip of seq.
+func (f *fixer) toTargetLen(seq []int, target int, first *roundTrip) (string, []int, int) {
+	remain := maxRetry
+	for {
+		var prompt string
+		if first != nil {
+			prompt, seq, first = first.prompt, first.ids, nil
+		} else {
+			prompt = f.tok.Decode(seq)
+			seq = f.tok.Encode(prompt, false)
+		}
+		if remain <= 0 {
+			return prompt, seq, len(seq) - target
+		}
+		switch {
+		case len(seq) == target:
+			return prompt, seq, 0
+		case len(seq) < target:
+			for _, id := range f.rng.IntegersN(0, int64(f.tok.VocabSize()), target-len(seq)) {
+				seq = append(seq, int(id))
+			}
+		default:
+			seq = seq[:target]
+		}
+		remain--
+	}
+}
+
+func abs(x int) int {
+	if x < 0 {
+		return -x
+	}
+	return x
+}
+
+func moreFewer(x int) string {
+	if x > 0 {
+		return "more"
+	}
+	return "fewer"
+}

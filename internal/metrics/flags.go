@@ -1,0 +1,146 @@
+package metrics
+
+import (
+	"errors"
+	"fmt"
+	"github.com/gobench/gobench/internal/pyfmt"
+	"math"
+	"strings"
+)
+
+// Defaults of the flags that select what the result block and the result
+// file contain (serve.py add_cli_args and main_async).
+const (
+	// DefaultPercentileMetrics is the --percentile-metrics value vLLM uses
+	// for generation backends when the flag is absent or empty.
+	DefaultPercentileMetrics = "ttft,tpot,itl"
+	// DefaultMetricPercentiles is the default of --metric-percentiles.
+	DefaultMetricPercentiles = "99"
+)
+
+// Metric names accepted by --percentile-metrics and used in result keys
+// (mean_{name}_ms, p99_{name}_ms, ...).
+const (
+	MetricTTFT                     = "ttft"
+	MetricTPOT                     = "tpot"
+	MetricITL                      = "itl"
+	MetricE2EL                     = "e2el"
+	MetricClientQueueTime          = "client_queue_time"
+	MetricE2ELIncludingClientQueue = "e2el_including_client_queue"
+)
+
+// goodputNames are the SLO names check_goodput_args accepts, in the order
+// calculate_metrics evaluates them.
+var goodputNames = [...]string{MetricTTFT, MetricTPOT, MetricE2EL}
+
+// goodputFormatMessage is the argparse.ArgumentTypeError text of
+// parse_goodput (serve.py).
+const goodputFormatMessage = "Invalid format found for service level objectives. " +
+	`Specify service level objectives for goodput as "KEY:VALUE" ` +
+	"pairs, where the key is a metric name, and the value is a " +
+	"number in milliseconds."
+
+// ParseGoodput parses the --goodput "KEY:VALUE" items into SLOs in
+// milliseconds, reproducing parse_goodput and check_goodput_args
+// (serve.py) and their messages:
+//
+//   - an item that does not split on ":" into exactly two parts, or whose
+//     value is not a Python float, fails with "Invalid format found for
+//     service level objectives. ...";
+//   - then, item by item in first-insertion order (a repeated key keeps
+//     its first position and its last value, like a Python dict), a name
+//     other than ttft, tpot, e2el fails with "Invalid metric name found,
+//     {name}: {val}. The service level objective name should be one of
+//     ['ttft', 'tpot', 'e2el']. " (trailing space), and a negative value
+//     with "Invalid value found, {name}: {val}. The service level
+//     objective value should be non-negative.", {val} being Python's
+//     str(float) (e.g. "-1.0").
+//
+// No items yields an empty map (goodput disabled).
+func ParseGoodput(items []string) (map[string]float64, error) {
+	var order []string
+	slos := make(map[string]float64, len(items))
+	for _, item := range items {
+		parts := strings.Split(item, ":")
+		if len(parts) != 2 {
+			return nil, errors.New(goodputFormatMessage)
+		}
+		v, err := pyfmt.ParseFloat(parts[1])
+		if err != nil {
+			return nil, errors.New(goodputFormatMessage)
+		}
+		if _, seen := slos[parts[0]]; !seen {
+			order = append(order, parts[0])
+		}
+		slos[parts[0]] = v
+	}
+	for _, name := range order {
+		v := slos[name]
+		if !isGoodputName(name) {
+			return nil, fmt.Errorf("Invalid metric name found, %s: %s. "+
+				"The service level objective name should be one of "+
+				"['ttft', 'tpot', 'e2el']. ", name, pyfmt.Float(v))
+		}
+		if v < 0 {
+			return nil, fmt.Errorf("Invalid value found, %s: %s. "+
+				"The service level objective value should be "+
+				"non-negative.", name, pyfmt.Float(v))
+		}
+	}
+	return slos, nil
+}
+
+func isGoodputName(name string) bool {
+	for _, n := range goodputNames {
+		if n == name {
+			return true
+		}
+	}
+	return false
+}
+
+// ParsePercentileMetrics splits the --percentile-metrics value as vLLM
+// does: `(flag or default).split(",")`. An empty flag selects
+// DefaultPercentileMetrics. Names are not trimmed ("ttft, tpot" selects
+// "ttft" and " tpot", and the latter matches nothing) and unknown names are
+// kept but never match a metric, so they are silently ignored, as in vLLM.
+func ParsePercentileMetrics(flag string) []string {
+	if flag == "" {
+		flag = DefaultPercentileMetrics
+	}
+	return strings.Split(flag, ",")
+}
+
+// ParseMetricPercentiles parses the --metric-percentiles value as vLLM's
+// `[float(p) for p in flag.split(",")]`: each comma-separated item is a
+// Python float, so surrounding spaces are tolerated ("25, 50"). Items that
+// are not floats, and percentiles outside [0, 100] (or NaN), which
+// np.percentile would reject later with "Percentiles must be in the range
+// [0, 100]", are reported up front with the flag's name.
+func ParseMetricPercentiles(flag string) ([]float64, error) {
+	items := strings.Split(flag, ",")
+	ps := make([]float64, 0, len(items))
+	for _, item := range items {
+		p, err := pyfmt.ParseFloat(item)
+		if err != nil {
+			return nil, fmt.Errorf("invalid --metric-percentiles %q: %w", flag, err)
+		}
+		if !(p >= 0 && p <= 100) {
+			return nil, fmt.Errorf("invalid --metric-percentiles %q: percentiles must be in the range [0, 100], got %s",
+				flag, pyfmt.Float(p))
+		}
+		ps = append(ps, p)
+	}
+	return ps, nil
+}
+
+// PercentileLabel is how vLLM names percentile p in printed labels
+// ("P99 TTFT (ms):") and result keys ("p99_ttft_ms"):
+// `str(int(p)) if int(p) == p else str(p)`, i.e. "99", "50", "0" for
+// integral values and Python float text otherwise ("99.9", "1e-05").
+func PercentileLabel(p float64) string {
+	if p == math.Trunc(p) && !math.IsInf(p, 0) {
+		return fmt.Sprintf("%d", int64(p))
+	}
+	return pyfmt.Float(p)
+}

@@ -1,0 +1,110 @@
+package numpyrand
+
+import (
+	"fmt"
+	"math"
+	"math/bits"
+)
+
+// Generator reproduces np.random.default_rng(seed): a PCG64 bit generator
+// seeded through SeedSequence, with the Generator class's methods.
+//
+// A Generator is not safe for concurrent use.
+type Generator struct {
+	bg *pcg64
+}
+
+// NewGenerator returns the generator np.random.default_rng(seed) produces
+// for a non-negative integer seed.
+func NewGenerator(seed uint64) *Generator {
+	return &Generator{bg: newPCG64(seed)}
+}
+
+// Random returns rng.random(): a float64 in [0, 1) from the top 53 bits of
+// one 64-bit output. It does not touch the buffered 32-bit half.
+func (g *Generator) Random() float64 { return g.bg.nextDouble() }
+
+// Integers returns rng.integers(low, high) for the default int64 dtype and
+// endpoint=False: a uniform integer in [low, high). Spans that fit in 32
+// bits use Lemire's method on 32-bit draws (which share PCG64's buffered
+// high half); wider spans use Lemire's method on 64-bit draws.
+//
+// It panics if low >= high, where NumPy raises ValueError("low >= high").
+func (g *Generator) Integers(low, high int64) int64 {
+	rng, off := span(low, high, "Integers")
+	return int64(off + g.boundedLemire(rng))
+}
+
+// IntegersN returns rng.integers(low, high, size=n). For the int64 dtype
+// NumPy's scalar and array paths run the same random_bounded_uint64_fill
+// loop, and the only 32-bit buffer is the bit generator's own, so this equals
+// n consecutive Integers calls, including how an odd count leaves half a
+// 64-bit output buffered for the next call. (Sub-32-bit dtypes would differ:
+// their array path packs several values into one 32-bit draw; gobench uses
+// none of them.)
+//
+// It panics if low >= high or n < 0.
+func (g *Generator) IntegersN(low, high int64, n int) []int64 {
+	if n < 0 {
+		panic(fmt.Sprintf("numpyrand: IntegersN size must be >= 0, got %d", n))
+	}
+	out := make([]int64, n)
+	if n == 0 {
+		// NumPy returns an empty array before validating or drawing.
+		return out
+	}
+	rng, off := span(low, high, "IntegersN")
+	for i := range out {
+		out[i] = int64(off + g.boundedLemire(rng))
+	}
+	return out
+}
+
+// boundedLemire is one element of random_bounded_uint64_fill with
+// use_masked=false: a value in [0, rng].
+func (g *Generator) boundedLemire(rng uint64) uint64 {
+	switch {
+	case rng == 0:
+		// A single-value range consumes no randomness.
+		return 0
+	case rng == math.MaxUint32:
+		return uint64(g.bg.next32())
+	case rng < math.MaxUint32:
+		return uint64(g.lemire32(uint32(rng)))
+	case rng == math.MaxUint64:
+		return g.bg.next64()
+	default:
+		return g.lemire64(rng)
+	}
+}
+
+// lemire32 is buffered_bounded_lemire_uint32: multiply a 32-bit draw by the
+// exclusive bound, keep the high word, and reject the biased low words. The
+// exact threshold is only computed when the cheap bound rngExcl says a
+// rejection is possible; both orders draw the same numbers.
+func (g *Generator) lemire32(rng uint32) uint32 {
+	rngExcl := rng + 1
+	m := uint64(g.bg.next32()) * uint64(rngExcl)
+	leftover := uint32(m)
+	if leftover < rngExcl {
+		threshold := (math.MaxUint32 - rng) % rngExcl
+		for leftover < threshold {
+			m = uint64(g.bg.next32()) * uint64(rngExcl)
+			leftover = uint32(m)
+		}
+	}
+	return uint32(m >> 32)
+}
+
+// lemire64 is bounded_lemire_uint64, the 128-bit-product version.
+func (g *Generator) lemire64(rng uint64) uint64 {
+	rngExcl := rng + 1
+	hi, lo := bits.Mul64(g.bg.next64(), rngExcl)
+	if lo < rngExcl {
+		threshold := (math.MaxUint64 - rng) % rngExcl
+		for lo < threshold {
+			hi, lo = bits.Mul64(g.bg.next64(), rngExcl)
+		}
+	}
+	return hi
+}

@@ -1,0 +1,90 @@
+// Package report renders a metrics.Result the way vllm bench serve does:
+// the printed result block (Text, with Failures and Warnings for the lines
+// around it) and the result file (ResultObject, Filename, WriteFile), using
+// a JSON writer (Object, AppendJSON) that reproduces Python's json.dump
+// byte for byte.
+//
+// # Printed block
+//
+// Text prints vLLM's block character for character: "{:<40} {:<10}" lines
+// with their trailing spaces, Python's .2f rounding, centred 50-character
+// headers ("=" for the title, "-" for sections), one section per selected
+// metric with "Mean", "Median" and "P{p}" lines, the Speculative Decoding
+// section, and a closing line of 50 "=". See Text for the conditional
+// lines.
+//
+// # Result file
+//
+// The result file is one JSON object on one line (JSON Lines when
+// appending), encoded as Python's json.dump with default arguments:
+// separators ", " and ": ", non-ASCII escaped as \uXXXX, floats in Python's
+// repr ("1.0", "1e-05"). Unlike vLLM, infinite and NaN floats are written as
+// the strings "inf", "-inf", "nan" (vLLM writes bare Infinity, which is not
+// JSON); vLLM itself already writes request_rate as "inf".
+//
+// Keys, in order (all times in seconds unless the name ends in _ms):
+//
+//	date                     string, local start time "YYYYMMDD-HHMMSS"
+//	endpoint_type            string, = backend (kept by vLLM for backward compatibility)
+//	backend                  string, --backend
+//	label                    string or null, --label
+//	model_id                 string
+//	tokenizer_id             string or null (null with --skip-tokenizer-init)
+//	num_prompts              int, the --num-prompts flag
+//	<metadata keys>          string, one per --metadata KEY=VALUE, in flag order
+//	request_rate             number, or "inf"
+//	burstiness               number, or "inf"
+//	max_concurrency          int or null
+//	ramp_up_strategy         string  } only with --ramp-up-strategy
+//	ramp_up_start_rps        int     }
+//	ramp_up_end_rps          int     }
+//	duration                 number, benchmark duration
+//	completed                int, successful requests
+//	failed                   int, failed requests
+//	total_input_tokens       int, sum of prompt lengths of successful requests
+//	total_output_tokens      int, sum of output lengths
+//	request_throughput       number, completed / duration (req/s)
+//	request_goodput          number (req/s), or null without --goodput
+//	output_throughput        number, total_output_tokens / duration (tok/s)
+//	total_token_throughput   number, (input + output tokens) / duration (tok/s)
+//	input_lens               [int], per request prompt length          } detailed
+//	output_lens              [int], per request output length, 0 if failed } only
+//	ttfts                    [number], per request TTFT (0 if failed)   }
+//	itls                     [[number]], per request inter-token gaps   }
+//	latencies                [number], per request E2E latency          }
+//	start_times              [number], per request send time (monotonic clock) }
+//	queue_times              [number], per request client queue time    }
+//	generated_texts          [string], per request output text          }
+//	errors                   [string], per request error ("" on success) }
+//	max_output_tokens_per_s  number, peak token events in a one-second bin
+//	max_concurrent_requests  int, exact peak of overlapping requests
+//	rtfx                     number, audio seconds / duration (0 without audio)
+//	total_cached_tokens      int, only with --report-cached-tokens when reported
+//	rps_change_events        [{"rps": int, "timestamp": string}], ramp-up only
+//	spec_decode_acceptance_rate               number (percent)  } only when the
+//	spec_decode_acceptance_length             number            } server exposes
+//	spec_decode_num_drafts                    int               } spec-decode
+//	spec_decode_draft_tokens                  int               } counters
+//	spec_decode_accepted_tokens               int               }
+//	spec_decode_per_position_acceptance_rates [number] (fractions) }
+//	mean_{m}_ms, median_{m}_ms, std_{m}_ms, p{p}_{m}_ms
+//	                         number, per reported metric m in the order ttft,
+//	                         tpot, itl (with a tokenizer), e2el,
+//	                         client_queue_time, e2el_including_client_queue
+//	                         (see metrics.Result.Sections), and per
+//	                         --metric-percentiles value p ("99", "99.9")
+//	num_warmups              int, --num-warmups
+//	scheduled_offsets        [number], planned arrival offsets  } gobench,
+//	gobench_version          string                             } detailed
+//	end_reason               string, "completed" or "interrupted" } only
+//
+// Metadata keys that collide with later keys keep their position and take
+// the later value, as in vLLM's {**setup, **benchmark} merge. The lists
+// marked "detailed only" are present only with --save-detailed.
+//
+// # File name
+//
+// Filename builds vLLM's name,
+// {label}-{rate}qps[-concurrency{N}]-{model base}-{date}.json, e.g.
+// openai-infqps-Llama-3.2-1B-Instruct-20260101-010203.json.
+package report

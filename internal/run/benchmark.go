@@ -1,0 +1,292 @@
+package run
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"net/http"
+	"sync"
+	"time"
+
+	"github.com/gobench/gobench/internal/backend"
+	"github.com/gobench/gobench/internal/metrics"
+	"github.com/gobench/gobench/internal/report"
+	"github.com/gobench/gobench/internal/schedule"
+	"github.com/gobench/gobench/internal/tokenizer"
+)
+
+// benchArgs is what benchmark needs from Serve's setup.
+type benchArgs struct {
+	opts        Options
+	env         Env
+	be          backend.Backend
+	client      *backend.Client
+	hc          *http.Client
+	clock       *clock
+	baseURL     string
+	modelID     string
+	tokenizerID string
+	tok         tokenizer.Tokenizer
+	jobs        []job
+	arrivals    []schedule.Arrival
+	offsets     []float64
+	runDate     time.Time
+}
+
+// benchmark is vLLM's benchmark(): test request, warm-ups, profiler, the
+// main run, metrics, the printed block and the result file.
+func benchmark(ctx context.Context, a benchArgs) (*Result, error) {
+	opts, out := a.opts, a.env.Stdout
+	headers := a.client.Headers(opts.Headers, "")
+
+	// The test request is request 0 without its request id.
+	test := *a.jobs[0].req
+	test.RequestID = ""
+	testBody := a.be.Body(&test)
+	fmt.Fprintln(out, "Starting initial single prompt test run...")
+	if opts.ReadyCheckTimeout > 0 {
+		fmt.Fprintf(out, "Waiting for endpoint to become up in %d seconds\n", int(opts.ReadyCheckTimeout/time.Second))
+		res, err := waitForEndpoint(ctx, func(pctx context.Context) metrics.Output {
+			return a.client.Do(pctx, a.be, &test, testBody)
+		}, opts.ReadyCheckTimeout, a.env.Stderr)
+		if err != nil {
+			return nil, err
+		}
+		if !res.Success {
+			return nil, fmt.Errorf("Initial test run failed - Please make sure benchmark arguments are correctly specified. Error: %s", res.Error)
+		}
+		fmt.Fprintln(out, "Initial test run completed.")
+	} else {
+		fmt.Fprintln(out, "Skipping endpoint ready check.")
+	}
+
+	if opts.NumWarmups > 0 {
+		fmt.Fprintf(out, "Warming up with %d requests...\n", opts.NumWarmups)
+		bar := newProgress(a.env, opts, opts.NumWarmups, "warmup")
+		err := warmUp(ctx, a.client, a.be, &test, testBody, opts.NumWarmups, opts.MaxConcurrency, bar.add)
+		bar.finish()
+		if err != nil {
+			return nil, fmt.Errorf("warm-up: %w", err)
+		}
+		fmt.Fprintln(out, "Warmup run completed.")
+	}
+	fmt.Fprintln(out, "Starting main benchmark run...")
+
+	if opts.Profile {
+		fmt.Fprintln(out, "Starting profiler...")
+		if err := postProfile(ctx, a.hc, a.baseURL+"/start_profile", headers); err != nil {
+			fmt.Fprintf(a.env.Stderr, "WARNING: starting the profiler failed: %v\n", err)
+		} else {
+			fmt.Fprintln(out, "Profiler started")
+		}
+	}
+
+	if ru := opts.RampUp; ru != nil {
+		fmt.Fprintf(out, "Traffic ramp-up strategy: %s.\n", ru.Strategy)
+		fmt.Fprintf(out, "Will increase RPS from %d to %d RPS over the duration of the benchmark.\n", int(ru.StartRPS), int(ru.EndRPS))
+	} else {
+		fmt.Fprintf(out, "Traffic request rate: %s\n", describeRate(opts.RequestRate))
+	}
+	dist := "Gamma distribution"
+	if opts.Burstiness == 1.0 {
+		dist = "Poisson process"
+	}
+	fmt.Fprintf(out, "Burstiness factor: %s (%s)\n", describeRate(opts.Burstiness), dist)
+	if opts.MaxConcurrency > 0 {
+		fmt.Fprintf(out, "Maximum request concurrency: %d\n", opts.MaxConcurrency)
+	} else {
+		fmt.Fprintln(out, "Maximum request concurrency: None")
+	}
+
+	specBefore := fetchSpecDecode(ctx, a.hc, a.baseURL)
+	var sem chan struct{}
+	if opts.MaxConcurrency > 0 {
+		sem = make(chan struct{}, opts.MaxConcurrency)
+	}
+	bar := newProgress(a.env, opts, len(a.jobs), "")
+	rampStart := isoformat(a.env.Now())
+	d := &dispatcher{client: a.client, be: a.be, sem: sem, stop: a.env.Stop, grace: opts.InterruptGrace, done: bar.add}
+	if opts.RampUp != nil {
+		d.released = make([]time.Time, len(a.jobs))
+	}
+	res := d.run(ctx, a.clock.Seconds, a.jobs, a.offsets)
+	bar.finish()
+	duration := res.end - res.start
+	specAfter := fetchSpecDecode(context.WithoutCancel(ctx), a.hc, a.baseURL)
+
+	// Only requests that were sent count (an interrupt leaves the rest out).
+	var outputs []metrics.Output
+	var sentOffsets []float64
+	for i, o := range res.outputs {
+		if res.sent[i] {
+			outputs = append(outputs, o)
+			sentOffsets = append(sentOffsets, a.offsets[i])
+		}
+	}
+	endReason := report.EndCompleted
+	if res.interrupted {
+		endReason = report.EndInterrupted
+		fmt.Fprintf(out, "Interrupted: reporting the %d of %d requests that were sent.\n", len(outputs), len(a.jobs))
+	}
+
+	pm, ps, err := percentileKeys(opts)
+	if err != nil {
+		return nil, err
+	}
+	cfg := metrics.Config{
+		Goodput: opts.Goodput, PercentileMetrics: pm, Percentiles: ps,
+		MaxConcurrency: opts.MaxConcurrency, RequestRate: opts.RequestRate,
+		ReportCachedTokens: opts.ReportCachedTokens,
+	}
+	if a.tok != nil {
+		tok := a.tok
+		cfg.CountTokens = func(s string) int { return len(tok.Encode(s, false)) }
+	}
+	m := metrics.Calculate(outputs, duration, cfg)
+	if err := report.Warnings(a.env.Stderr, &m); err != nil {
+		return nil, err
+	}
+	if err := report.Failures(out, &m); err != nil {
+		return nil, err
+	}
+	spec := specDecodeStats(specBefore, specAfter)
+	if err := report.Text(out, &m, spec); err != nil {
+		return nil, err
+	}
+
+	if opts.Profile {
+		fmt.Fprintln(out, "Stopping profiler...")
+		if err := postProfile(context.WithoutCancel(ctx), a.hc, a.baseURL+"/stop_profile", headers); err != nil {
+			fmt.Fprintf(a.env.Stderr, "WARNING: stopping the profiler failed: %v\n", err)
+		} else {
+			fmt.Fprintln(out, "Profiler stopped")
+		}
+	}
+
+	result, err := saveResult(a, &m, spec, res, rampStart, sentOffsets, endReason)
+	if err != nil {
+		return result, err
+	}
+	switch {
+	case res.interrupted:
+		return result, ErrInterrupted
+	case m.Completed == 0:
+		return result, ErrAllFailed
+	}
+	return result, nil
+}
+
+// saveResult builds the result object and writes it when asked.
+func saveResult(a benchArgs, m *metrics.Result, spec *report.SpecDecode, res dispatchResult, rampStart string, offsets []float64, endReason string) (*Result, error) {
+	opts := a.opts
+	meta, err := report.ParseMetadata(opts.Metadata)
+	if err != nil {
+		return nil, err
+	}
+	run := &report.Run{
+		Date: report.DateString(a.runDate), Backend: opts.Backend, Label: opts.Label, ModelID: a.modelID,
+		TokenizerID: a.tokenizerID, NumPrompts: opts.NumPrompts, Metadata: meta, Burstiness: opts.Burstiness,
+		SpecDecode: spec, NumWarmups: opts.NumWarmups, SaveDetailed: opts.SaveDetailed,
+		ScheduledOffsets: offsets, Version: a.env.Version, EndReason: endReason,
+	}
+	var ramp *report.RampUp
+	if ru := opts.RampUp; ru != nil {
+		ramp = &report.RampUp{Strategy: ru.Strategy, StartRPS: int(ru.StartRPS), EndRPS: int(ru.EndRPS)}
+		run.RampUp = ramp
+		run.RPSChangeEvents = rpsEvents(a.arrivals, ru.StartRPS, rampStart, res.released)
+	}
+	obj := report.ResultObject(m, run)
+	result := &Result{Metrics: m, Object: obj, EndReason: endReason}
+	if !opts.SaveResult && !opts.AppendResult {
+		return result, nil
+	}
+	path := report.Filename(report.FileOptions{
+		Label: opts.Label, Backend: opts.Backend, ModelID: a.modelID, RequestRate: opts.RequestRate,
+		MaxConcurrency: opts.MaxConcurrency, RampUp: ramp, Date: run.Date,
+		ResultDir: opts.ResultDir, ResultFilename: opts.ResultFilename,
+	})
+	if err := report.WriteFile(path, obj, opts.AppendResult); err != nil {
+		return result, fmt.Errorf("save result: %w", err)
+	}
+	result.File = path
+	return result, nil
+}
+
+// rpsEvents builds rps_change_events: the start rate at the run's start,
+// then one event per integer rate reached, stamped with the wall time its
+// request was released.
+func rpsEvents(arrivals []schedule.Arrival, startRPS float64, start string, released []time.Time) []report.RPSChangeEvent {
+	evs := []report.RPSChangeEvent{{RPS: int(startRPS), Timestamp: start}}
+	for _, e := range schedule.RPSChangeEvents(arrivals, startRPS) {
+		if e.Request < 0 {
+			continue
+		}
+		if e.Request >= len(released) || released[e.Request].IsZero() {
+			break // not released before an interrupt
+		}
+		evs = append(evs, report.RPSChangeEvent{RPS: e.RPS, Timestamp: isoformat(released[e.Request])})
+	}
+	return evs
+}
+
+// progress is a progress bar on stderr, or nothing.
+type progress struct {
+	mu    sync.Mutex
+	w     io.Writer
+	n     int
+	total int
+	desc  string
+	last  time.Time
+	start time.Time
+}
+
+func newProgress(env Env, opts Options, total int, desc string) *progress {
+	if !env.Progress || opts.DisableProgress {
+		return nil
+	}
+	return &progress{w: env.Stderr, total: total, desc: desc, start: time.Now()}
+}
+
+// add counts one finished request; it redraws at most every 100 ms so the
+// request goroutines never wait on the terminal.
+func (p *progress) add() {
+	if p == nil {
+		return
+	}
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	p.n++
+	if now := time.Now(); p.n == p.total || now.Sub(p.last) >= 100*time.Millisecond {
+		p.last = now
+		p.draw(now)
+	}
+}
+
+func (p *progress) draw(now time.Time) {
+	const width = 30
+	filled := width * p.n / max(p.total, 1)
+	bar := make([]byte, width)
+	for i := range bar {
+		if i < filled {
+			bar[i] = '#'
+		} else {
+			bar[i] = ' '
+		}
+	}
+	el := now.Sub(p.start).Seconds()
+	rate := 0.0
+	if el > 0 {
+		rate = float64(p.n) / el
+	}
+	fmt.Fprintf(p.w, "\r%s%3d%%|%s| %d/%d [%5.1fs, %.2fit/s]", p.desc, 100*p.n/max(p.total, 1), bar, p.n, p.total, el, rate)
+}
+
+func (p *progress) finish() {
+	if p == nil {
+		return
+	}
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	p.draw(time.Now())
+	fmt.Fprintln(p.w)
+}

@@ -1,0 +1,154 @@
+package run
+
+import (
+	"context"
+	"sync"
+	"time"
+
+	"github.com/gobench/gobench/internal/backend"
+	"github.com/gobench/gobench/internal/metrics"
+)
+
+// job is one request of the main run, ready to send.
+type job struct {
+	req  *backend.Request
+	body []byte
+}
+
+// dispatchResult is what the dispatcher measured.
+type dispatchResult struct {
+	// outputs holds one record per request that was sent, in request order.
+	outputs []metrics.Output
+	// sent[i] tells whether request i was sent (an interrupt stops the rest).
+	sent []bool
+	// start is the clock reading when dispatching began (vLLM's
+	// benchmark_start_time); end the reading when the last request finished.
+	start, end float64
+	// interrupted is true when Stop fired before every request was sent or
+	// finished.
+	interrupted bool
+	// released holds the wall time each request was released (only when
+	// the dispatcher's released slice is set, for ramp-up events).
+	released []time.Time
+}
+
+// dispatcher sends jobs at their scheduled offsets.
+type dispatcher struct {
+	client *backend.Client
+	be     backend.Backend
+	// sem bounds the requests in flight (--max-concurrency); nil = unbounded.
+	sem chan struct{}
+	// stop, when closed, ends dispatching (first SIGINT): requests not yet
+	// sent are never sent, requests in flight get grace to finish.
+	stop <-chan struct{}
+	// grace bounds the wait for in-flight requests after stop.
+	grace time.Duration
+	// done is called once per finished request (progress bar).
+	done func()
+	// released, when non-nil, records the wall time each request is
+	// released (ramp-up rps_change_events carry it).
+	released []time.Time
+}
+
+// run sends jobs[i] at startInstant + offsets[i] and waits for them.
+//
+// Subtleness ahead: every wait targets an absolute instant computed from one
+// start, never "now + gap", so lateness (a slow timer, a busy core) is never
+// carried over to the next request, as vLLM's get_request sleeps
+// start_ts + delay - now. The arrival time of a request is read when it is
+// released by the schedule, before it waits for a concurrency slot, so its
+// client queue time (vLLM's client_queue_time) is StartTime - arrival.
+func (d *dispatcher) run(ctx context.Context, now func() float64, jobs []job, offsets []float64) dispatchResult {
+	ctx, cancelAll := context.WithCancel(ctx)
+	defer cancelAll()
+	res := dispatchResult{outputs: make([]metrics.Output, len(jobs)), sent: make([]bool, len(jobs))}
+	var (
+		wg      sync.WaitGroup
+		stopped = make(chan struct{})
+	)
+	// Once stop fires, in-flight requests get grace, then are cancelled.
+	go func() {
+		select {
+		case <-d.stop:
+		case <-ctx.Done():
+			return
+		}
+		close(stopped)
+		t := time.NewTimer(d.grace)
+		defer t.Stop()
+		select {
+		case <-t.C:
+			cancelAll()
+		case <-ctx.Done():
+		}
+	}()
+
+	startWall := time.Now()
+	res.start = now()
+	timer := time.NewTimer(0)
+	<-timer.C
+dispatch:
+	for i := range jobs {
+		if wait := time.Until(startWall.Add(seconds(offsets[i]))); wait > 0 {
+			timer.Reset(wait)
+			select {
+			case <-timer.C:
+			case <-stopped:
+				timer.Stop()
+				break dispatch
+			case <-ctx.Done():
+				timer.Stop()
+				break dispatch
+			}
+		}
+		select {
+		case <-stopped:
+			break dispatch
+		case <-ctx.Done():
+			break dispatch
+		default:
+		}
+		arrival := now()
+		if d.released != nil {
+			d.released[i] = time.Now()
+		}
+		wg.Add(1)
+		go func(i int) {
+			defer wg.Done()
+			if d.sem != nil {
+				select {
+				case d.sem <- struct{}{}:
+				case <-stopped:
+					return // never sent
+				case <-ctx.Done():
+					return
+				}
+				defer func() { <-d.sem }()
+			}
+			// A request released while the run was stopping stays unsent.
+			select {
+			case <-stopped:
+				return
+			default:
+			}
+			res.sent[i] = true // each goroutine owns index i; read after wg.Wait
+			out := d.client.Do(ctx, d.be, jobs[i].req, jobs[i].body)
+			out.ClientQueueTime = out.StartTime - arrival
+			res.outputs[i] = out
+			if d.done != nil {
+				d.done()
+			}
+		}(i)
+	}
+	wg.Wait()
+	res.end = now()
+	res.released = d.released
+	select {
+	case <-stopped:
+		res.interrupted = true
+	default:
+	}
+	return res
+}
+
+func seconds(s float64) time.Duration { return time.Duration(s * float64(time.Second)) }

@@ -1,0 +1,77 @@
+// Package sim is gobench's built-in OpenAI-compatible server: a stand-in for
+// vLLM's API server that the tests, `make demo` and local benchmark runs talk
+// to instead of a GPU.
+//
+// It serves what `vllm bench serve` calls (POST /v1/completions,
+// POST /v1/chat/completions, GET /v1/models, GET /health, POST
+// /start_profile and /stop_profile) with the wire format that vLLM's OpenAI
+// server emits, so the client code under test parses exactly what it would
+// parse in production.
+//
+// # Timing
+//
+// When tokens appear is decided by an [Engine], not by the HTTP layer. The
+// only engine today is [FixedLatency]: the first token event of a request is
+// due at receipt + TTFT and token k (0-based) at receipt + TTFT + k·ITL. The
+// timeline is absolute, so a late wake-up never delays the tokens after it.
+// A later engine can model vLLM's scheduler (batching, KV cache, preemption)
+// behind the same interface without touching the handlers.
+//
+// # Wire format
+//
+// Streaming responses are Server-Sent Events, one `data: {json}\n\n` per
+// event, flushed one by one, ending with `data: [DONE]\n\n`. The JSON of
+// each event is byte-for-byte what vLLM's pydantic models dump
+// (model_dump_json(exclude_unset=True)): compact, fields in declaration
+// order, non-ASCII left as UTF-8.
+//
+// Completions token event:
+//
+//	{"id":"cmpl-ID","object":"text_completion","created":T,"model":M,
+//	 "choices":[{"index":0,"text":" word","logprobs":null,"finish_reason":null,"stop_reason":null}]}
+//
+// Chat token event:
+//
+//	{"id":"chatcmpl-ID","object":"chat.completion.chunk","created":T,"model":M,
+//	 "choices":[{"index":0,"delta":{"content":" word"},"logprobs":null,"finish_reason":null}]}
+//
+// The last token event carries finish_reason "length" (max tokens reached)
+// or "stop" (end of sequence) and, as in vLLM, `"stop_reason":null`. A stop
+// is modelled as vLLM's EOS: the final token is a special token that
+// detokenizes to "", so the last event has empty text but still counts as a
+// completion token.
+//
+// Chat streams start with a role event,
+//
+//	{"choices":[{"index":0,"delta":{"role":"assistant","content":""},"logprobs":null,"finish_reason":null}], ...}
+//
+// sent, as vLLM's serving_chat does, on the first iteration over the
+// engine's outputs, that is at the first token's time and immediately
+// before the first content event. Its choices list is non-empty, so vLLM's
+// benchmark client counts it as the first token event: TTFT is measured on
+// it and the gap to the first content event (≈0) is the first ITL sample.
+// The simulator keeps that quirk on purpose, because a real vLLM server
+// produces it and the port must measure it the same way.
+//
+// With stream_options.include_usage (true when stream_options is present
+// without the field, as in vLLM) a usage event with an empty choices list,
+//
+//	{"id":...,"object":...,"created":T,"model":M,"choices":[],
+//	 "usage":{"prompt_tokens":N,"total_tokens":N+K,"completion_tokens":K}}
+//
+// precedes [DONE]. The response id is "cmpl-{x-request-id}" or
+// "chatcmpl-{x-request-id}" when that header is present, else a random
+// 32-digit hex id, as in vLLM.
+//
+// # Errors
+//
+// Request errors use vLLM's ErrorResponse shape,
+// {"error":{"message":...,"type":...,"param":...,"code":N}}: body
+// validation failures (malformed JSON, a missing prompt or messages field, a
+// wrongly typed field) are 400 with type "Bad Request" and param the field
+// path, as vLLM's RequestValidationError handler writes them; an unknown
+// model is 404 "NotFoundError" ("The model `x` does not exist."); other
+// rejected values are 400 "BadRequestError". Unknown paths and wrong methods
+// get FastAPI's own {"detail":"Not Found"} (404) and
+// {"detail":"Method Not Allowed"} (405), which vLLM does not wrap.
+package sim

@@ -1,0 +1,169 @@
+package sim
+
+import (
+	"strconv"
+	"strings"
+	"unicode/utf8"
+)
+
+// vocabulary is the text the simulated model generates, one word per token
+// and cycled, so that a transcript reads as prose rather than noise.
+const vocabulary = "The simulated model writes one word for every token it " +
+	"streams, so the text you read here is made only to be counted: the " +
+	"benchmark measures the time to the first token, the gaps between the " +
+	"tokens that follow, and how many of them arrive before the end."
+
+// vocabularyTokens returns the vocabulary's tokens, each word with its
+// leading space as a BPE token has, and the JSON string literal (quotes
+// included) of each. They are built once per server so that an event only
+// copies bytes.
+func vocabularyTokens() (words []string, literals [][]byte) {
+	words = strings.Fields(vocabulary)
+	literals = make([][]byte, len(words))
+	for i, w := range words {
+		words[i] = " " + w
+		literals[i] = appendJSONString(nil, words[i])
+	}
+	return words, literals
+}
+
+// eventBuilder renders the SSE events of one streaming response into a
+// buffer it reuses, with plain appends instead of encoding/json: at a few
+// thousand concurrent streams the per-event cost is what limits the
+// simulator, and every byte except the token text and the finish reason is
+// known when the request starts.
+type eventBuilder struct {
+	chat bool
+	// head is `data: {"id":...,"object":...,"created":...,"model":...,"choices":[`,
+	// the part every event of the response shares.
+	head []byte
+	buf  []byte
+}
+
+// newEventBuilder prepares the events of response id for model. chat
+// selects the chat.completion.chunk format over text_completion.
+func newEventBuilder(chat bool, id, model string, created int64) *eventBuilder {
+	object := "text_completion"
+	if chat {
+		object = "chat.completion.chunk"
+	}
+	head := make([]byte, 0, 96+len(id)+len(model))
+	head = append(head, `data: {"id":`...)
+	head = appendJSONString(head, id)
+	head = append(head, `,"object":"`...)
+	head = append(head, object...)
+	head = append(head, `","created":`...)
+	head = strconv.AppendInt(head, created, 10)
+	head = append(head, `,"model":`...)
+	head = appendJSONString(head, model)
+	head = append(head, `,"choices":[`...)
+	return &eventBuilder{chat: chat, head: head, buf: make([]byte, 0, len(head)+160)}
+}
+
+// role returns the first chat event, which announces the assistant role
+// with empty content. The returned slice is valid until the next call.
+func (b *eventBuilder) role() []byte {
+	b.buf = append(b.buf[:0], b.head...)
+	b.buf = append(b.buf, `{"index":0,"delta":{"role":"assistant","content":""},"logprobs":null,"finish_reason":null}]}`+"\n\n"...)
+	return b.buf
+}
+
+// token returns the event of one token. text is a JSON string literal;
+// finish is "" for every token but the last, which carries "length" or
+// "stop". The returned slice is valid until the next call.
+func (b *eventBuilder) token(text []byte, finish string) []byte {
+	b.buf = append(b.buf[:0], b.head...)
+	if b.chat {
+		b.buf = append(b.buf, `{"index":0,"delta":{"content":`...)
+		b.buf = append(b.buf, text...)
+		b.buf = append(b.buf, `},"logprobs":null,"finish_reason":`...)
+	} else {
+		b.buf = append(b.buf, `{"index":0,"text":`...)
+		b.buf = append(b.buf, text...)
+		b.buf = append(b.buf, `,"logprobs":null,"finish_reason":`...)
+	}
+	switch {
+	case finish != "":
+		// vLLM passes stop_reason explicitly on the finishing chunk, so
+		// exclude_unset keeps it; null means "stopped by EOS or length".
+		b.buf = append(b.buf, '"')
+		b.buf = append(b.buf, finish...)
+		b.buf = append(b.buf, `","stop_reason":null}]}`...)
+	case b.chat:
+		// Chat token chunks never set stop_reason, so it is absent.
+		b.buf = append(b.buf, `null}]}`...)
+	default:
+		// Completions chunks always set it.
+		b.buf = append(b.buf, `null,"stop_reason":null}]}`...)
+	}
+	b.buf = append(b.buf, "\n\n"...)
+	return b.buf
+}
+
+// usage returns the trailing usage event: an empty choices list and the
+// token counts, in vLLM's UsageInfo field order.
+func (b *eventBuilder) usage(prompt, completion int) []byte {
+	b.buf = append(b.buf[:0], b.head...)
+	b.buf = append(b.buf, `],"usage":{"prompt_tokens":`...)
+	b.buf = strconv.AppendInt(b.buf, int64(prompt), 10)
+	b.buf = append(b.buf, `,"total_tokens":`...)
+	b.buf = strconv.AppendInt(b.buf, int64(prompt+completion), 10)
+	b.buf = append(b.buf, `,"completion_tokens":`...)
+	b.buf = strconv.AppendInt(b.buf, int64(completion), 10)
+	b.buf = append(b.buf, "}}\n\n"...)
+	return b.buf
+}
+
+// doneEvent terminates every stream, including one cut short by an error.
+const doneEvent = "data: [DONE]\n\n"
+
+// appendJSONString appends s as a JSON string literal the way pydantic's
+// model_dump_json writes it: only '"', '\\' and control characters are
+// escaped (short forms where JSON has them, else \u00XX in lower-case hex),
+// non-ASCII stays raw UTF-8, and invalid UTF-8 becomes U+FFFD so the output
+// is always valid JSON.
+func appendJSONString(dst []byte, s string) []byte {
+	const hex = "0123456789abcdef"
+	dst = append(dst, '"')
+	start := 0
+	for i := 0; i < len(s); {
+		c := s[i]
+		if c >= 0x20 && c != '"' && c != '\\' && c < utf8.RuneSelf {
+			i++
+			continue
+		}
+		if c >= utf8.RuneSelf {
+			r, size := utf8.DecodeRuneInString(s[i:])
+			if r != utf8.RuneError || size != 1 {
+				i += size
+				continue
+			}
+			dst = append(dst, s[start:i]...)
+			dst = append(dst, "\uFFFD"...)
+			i++
+			start = i
+			continue
+		}
+		dst = append(dst, s[start:i]...)
+		switch c {
+		case '"', '\\':
+			dst = append(dst, '\\', c)
+		case '\b':
+			dst = append(dst, '\\', 'b')
+		case '\f':
+			dst = append(dst, '\\', 'f')
+		case '\n':
+			dst = append(dst, '\\', 'n')
+		case '\r':
+			dst = append(dst, '\\', 'r')
+		case '\t':
+			dst = append(dst, '\\', 't')
+		default:
+			dst = append(dst, '\\', 'u', '0', '0', hex[c>>4], hex[c&0xf])
+		}
+		i++
+		start = i
+	}
+	dst = append(dst, s[start:]...)
+	return append(dst, '"')
+}

@@ -1,0 +1,137 @@
+package sim
+
+import (
+	"encoding/json"
+	"net/http"
+	"strings"
+	"testing"
+)
+
+func TestAppendJSONString(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		name, in, want string
+	}{
+		{"plain", "hello", `"hello"`},
+		{"empty", "", `""`},
+		{"quote and backslash", `a"b\c`, `"a\"b\\c"`},
+		{"short escapes", "\b\f\n\r\t", `"\b\f\n\r\t"`},
+		// Other control characters use lower-case \u00XX, as Python does.
+		{"control", "\x00\x1f", `"\u0000\u001f"`},
+		// Non-ASCII stays raw UTF-8; HTML characters and DEL are not escaped.
+		{"unicode", " leading 中 trailing ", `" leading 中 trailing "`},
+		{"html", "<a&b>/\x7f", "\"<a&b>/\x7f\""},
+		// Invalid UTF-8 becomes U+FFFD so the event stays valid JSON.
+		{"invalid utf-8", "a\xffb\xc3", "\"a\uFFFDb\uFFFD\""},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			got := string(appendJSONString([]byte("x"), tt.in))
+			if got != "x"+tt.want {
+				t.Fatalf("appendJSONString(%q) = %s, want %s", tt.in, got[1:], tt.want)
+			}
+			var back string
+			if err := json.Unmarshal([]byte(tt.want), &back); err != nil {
+				t.Fatalf("not valid JSON: %v", err)
+			}
+			if strings.ToValidUTF8(tt.in, "\uFFFD") != back {
+				t.Errorf("round trip gave %q", back)
+			}
+		})
+	}
+}
+
+func TestEventBuilder(t *testing.T) {
+	t.Parallel()
+	head := `data: {"id":"cmpl-\"q\"","object":"text_completion","created":42,"model":"m/ü","choices":[`
+	chatHead := `data: {"id":"chatcmpl-1","object":"chat.completion.chunk","created":42,"model":"m","choices":[`
+	b := newEventBuilder(false, `cmpl-"q"`, "m/ü", 42)
+	c := newEventBuilder(true, "chatcmpl-1", "m", 42)
+	tests := []struct {
+		name string
+		got  func() []byte
+		want string
+	}{
+		{"completions token", func() []byte { return b.token([]byte(`" The"`), "") },
+			head + `{"index":0,"text":" The","logprobs":null,"finish_reason":null,"stop_reason":null}]}`},
+		{"completions last", func() []byte { return b.token([]byte(`""`), "stop") },
+			head + `{"index":0,"text":"","logprobs":null,"finish_reason":"stop","stop_reason":null}]}`},
+		{"completions usage", func() []byte { return b.usage(7, 3) },
+			head + `],"usage":{"prompt_tokens":7,"total_tokens":10,"completion_tokens":3}}`},
+		{"chat role", c.role,
+			chatHead + `{"index":0,"delta":{"role":"assistant","content":""},"logprobs":null,"finish_reason":null}]}`},
+		{"chat token", func() []byte { return c.token([]byte(`" The"`), "") },
+			chatHead + `{"index":0,"delta":{"content":" The"},"logprobs":null,"finish_reason":null}]}`},
+		{"chat last", func() []byte { return c.token([]byte(`" end"`), "length") },
+			chatHead + `{"index":0,"delta":{"content":" end"},"logprobs":null,"finish_reason":"length","stop_reason":null}]}`},
+		{"chat usage", func() []byte { return c.usage(0, 1) },
+			chatHead + `],"usage":{"prompt_tokens":0,"total_tokens":1,"completion_tokens":1}}`},
+	}
+	for _, tt := range tests {
+		// Not parallel: the builders reuse one buffer each.
+		got := string(tt.got())
+		if got != tt.want+"\n\n" {
+			t.Errorf("%s:\n got %s\nwant %s", tt.name, got, tt.want)
+		}
+		if !json.Valid([]byte(strings.TrimPrefix(strings.TrimSpace(got), "data: "))) {
+			t.Errorf("%s: invalid JSON", tt.name)
+		}
+	}
+}
+
+func TestVocabularyTokens(t *testing.T) {
+	t.Parallel()
+	words, lits := vocabularyTokens()
+	if len(words) < 20 || len(words) != len(lits) {
+		t.Fatalf("%d words, %d literals", len(words), len(lits))
+	}
+	for i, w := range words {
+		if !strings.HasPrefix(w, " ") || strings.TrimSpace(w) == "" {
+			t.Errorf("token %q lacks its leading space", w)
+		}
+		var back string
+		if err := json.Unmarshal(lits[i], &back); err != nil || back != w {
+			t.Errorf("literal %s does not decode to %q", lits[i], w)
+		}
+	}
+}
+
+// BenchmarkStreamEvent measures building one token event, the per-event CPU
+// cost of the simulator before the write to the connection.
+func BenchmarkStreamEvent(b *testing.B) {
+	for _, chat := range []bool{false, true} {
+		name := "completions"
+		if chat {
+			name = "chat"
+		}
+		b.Run(name, func(b *testing.B) {
+			s := newTestServer(b, Config{})
+			eb := newEventBuilder(chat, "cmpl-0123456789abcdef0123456789abcdef", "meta-llama/Llama-3.1-8B-Instruct", 1767225600)
+			b.ReportAllocs()
+			k := 0
+			for b.Loop() {
+				_ = eb.token(s.texts[k%len(s.texts)], "")
+				k++
+			}
+			b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N), "ns/event")
+		})
+	}
+}
+
+// BenchmarkStreamHandler measures a whole zero-latency streaming request
+// through the handler (parsing, engine, events, writes and flushes into a
+// recorder), per event: the server's CPU cost minus the socket.
+func BenchmarkStreamHandler(b *testing.B) {
+	const tokens = 1000
+	s := newTestServer(b, Config{})
+	body := `{"prompt":"The quick brown fox","max_tokens":1000,"ignore_eos":true,"stream":true,"stream_options":{"include_usage":true}}`
+	b.ReportAllocs()
+	for b.Loop() {
+		rec := do(b, s.Handler(), http.MethodPost, "/v1/completions", body, nil)
+		if rec.Code != http.StatusOK {
+			b.Fatal(rec.Code)
+		}
+	}
+	b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N*(tokens+2)), "ns/event")
+}

@@ -1,0 +1,254 @@
+package tokenizer
+
+import (
+	"sync"
+	"sync/atomic"
+)
+
+// Cache limits: HF caches words shorter than 256 bytes in a cache of 10,000
+// entries that stops growing when full. The cache never changes a result; it
+// only saves the merge loop for frequent words.
+const (
+	cacheMaxWordLen = 256
+	cacheCapacity   = 1 << 15
+)
+
+// bpeModel is HF's BPE model (tokenizers/src/models/bpe) for byte-level
+// vocabularies, working on raw bytes: a byte-level token string stands for
+// exactly one byte per rune, so "the runes of the pre-token" and "the bytes of
+// the raw text" are the same sequence and no per-call conversion is needed.
+//
+// It applies the real merge ranks with HF's algorithm (a priority queue on
+// (rank, position) with its stale-entry check), so its output equals HF's for
+// any merge list, not only for lists where merge order follows token ids.
+type bpeModel struct {
+	vocabSize int // len(model.vocab): HF's vocab_size
+
+	// merges maps the pair (left id, right id) to the merge's rank and the
+	// id of the merged token, packed as rank<<32 | id.
+	merges map[uint64]uint64
+
+	// initial[v][b] is what byte b starts as, for the variant v of its
+	// position in the word (see variant).
+	initial [4][256]initialSymbol
+
+	ignoreMerges bool
+	words        map[string]int32 // raw bytes of each byte-level token, for ignore_merges
+	unkID        int32            // -1 when there is no unk token
+	fuseUnk      bool
+
+	cache  sync.Map // string (raw word) -> []int32
+	cached atomic.Int32
+}
+
+// initialSymbol is the start of BPE for one byte: normally the id of its
+// byte-level character; with byte_fallback and no such token, the <0xXX>
+// tokens of that character's UTF-8 bytes. No ids means "not in the
+// vocabulary", which becomes unk or, without unk, is dropped as HF does.
+type initialSymbol struct {
+	ids      []int32
+	fallback bool
+}
+
+// variant is the index into bpeModel.initial: whether the byte is the first
+// of its word (no continuing_subword_prefix) and whether it is the last (gets
+// end_of_word_suffix).
+func variant(first, last bool) int {
+	v := 0
+	if !first {
+		v |= 1
+	}
+	if last {
+		v |= 2
+	}
+	return v
+}
+
+// pairKey packs a pair of token ids into a merges key.
+func pairKey(a, b int32) uint64 { return uint64(uint32(a))<<32 | uint64(uint32(b)) }
+
+// tokenize appends the ids of one pre-token (raw bytes, never empty) to out.
+func (m *bpeModel) tokenize(word string, out []int) []int {
+	if m.ignoreMerges {
+		if id, ok := m.words[word]; ok {
+			return append(out, int(id))
+		}
+	}
+	if len(word) < cacheMaxWordLen {
+		if v, ok := m.cache.Load(word); ok {
+			for _, id := range v.([]int32) {
+				out = append(out, int(id))
+			}
+			return out
+		}
+	}
+	var buf [64]int32
+	ids := m.mergeWord(word, buf[:0])
+	if len(word) < cacheMaxWordLen && m.cached.Load() < cacheCapacity {
+		if _, loaded := m.cache.LoadOrStore(word, append([]int32(nil), ids...)); !loaded {
+			m.cached.Add(1)
+		}
+	}
+	for _, id := range ids {
+		out = append(out, int(id))
+	}
+	return out
+}
+
+// symbol is one element of the doubly linked list of a word being merged,
+// as in HF's word.rs; size 0 marks a symbol merged into its left neighbour.
+type symbol struct {
+	id         int32
+	prev, next int32
+	size       int32
+}
+
+// addSymbol appends a symbol to the linked list of a word (HF's Word::add).
+func addSymbol(syms []symbol, id, size int32) []symbol {
+	n := int32(len(syms))
+	if n > 0 {
+		syms[n-1].next = n
+	}
+	return append(syms, symbol{id: id, prev: n - 1, next: -1, size: size})
+}
+
+// mergeItem is a candidate merge in the queue.
+type mergeItem struct {
+	rank  uint32
+	pos   int32
+	newID int32
+}
+
+// less orders the queue like HF's Merge: lowest rank first, then leftmost.
+func (a mergeItem) less(b mergeItem) bool {
+	if a.rank != b.rank {
+		return a.rank < b.rank
+	}
+	return a.pos < b.pos
+}
+
+// mergeWord is HF's BPE::merge_word followed by Word::merge_all (without
+// dropout). It appends the resulting ids to out.
+func (m *bpeModel) mergeWord(word string, out []int32) []int32 {
+	var symBuf [64]symbol
+	syms := symBuf[:0]
+	unk, unkSize := int32(-1), int32(0)
+	for i := 0; i < len(word); i++ {
+		init := &m.initial[variant(i == 0, i == len(word)-1)][word[i]]
+		switch {
+		case init.fallback:
+			// byte_fallback: HF adds the <0xXX> tokens without flushing a
+			// pending unk first; keep that order.
+			for _, id := range init.ids {
+				syms = addSymbol(syms, id, 1)
+			}
+		case init.ids != nil:
+			if unk >= 0 {
+				syms = addSymbol(syms, unk, unkSize)
+				unk = -1
+			}
+			syms = addSymbol(syms, init.ids[0], 1)
+		case m.unkID >= 0:
+			if unk >= 0 && m.fuseUnk {
+				unkSize++
+				continue
+			}
+			if unk >= 0 {
+				syms = addSymbol(syms, unk, unkSize)
+			}
+			unk, unkSize = m.unkID, 1
+		}
+	}
+	if unk >= 0 {
+		syms = addSymbol(syms, unk, unkSize)
+	}
+
+	var heapBuf [64]mergeItem
+	h := mergeHeap(heapBuf[:0])
+	for i := 0; i+1 < len(syms); i++ {
+		if v, ok := m.merges[pairKey(syms[i].id, syms[i+1].id)]; ok {
+			h.push(mergeItem{rank: uint32(v >> 32), pos: int32(i), newID: int32(uint32(v))})
+		}
+	}
+	for len(h) > 0 {
+		top := h.pop()
+		cur := &syms[top.pos]
+		if cur.size == 0 || cur.next == -1 {
+			continue
+		}
+		nextPos := cur.next
+		right := syms[nextPos]
+		// Skip stale entries: HF compares only the merged id.
+		if v, ok := m.merges[pairKey(cur.id, right.id)]; !ok || int32(uint32(v)) != top.newID {
+			continue
+		}
+		cur.id = top.newID
+		cur.size += right.size
+		cur.next = right.next
+		syms[nextPos].size = 0
+		if right.next >= 0 {
+			syms[right.next].prev = top.pos
+		}
+		if cur.prev >= 0 {
+			if v, ok := m.merges[pairKey(syms[cur.prev].id, cur.id)]; ok {
+				h.push(mergeItem{rank: uint32(v >> 32), pos: cur.prev, newID: int32(uint32(v))})
+			}
+		}
+		if cur.next >= 0 {
+			if v, ok := m.merges[pairKey(cur.id, syms[cur.next].id)]; ok {
+				h.push(mergeItem{rank: uint32(v >> 32), pos: top.pos, newID: int32(uint32(v))})
+			}
+		}
+	}
+	for _, s := range syms {
+		if s.size != 0 {
+			out = append(out, s.id)
+		}
+	}
+	return out
+}
+
+// mergeHeap is a binary min-heap of merge candidates. It is written out
+// rather than using container/heap because the interface calls cost more
+// than the merges themselves on short words.
+type mergeHeap []mergeItem
+
+func (h *mergeHeap) push(x mergeItem) {
+	s := append(*h, x)
+	i := len(s) - 1
+	for i > 0 {
+		p := (i - 1) / 2
+		if !s[i].less(s[p]) {
+			break
+		}
+		s[i], s[p] = s[p], s[i]
+		i = p
+	}
+	*h = s
+}
+
+func (h *mergeHeap) pop() mergeItem {
+	s := *h
+	top := s[0]
+	n := len(s) - 1
+	s[0] = s[n]
+	s = s[:n]
+	i := 0
+	for {
+		l := 2*i + 1
+		if l >= n {
+			break
+		}
+		c := l
+		if r := l + 1; r < n && s[r].less(s[l]) {
+			c = r
+		}
+		if !s[c].less(s[i]) {
+			break
+		}
+		s[i], s[c] = s[c], s[i]
+		i = c
+	}
+	*h = s
+	return top
+}

@@ -1,0 +1,384 @@
+package tokenizer
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"strconv"
+	"strings"
+	"unicode/utf16"
+	"unicode/utf8"
+)
+
+// model.vocab and model.merges are most of a tokenizer.json (11 MB for
+// Qwen3, 150k entries each). encoding/json validates and re-scans them once
+// per nesting level and goes through reflection for every entry, which made
+// loading take about half a second; these two parsers read exactly the
+// shapes HF writes, in one pass.
+
+// scanner reads JSON from data.
+type scanner struct {
+	data []byte
+	pos  int
+}
+
+func (s *scanner) skipSpace() {
+	for s.pos < len(s.data) {
+		switch s.data[s.pos] {
+		case ' ', '\t', '\n', '\r':
+			s.pos++
+		default:
+			return
+		}
+	}
+}
+
+// peek returns the next non-space byte, or 0 at the end.
+func (s *scanner) peek() byte {
+	s.skipSpace()
+	if s.pos >= len(s.data) {
+		return 0
+	}
+	return s.data[s.pos]
+}
+
+func (s *scanner) errorf(format string, args ...any) error {
+	return fmt.Errorf("at byte %d: %s", s.pos, fmt.Sprintf(format, args...))
+}
+
+func (s *scanner) expect(c byte) error {
+	if s.peek() != c {
+		return s.errorf("want %q", c)
+	}
+	s.pos++
+	return nil
+}
+
+// str reads a JSON string. Lone surrogates become U+FFFD as with
+// encoding/json; raw bytes that are not UTF-8 are an error.
+func (s *scanner) str() (string, error) {
+	if err := s.expect('"'); err != nil {
+		return "", err
+	}
+	start := s.pos
+	for s.pos < len(s.data) {
+		c := s.data[s.pos]
+		switch {
+		case c == '"':
+			raw := s.data[start:s.pos]
+			s.pos++
+			if !utf8.Valid(raw) {
+				return "", s.errorf("string is not valid UTF-8")
+			}
+			return string(raw), nil
+		case c == '\\':
+			return s.escaped(start)
+		case c < 0x20:
+			return "", s.errorf("control character in string")
+		}
+		s.pos++
+	}
+	return "", s.errorf("unterminated string")
+}
+
+// escaped finishes a string that has escapes, from its start.
+func (s *scanner) escaped(start int) (string, error) {
+	var b strings.Builder
+	b.Write(s.data[start:s.pos])
+	for s.pos < len(s.data) {
+		c := s.data[s.pos]
+		switch {
+		case c == '"':
+			s.pos++
+			if !utf8.ValidString(b.String()) {
+				return "", s.errorf("string is not valid UTF-8")
+			}
+			return b.String(), nil
+		case c < 0x20:
+			return "", s.errorf("control character in string")
+		case c != '\\':
+			b.WriteByte(c)
+			s.pos++
+			continue
+		}
+		if s.pos+1 >= len(s.data) {
+			break
+		}
+		e := s.data[s.pos+1]
+		s.pos += 2
+		switch e {
+		case '"', '\\', '/':
+			b.WriteByte(e)
+		case 'b':
+			b.WriteByte('\b')
+		case 'f':
+			b.WriteByte('\f')
+		case 'n':
+			b.WriteByte('\n')
+		case 'r':
+			b.WriteByte('\r')
+		case 't':
+			b.WriteByte('\t')
+		case 'u':
+			r, err := s.hex4()
+			if err != nil {
+				return "", err
+			}
+			if utf16.IsSurrogate(r) {
+				r2 := rune(-1)
+				if s.pos+1 < len(s.data) && s.data[s.pos] == '\\' && s.data[s.pos+1] == 'u' {
+					save := s.pos
+					s.pos += 2
+					if r2, err = s.hex4(); err != nil {
+						return "", err
+					}
+					if d := utf16.DecodeRune(r, r2); d != utf8.RuneError {
+						r, r2 = d, -1
+					} else {
+						s.pos = save // not a pair: the second escape stands alone
+						r2 = -1
+					}
+				}
+				if utf16.IsSurrogate(r) {
+					r = utf8.RuneError
+				}
+			}
+			b.WriteRune(r)
+		default:
+			return "", s.errorf("invalid escape \\%c", e)
+		}
+	}
+	return "", s.errorf("unterminated string")
+}
+
+func (s *scanner) hex4() (rune, error) {
+	if s.pos+4 > len(s.data) {
+		return 0, s.errorf("short \\u escape")
+	}
+	v, err := strconv.ParseUint(string(s.data[s.pos:s.pos+4]), 16, 32)
+	if err != nil {
+		return 0, s.errorf("invalid \\u escape")
+	}
+	s.pos += 4
+	return rune(v), nil
+}
+
+// integer reads a non-negative JSON integer.
+func (s *scanner) integer() (int, error) {
+	s.skipSpace()
+	start := s.pos
+	for s.pos < len(s.data) && s.data[s.pos] >= '0' && s.data[s.pos] <= '9' {
+		s.pos++
+	}
+	v, err := strconv.Atoi(string(s.data[start:s.pos]))
+	if err != nil || s.pos-start > 10 {
+		s.pos = start
+		return 0, s.errorf("want a non-negative integer id")
+	}
+	return v, nil
+}
+
+// list calls item for each element of a JSON array.
+func (s *scanner) list(item func() error) error {
+	if err := s.expect('['); err != nil {
+		return err
+	}
+	if s.peek() == ']' {
+		s.pos++
+		return nil
+	}
+	for {
+		if err := item(); err != nil {
+			return err
+		}
+		switch s.peek() {
+		case ',':
+			s.pos++
+		case ']':
+			s.pos++
+			return nil
+		default:
+			return s.errorf("want ',' or ']'")
+		}
+	}
+}
+
+// end checks that only white space follows.
+func (s *scanner) end() error {
+	if s.peek() != 0 {
+		return s.errorf("unexpected data after the value")
+	}
+	return nil
+}
+
+// fastVocab parses model.vocab: {"token": id, ...}.
+func fastVocab(data []byte) (map[string]int, error) {
+	s := &scanner{data: data}
+	vocab := make(map[string]int, len(data)/16)
+	if err := s.expect('{'); err != nil {
+		return nil, err
+	}
+	if s.peek() == '}' {
+		s.pos++
+		return vocab, s.end()
+	}
+	for {
+		tok, err := s.str()
+		if err != nil {
+			return nil, err
+		}
+		if err := s.expect(':'); err != nil {
+			return nil, err
+		}
+		id, err := s.integer()
+		if err != nil {
+			return nil, fmt.Errorf("token %q: %w", tok, err)
+		}
+		vocab[tok] = id
+		switch s.peek() {
+		case ',':
+			s.pos++
+		case '}':
+			s.pos++
+			return vocab, s.end()
+		default:
+			return nil, s.errorf("want ',' or '}'")
+		}
+	}
+}
+
+// fastMerges parses model.merges as pairs [["a","b"], ...] or as legacy
+// "a b" strings; legacy strings are returned unsplit in legacy.
+func fastMerges(data []byte) (pairs [][2]string, legacy []string, err error) {
+	s := &scanner{data: data}
+	err = s.list(func() error {
+		switch s.peek() {
+		case '[':
+			if legacy != nil {
+				return s.errorf("mixed merge formats")
+			}
+			var pair [2]string
+			n := 0
+			err := s.list(func() error {
+				if n == 2 {
+					return s.errorf("a merge has more than two parts")
+				}
+				var err error
+				pair[n], err = s.str()
+				n++
+				return err
+			})
+			if err == nil && n != 2 {
+				err = s.errorf("a merge has %d parts, want 2", n)
+			}
+			pairs = append(pairs, pair)
+			return err
+		case '"':
+			if pairs != nil {
+				return s.errorf("mixed merge formats")
+			}
+			line, err := s.str()
+			legacy = append(legacy, line)
+			return err
+		default:
+			return errors.New("want a list of [\"a\",\"b\"] pairs or of \"a b\" strings")
+		}
+	})
+	if err == nil {
+		err = s.end()
+	}
+	return pairs, legacy, err
+}
+
+// skipValue moves past one JSON value without decoding it. It trusts the
+// syntax, which the caller has checked with json.Valid. A scalar ends at
+// the next ',', '}' or ']' outside any string.
+func (s *scanner) skipValue() {
+	s.skipSpace()
+	depth := 0
+	for s.pos < len(s.data) {
+		switch s.data[s.pos] {
+		case '"':
+			s.skipString()
+			if depth == 0 {
+				return
+			}
+			continue
+		case '{', '[':
+			depth++
+		case '}', ']':
+			if depth == 0 {
+				return
+			}
+			depth--
+			if depth == 0 {
+				s.pos++
+				return
+			}
+		case ',':
+			if depth == 0 {
+				return
+			}
+		}
+		s.pos++
+	}
+}
+
+// skipString moves past the string that starts at s.pos. It jumps from
+// quote to quote with bytes.IndexByte, which is much faster than a byte loop
+// on the megabytes of a vocabulary; a quote preceded by an odd number of
+// backslashes is escaped.
+func (s *scanner) skipString() {
+	start := s.pos + 1
+	s.pos = start
+	for {
+		i := bytes.IndexByte(s.data[s.pos:], '"')
+		if i < 0 {
+			s.pos = len(s.data)
+			return
+		}
+		q := s.pos + i
+		k := q
+		for k > start && s.data[k-1] == '\\' {
+			k--
+		}
+		s.pos = q + 1
+		if (q-k)%2 == 0 {
+			return
+		}
+	}
+}
+
+// objectFields splits a JSON object into its members' raw values, without
+// decoding them, so that only the small members go through encoding/json.
+func objectFields(data []byte) (map[string][]byte, error) {
+	s := &scanner{data: data}
+	fields := map[string][]byte{}
+	if err := s.expect('{'); err != nil {
+		return nil, err
+	}
+	if s.peek() == '}' {
+		return fields, nil
+	}
+	for {
+		key, err := s.str()
+		if err != nil {
+			return nil, err
+		}
+		if err := s.expect(':'); err != nil {
+			return nil, err
+		}
+		s.skipSpace()
+		start := s.pos
+		s.skipValue()
+		fields[key] = data[start:s.pos]
+		switch s.peek() {
+		case ',':
+			s.pos++
+		case '}':
+			return fields, nil
+		default:
+			return nil, s.errorf("want ',' or '}'")
+		}
+	}
+}

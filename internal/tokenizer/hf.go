@@ -1,0 +1,203 @@
+package tokenizer
+
+import (
+	"encoding/json"
+	"fmt"
+	"slices"
+	"unicode/utf8"
+)
+
+// hfTokenizer is a byte-level BPE tokenizer read from a tokenizer.json. It
+// is immutable after loading except for the BPE word cache, which is safe
+// for concurrent use, so Encode and Decode may be called from any goroutine.
+type hfTokenizer struct {
+	name      string
+	model     *bpeModel
+	normalize normalizer // nil: none
+	pre       []preStep
+	post      []template
+
+	added     map[string]*addedToken // by content
+	rawMatch  *matcher               // added tokens matched before normalization
+	normMatch *matcher               // added tokens matched in normalized text
+
+	decodeTable [][]byte // bytes of each id; nil for ids that do not exist
+	cleanup     bool     // clean_up_tokenization_spaces
+	specialIDs  []int    // all_special_ids, ascending
+}
+
+var _ Tokenizer = (*hfTokenizer)(nil)
+
+// Name returns the path the tokenizer was loaded from, or BuiltinName.
+func (t *hfTokenizer) Name() string { return t.name }
+
+// VocabSize is the number of entries of model.vocab.
+func (t *hfTokenizer) VocabSize() int { return t.model.vocabSize }
+
+// AllSpecialIDs returns a copy of the special token ids, ascending.
+func (t *hfTokenizer) AllSpecialIDs() []int { return slices.Clone(t.specialIDs) }
+
+// NumSpecialTokensToAdd is the number of ids the post-processor adds.
+func (t *hfTokenizer) NumSpecialTokensToAdd() int { return numAdded(t.post) }
+
+// Encode follows HF's Tokenizer::encode: added tokens are split out of the
+// raw text, the rest is normalized piece by piece, normalized added tokens
+// are split out of that, then each remaining piece is pre-tokenized and run
+// through BPE; finally the post-processor adds its tokens if asked. Invalid
+// UTF-8 in text is first replaced as Python's errors="replace" would.
+func (t *hfTokenizer) Encode(text string, addSpecialTokens bool) []int {
+	text = toValidUTF8(text)
+	out := make([]int, 0, len(text)/3+2)
+	var segBuf, subBuf [8]segment
+	var pieces []string
+	for _, seg := range t.rawMatch.split(text, segBuf[:0]) {
+		if seg.tok != nil {
+			out = append(out, seg.tok.id)
+			continue
+		}
+		s := seg.text
+		if t.normalize != nil {
+			s = t.normalize(s)
+		}
+		for _, sub := range t.normMatch.split(s, subBuf[:0]) {
+			if sub.tok != nil {
+				out = append(out, sub.tok.id)
+				continue
+			}
+			pieces = t.preTokenize(sub.text, pieces[:0])
+			for _, p := range pieces {
+				out = t.model.tokenize(p, out)
+			}
+		}
+	}
+	if addSpecialTokens {
+		out = wrap(t.post, out)
+	}
+	return out
+}
+
+// preTokenize runs the pre-tokenizer steps on a non-empty piece of text.
+func (t *hfTokenizer) preTokenize(s string, out []string) []string {
+	if len(t.pre) == 0 {
+		return append(out, s)
+	}
+	if len(t.pre) == 1 {
+		return t.pre[0].apply(s, out)
+	}
+	cur := []string{s}
+	for _, st := range t.pre {
+		var next []string
+		for _, p := range cur {
+			next = st.apply(p, next)
+		}
+		cur = next
+	}
+	return append(out, cur...)
+}
+
+// Decode is transformers' decode(ids) with skip_special_tokens=False: the
+// bytes of all tokens (special ones included) are joined, converted to text
+// with one U+FFFD per maximal invalid subpart, and cleaned up if
+// clean_up_tokenization_spaces is set. Ids that are negative or name no
+// token are skipped, as HF skips them.
+func (t *hfTokenizer) Decode(ids []int) string {
+	n := 0
+	for _, id := range ids {
+		if id >= 0 && id < len(t.decodeTable) {
+			n += len(t.decodeTable[id])
+		}
+	}
+	buf := make([]byte, 0, n)
+	for _, id := range ids {
+		if id >= 0 && id < len(t.decodeTable) {
+			buf = append(buf, t.decodeTable[id]...)
+		}
+	}
+	var s string
+	if utf8.Valid(buf) {
+		s = string(buf)
+	} else {
+		s = string(appendLossy(make([]byte, 0, len(buf)+16), buf))
+	}
+	if t.cleanup {
+		s = cleanUpTokenizationSpaces(s)
+	}
+	return s
+}
+
+// tokenID is HF's token_to_id: added tokens first, then the model. It is
+// only used at load time, so a linear search of the decode table is not
+// needed: the model's vocabulary is looked up by string through vocab.
+func (t *hfTokenizer) tokenID(content string, vocab map[string]int) (int, bool) {
+	if tok, ok := t.added[content]; ok {
+		return tok.id, true
+	}
+	id, ok := vocab[content]
+	return id, ok
+}
+
+// applyConfig takes clean_up_tokenization_spaces and the special tokens
+// from tokenizer_config.json (and special_tokens_map.json). Without any
+// config file, the added tokens marked special are the special tokens.
+func (t *hfTokenizer) applyConfig(cfg *configJSON, haveConfig bool, vocab map[string]int) error {
+	if cfg.CleanUp != nil {
+		t.cleanup = *cfg.CleanUp
+	}
+	var ids []int
+	if !haveConfig {
+		for _, tok := range t.added {
+			if tok.special {
+				ids = append(ids, tok.id)
+			}
+		}
+	} else {
+		var texts []string
+		fields := []struct {
+			name string
+			raw  json.RawMessage
+		}{
+			{"bos_token", cfg.BOS}, {"eos_token", cfg.EOS}, {"unk_token", cfg.UNK},
+			{"sep_token", cfg.SEP}, {"pad_token", cfg.PAD}, {"cls_token", cfg.CLS},
+			{"mask_token", cfg.Mask},
+		}
+		for _, f := range fields {
+			s, ok, err := specialTokenText(f.raw)
+			if err != nil {
+				return fieldError(f.name, err)
+			}
+			if ok {
+				texts = append(texts, s)
+			}
+		}
+		if len(cfg.Additional) > 0 && string(cfg.Additional) != "null" {
+			var list []json.RawMessage
+			if err := json.Unmarshal(cfg.Additional, &list); err != nil {
+				return fieldError("additional_special_tokens", err)
+			}
+			for i, raw := range list {
+				s, ok, err := specialTokenText(raw)
+				if err != nil {
+					return fieldError(fmt.Sprintf("additional_special_tokens[%d]", i), err)
+				}
+				if ok {
+					texts = append(texts, s)
+				}
+			}
+		}
+		// convert_tokens_to_ids maps an unknown token to the unk id, if any.
+		unk, hasUnk := -1, false
+		if s, ok, _ := specialTokenText(cfg.UNK); ok {
+			unk, hasUnk = t.tokenID(s, vocab)
+		}
+		for _, s := range texts {
+			if id, ok := t.tokenID(s, vocab); ok {
+				ids = append(ids, id)
+			} else if hasUnk {
+				ids = append(ids, unk)
+			}
+		}
+	}
+	slices.Sort(ids)
+	t.specialIDs = slices.Compact(ids)
+	return nil
+}

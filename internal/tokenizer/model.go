@@ -1,0 +1,198 @@
+package tokenizer
+
+import (
+	"errors"
+	"fmt"
+	"math"
+)
+
+// newBPEModel builds the BPE model from model.vocab and model.merges the
+// way HF's BpeBuilder::build does: every merge's two parts and their
+// concatenation must be in the vocabulary, and the merge's rank is its index
+// (a later duplicate pair overrides an earlier one, as in HF's map).
+func newBPEModel(m *modelJSON, vocab map[string]int, merges [][2]string) (*bpeModel, error) {
+	bl := newByteLevel()
+	model := &bpeModel{
+		vocabSize:    len(vocab),
+		merges:       make(map[uint64]uint64, len(merges)),
+		ignoreMerges: m.IgnoreMerges,
+		unkID:        -1,
+		fuseUnk:      m.FuseUnk,
+	}
+	if len(merges) > math.MaxInt32 {
+		return nil, fieldError("model.merges", errors.New("too many merges"))
+	}
+	prefix, suffix := "", ""
+	if m.ContinuingSubwordPrefix != nil {
+		prefix = *m.ContinuingSubwordPrefix
+	}
+	if m.EndOfWordSuffix != nil {
+		suffix = *m.EndOfWordSuffix
+	}
+	for i, mg := range merges {
+		a, ok := vocab[mg[0]]
+		if !ok {
+			return nil, fieldError(fmt.Sprintf("model.merges[%d]", i), fmt.Errorf("token %q is not in model.vocab", mg[0]))
+		}
+		b, ok := vocab[mg[1]]
+		if !ok {
+			return nil, fieldError(fmt.Sprintf("model.merges[%d]", i), fmt.Errorf("token %q is not in model.vocab", mg[1]))
+		}
+		right := mg[1]
+		if len(prefix) <= len(right) {
+			right = right[len(prefix):]
+		}
+		merged := mg[0] + right
+		id, ok := vocab[merged]
+		if !ok {
+			return nil, fieldError(fmt.Sprintf("model.merges[%d]", i), fmt.Errorf("merged token %q is not in model.vocab", merged))
+		}
+		model.merges[pairKey(int32(a), int32(b))] = uint64(i)<<32 | uint64(uint32(id))
+	}
+	if m.UnkToken != nil {
+		if id, ok := vocab[*m.UnkToken]; ok {
+			model.unkID = int32(id)
+		}
+	}
+	// The start symbols: each byte's byte-level character, with the
+	// continuing-subword prefix unless first and the end-of-word suffix if
+	// last; byte_fallback tokens when that is not in the vocabulary.
+	for v := 0; v < 4; v++ {
+		first, last := v&1 == 0, v&2 != 0
+		for b := 0; b < 256; b++ {
+			s := string(bl.toRune[b])
+			if !first {
+				s = prefix + s
+			}
+			if last {
+				s += suffix
+			}
+			if id, ok := vocab[s]; ok {
+				model.initial[v][b] = initialSymbol{ids: []int32{int32(id)}}
+				continue
+			}
+			if m.ByteFallback {
+				var ids []int32
+				for k := 0; k < len(s); k++ {
+					id, ok := vocab[fmt.Sprintf("<0x%02X>", s[k])]
+					if !ok {
+						ids = nil
+						break
+					}
+					ids = append(ids, int32(id))
+				}
+				if ids != nil {
+					model.initial[v][b] = initialSymbol{ids: ids, fallback: true}
+				}
+			}
+		}
+	}
+	if model.ignoreMerges {
+		model.words = make(map[string]int32, len(vocab))
+		for tok, id := range vocab {
+			if raw, ok := bl.rawBytes(tok); ok {
+				model.words[string(raw)] = int32(id)
+			}
+		}
+	}
+	return model, nil
+}
+
+// addTokens registers tokenizer.json's added_tokens the way HF's
+// AddedVocabulary::add_tokens does when it loads a file. The "id" fields of
+// the file are not used: a token that is in the model vocabulary gets that
+// id and the others are numbered from the vocabulary size on, which is what
+// HF does (it only warns when the file disagrees).
+func (t *hfTokenizer) addTokens(list []addedTokenJSON, vocab map[string]int) error {
+	t.added = map[string]*addedToken{}
+	byID := map[int]*addedToken{}
+	var special, plain []*addedToken
+	specialSet := map[string]bool{}
+	for _, a := range list {
+		if a.Special && a.Content != "" && !specialSet[a.Content] {
+			specialSet[a.Content] = true
+		}
+	}
+	nextID := t.model.vocabSize
+	type key struct {
+		content                                             string
+		singleWord, lstrip, rstrip, normalized, specialFlag bool
+	}
+	existing := map[key]bool{}
+	for i, a := range list {
+		if a.Content == "" {
+			continue
+		}
+		tok := &addedToken{
+			content: a.Content, singleWord: a.SingleWord, lstrip: a.LStrip, rstrip: a.RStrip,
+			normalized: !a.Special, special: a.Special,
+		}
+		if a.Normalized != nil {
+			tok.normalized = *a.Normalized
+		}
+		k := key{tok.content, tok.singleWord, tok.lstrip, tok.rstrip, tok.normalized, tok.special}
+		if existing[k] {
+			continue
+		}
+		existing[k] = true
+		if prev, ok := t.added[a.Content]; ok {
+			tok.id = prev.id
+		} else if id, ok := vocab[a.Content]; ok {
+			tok.id = id
+		} else {
+			tok.id = nextID
+			nextID++
+		}
+		if tok.id > 1<<30 {
+			return fieldError(fmt.Sprintf("added_tokens[%d]", i), fmt.Errorf("id %d is too large", tok.id))
+		}
+		t.added[tok.content] = tok
+		byID[tok.id] = tok
+		if tok.special {
+			special = append(special, tok)
+		} else if !specialSet[tok.content] {
+			plain = append(plain, tok)
+		}
+	}
+	// Matching order is HF's: special tokens first, then the others, split
+	// by whether they are matched before or after normalization.
+	var rawPat, normPat []string
+	var rawOwn, normOwn []*addedToken
+	for _, tok := range append(special, plain...) {
+		owner := byID[tok.id]
+		if tok.normalized {
+			p := tok.content
+			if t.normalize != nil {
+				p = t.normalize(p)
+			}
+			normPat, normOwn = append(normPat, p), append(normOwn, owner)
+		} else {
+			rawPat, rawOwn = append(rawPat, tok.content), append(rawOwn, owner)
+		}
+	}
+	t.rawMatch = newMatcher(rawPat, rawOwn)
+	t.normMatch = newMatcher(normPat, normOwn)
+	t.buildDecodeTable(vocab, byID)
+	return nil
+}
+
+// buildDecodeTable precomputes the bytes of every id: added tokens first
+// (HF looks them up before the model), then the model vocabulary, each
+// through the ByteLevel decoder's per-token rule.
+func (t *hfTokenizer) buildDecodeTable(vocab map[string]int, added map[int]*addedToken) {
+	bl := newByteLevel()
+	size := 0
+	for _, id := range vocab {
+		size = max(size, id+1)
+	}
+	for id := range added {
+		size = max(size, id+1)
+	}
+	t.decodeTable = make([][]byte, size)
+	for tok, id := range vocab {
+		t.decodeTable[id] = bl.decode(tok)
+	}
+	for id, tok := range added {
+		t.decodeTable[id] = bl.decode(tok.content)
+	}
+}

@@ -1,0 +1,232 @@
+#!/usr/bin/env python3
+"""Generate golden samples for internal/dataset from a line-by-line copy of
+vLLM's dataset code (vllm/benchmarks/datasets/datasets.py and utils.py at
+commit 11dfa3169) run with NumPy and CPython's random.
+
+The tokenizer is a small greedy longest-match tokenizer defined identically
+here and in internal/dataset/fake_test.go, so that decode -> encode changes
+lengths and exercises vLLM's fix-up loop. Run with Debian's python3-numpy:
+
+    /usr/bin/python3 tools/gen-dataset-vectors/gen_dataset_vectors.py
+
+It rewrites internal/dataset/testdata/*.json and the input files next to them.
+"""
+import json
+import math
+import os
+import random
+
+import numpy as np
+
+OUT = os.path.join(os.path.dirname(__file__), "..", "..", "internal", "dataset", "testdata")
+
+
+class FakeTokenizer:
+    """ids 0 and 1 are special (<s>, </s>); the rest are letters, pairs and words."""
+
+    def __init__(self):
+        pieces = ["<s>", "</s>"]
+        letters = "abcdefghij"
+        pieces += list(letters)
+        pieces += [" "]
+        pieces += [a + b for a in "abcde" for b in "abcde"]
+        pieces += [" " + w for w in ["the", "cat", "sat", "on", "mat", "a", "b", "ab"]]
+        pieces += ["abc", "cab", "bca"]
+        self.pieces = pieces
+        self.vocab_size = len(pieces)
+        self.all_special_ids = [0, 1]
+        self.by_len = sorted(range(len(pieces)), key=lambda i: (-len(pieces[i]), i))
+
+    def num_special_tokens_to_add(self):
+        return 1
+
+    def decode(self, ids):
+        return "".join(self.pieces[i] if 0 <= i < len(self.pieces) else "?" for i in ids)
+
+    def encode(self, text, add_special_tokens=True):
+        out = [0] if add_special_tokens else []
+        i = 0
+        while i < len(text):
+            for tid in self.by_len:
+                p = self.pieces[tid]
+                if text.startswith(p, i):
+                    out.append(tid)
+                    i += len(p)
+                    break
+            else:
+                i += 1  # unknown character: dropped
+        return out
+
+    def __call__(self, text):
+        class R:
+            pass
+        r = R()
+        r.input_ids = self.encode(text, True)
+        return r
+
+
+def gen_prompt_decode_to_target_len(tokenizer, token_sequence, target_token_len, max_retry=10, add_special_tokens=False, rng=None):
+    remain_num_try = max_retry
+    token_mismatch = 0
+    while True:
+        prompt = tokenizer.decode(token_sequence)
+        token_sequence = tokenizer.encode(prompt, add_special_tokens=add_special_tokens)
+        if remain_num_try <= 0:
+            if len(token_sequence) != target_token_len:
+                token_mismatch = len(token_sequence) - target_token_len
+            break
+        if len(token_sequence) == target_token_len:
+            break
+        elif len(token_sequence) < target_token_len:
+            extra_tokens = rng.integers(0, tokenizer.vocab_size, size=target_token_len - len(token_sequence)).tolist()
+            token_sequence.extend(extra_tokens)
+        elif len(token_sequence) > target_token_len:
+            token_sequence = token_sequence[:target_token_len]
+        remain_num_try -= 1
+    return prompt, token_sequence, token_mismatch
+
+
+def resolve(rr):
+    if isinstance(rr, dict):
+        return float(rr["input"]), float(rr["output"])
+    return float(rr), float(rr)
+
+
+def get_sampling_params(rng, num_requests, range_ratio, input_len, output_len, tokenizer):
+    in_rr, out_rr = resolve(range_ratio)
+    num_special_tokens = int(tokenizer.num_special_tokens_to_add())
+    real_input_len = max(0, int(input_len) - num_special_tokens)
+    input_low = math.floor(real_input_len * (1 - in_rr))
+    input_high = math.ceil(real_input_len * (1 + in_rr))
+    output_low = max(math.floor(output_len * (1 - out_rr)), 1)
+    output_high = max(math.ceil(output_len * (1 + out_rr)), 1)
+    input_lens = rng.integers(input_low, input_high + 1, size=num_requests)
+    output_lens = rng.integers(output_low, output_high + 1, size=num_requests)
+    offsets = rng.integers(0, tokenizer.vocab_size, size=num_requests)
+    return input_lens, output_lens, offsets
+
+
+def random_sample(tok, seed, num_requests, prefix, prefix_len, range_ratio, input_len, output_len):
+    rng = np.random.default_rng(seed)
+    input_lens, output_lens, offsets = get_sampling_params(rng, num_requests, range_ratio, input_len, output_len, tok)
+    vocab_size = tok.vocab_size
+    all_tokens = np.arange(vocab_size)
+    allowed_tokens = np.array(list(set(all_tokens) - set(tok.all_special_ids)))
+    prefix_token_ids = []
+    if prefix_len > 0:
+        prefix_tokens = allowed_tokens[rng.integers(0, len(allowed_tokens), size=prefix_len)].tolist()
+        _, prefix_token_ids, _ = gen_prompt_decode_to_target_len(tok, prefix_tokens, prefix_len, rng=rng)
+    out = []
+    for i in range(num_requests):
+        inner = allowed_tokens[(int(offsets[i]) + i + np.arange(int(input_lens[i]))) % len(allowed_tokens)].tolist()
+        seq = prefix_token_ids + inner
+        prompt, adj, _ = gen_prompt_decode_to_target_len(tok, seq, prefix_len + int(input_lens[i]), rng=rng)
+        out.append({"prompt": prompt, "prompt_len": len(adj), "expected_output_len": int(output_lens[i]), "request_id": prefix + str(i)})
+    return out
+
+
+def oversample(requests, num_requests, seed, prefix):
+    if len(requests) < num_requests:
+        random.seed(seed)
+        needed = num_requests - len(requests)
+        additional = []
+        for i in range(needed):
+            r = dict(random.choice(requests))
+            r["request_id"] = prefix + str(len(requests) + i)
+            additional.append(r)
+        requests.extend(additional)
+
+
+def custom_sample(tok, path, seed, num_requests, prefix, output_len, shuffle=True):
+    data = [json.loads(l) for l in open(path) if l.strip()]
+    random.seed(seed)
+    if shuffle:
+        random.shuffle(data)
+    if num_requests <= 0:
+        num_requests = len(data)
+    out = []
+    for i, item in enumerate(data):
+        if len(out) >= num_requests:
+            break
+        new_output_len = int(item["output_tokens"]) if output_len == -1 else output_len
+        out.append({"prompt": item["prompt"], "prompt_len": len(tok(item["prompt"]).input_ids), "expected_output_len": new_output_len, "request_id": prefix + str(i)})
+    oversample(out, num_requests, seed, prefix)
+    return out
+
+
+def sharegpt_sample(tok, path, seed, num_requests, prefix, output_len, shuffle=True):
+    data = json.load(open(path))
+    data = [e for e in data if "conversations" in e and len(e["conversations"]) >= 2]
+    random.seed(seed)
+    if shuffle:
+        random.shuffle(data)
+    out = []
+    ind = 0
+    for e in data:
+        if len(out) >= num_requests:
+            break
+        p, c = e["conversations"][0]["value"], e["conversations"][1]["value"]
+        pl = len(tok(p).input_ids)
+        ol = len(tok(c).input_ids) if output_len is None else output_len
+        skip = output_len is not None
+        if pl < 4 or (not skip and ol < 4) or pl > 1024 or pl + ol > 2048:
+            continue
+        out.append({"prompt": p, "prompt_len": pl, "expected_output_len": ol, "request_id": prefix + str(ind)})
+        ind += 1
+    oversample(out, num_requests, seed, prefix)
+    return out
+
+
+def main():
+    tok = FakeTokenizer()
+    cases = []
+    for seed, n, prefix_len, rr, il, ol in [
+        (0, 8, 0, 0.0, 24, 16),
+        (123, 16, 7, 0.3, 50, 20),
+        (999, 16, 7, 0.3, 50, 20),
+        (42, 12, 0, {"input": 0.5, "output": 0.0}, 40, 9),
+        (7, 5, 3, 0.9, 6, 1),
+        (2**40, 10, 0, 0.1, 300, 128),
+    ]:
+        cases.append({"seed": seed, "num_prompts": n, "prefix_len": prefix_len,
+                      "range_ratio": json.dumps(rr) if isinstance(rr, dict) else repr(rr),
+                      "input_len": il, "output_len": ol,
+                      "samples": random_sample(tok, seed, n, "bench-x-", prefix_len, rr, il, ol)})
+    json.dump(cases, open(os.path.join(OUT, "random_golden.json"), "w"), indent=1, ensure_ascii=False)
+
+    # Custom JSONL: 60 rows, some with output_tokens.
+    words = ["the", "cat", "sat", "on", "mat", "abc", "bad", "cab", "中文", "é"]
+    rows = []
+    for i in range(60):
+        w = " ".join(words[(i * 7 + k) % len(words)] for k in range(3 + i % 5))
+        rows.append({"prompt": f"row {i}: {w}", "output_tokens": 5 + i % 11})
+    cpath = os.path.join(OUT, "custom60.jsonl")
+    with open(cpath, "w") as f:
+        for r in rows:
+            f.write(json.dumps(r, ensure_ascii=False) + "\n")
+    custom = []
+    for seed, n, ol, shuf in [(0, 30, 32, True), (42, 30, 32, True), (7, 30, -1, True), (3, 80, 10, True), (5, 10, 4, False), (9, 0, 8, True)]:
+        custom.append({"seed": seed, "num_prompts": n, "output_len": ol, "shuffle": shuf,
+                       "samples": custom_sample(tok, cpath, seed, n, "p-", ol, shuf)})
+    json.dump(custom, open(os.path.join(OUT, "custom_golden.json"), "w"), indent=1, ensure_ascii=False)
+
+    # ShareGPT: 40 conversations, some too short, one with a single turn.
+    convs = []
+    for i in range(40):
+        p = " ".join(words[(i * 3 + k) % len(words)] for k in range(1 + i % 9))
+        c = " ".join(words[(i * 5 + k) % len(words)] for k in range(i % 6))
+        turns = [{"from": "human", "value": p}, {"from": "gpt", "value": c}]
+        if i == 13:
+            turns = turns[:1]
+        convs.append({"id": f"c{i}", "conversations": turns})
+    spath = os.path.join(OUT, "sharegpt40.json")
+    json.dump(convs, open(spath, "w"), indent=1, ensure_ascii=False)
+    share = []
+    for seed, n, ol in [(0, 10, None), (1, 50, None), (2, 20, 64)]:
+        share.append({"seed": seed, "num_prompts": n, "output_len": ol,
+                      "samples": sharegpt_sample(tok, spath, seed, n, "s-", ol)})
+    json.dump(share, open(os.path.join(OUT, "sharegpt_golden.json"), "w"), indent=1, ensure_ascii=False)
+
+
+if __name__ == "__main__":
+    main()
