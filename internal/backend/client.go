@@ -76,6 +76,11 @@ func (c *Client) Headers(extra []Header, requestID string) http.Header {
 // extend it. Hence Latency - TTFT = sum(ITL) up to float rounding.
 func (c *Client) Do(ctx context.Context, b Backend, req *Request, body []byte) metrics.Output {
 	out := metrics.Output{PromptLen: req.PromptLen}
+	if req.OutputLen > 1 {
+		// One gap per token after the first, allocated once: growing the
+		// slice while streaming would copy it log(n) times per request.
+		out.ITL = make([]float64, 0, min(req.OutputLen-1, 1<<16))
+	}
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
 	var timedOut atomic.Bool

@@ -240,6 +240,12 @@ func (f *serveFlags) options(fs *pflag.FlagSet, deps *Deps) (*ServeOptions, erro
 		return nil, err
 	}
 	o.Dataset = f.datasetOptions()
+	if err := dataset.Validate(o.Dataset); err != nil {
+		if errors.Is(err, dataset.ErrNotSupported) {
+			return nil, err
+		}
+		return nil, &argError{msg: err.Error()}
+	}
 	if _, err := dataset.ParseRangeRatio(f.randomRangeRatio); err != nil && o.Dataset.Name == "random" {
 		return nil, &argError{msg: err.Error()}
 	}

@@ -70,39 +70,58 @@ type Options struct {
 	SharegptOutputLen *int
 }
 
+// Validate checks what can be checked before anything is loaded: that the
+// dataset is supported and that --dataset-path is given or absent as it must
+// be. The command line calls it so a wrong flag fails before the server is
+// contacted.
+func Validate(opts Options) error {
+	switch opts.Name {
+	case "random":
+		if opts.Path != "" {
+			return pathForbidden(opts)
+		}
+		return nil
+	case "custom", "sharegpt":
+		if opts.Path == "" {
+			return fmt.Errorf("--dataset-name %s needs --dataset-path", opts.Name)
+		}
+		return nil
+	case "random-mm", "random-rerank", "prefix_repetition":
+		if opts.Path != "" {
+			return pathForbidden(opts)
+		}
+	}
+	for _, n := range Names {
+		if n == opts.Name {
+			return fmt.Errorf("--dataset-name %s: %w (supported: random, custom, sharegpt)", opts.Name, ErrNotSupported)
+		}
+	}
+	return fmt.Errorf("Unknown dataset: %s", opts.Name)
+}
+
 // Load builds the samples. tok may be nil (--skip-tokenizer-init) for the
 // datasets that allow it. Warnings vLLM logs go to warn.
 func Load(opts Options, tok tokenizer.Tokenizer, warn io.Writer) ([]Sample, error) {
 	if warn == nil {
 		warn = io.Discard
 	}
+	if err := Validate(opts); err != nil {
+		return nil, err
+	}
 	switch opts.Name {
 	case "random":
-		if opts.Path != "" {
-			return nil, pathForbidden(opts)
-		}
 		if tok == nil {
 			return nil, errors.New("the random dataset needs a tokenizer: remove --skip-tokenizer-init")
 		}
 		return Random(opts, tok, warn)
 	case "custom":
 		return Custom(opts, tok, warn)
-	case "sharegpt":
+	default: // "sharegpt", the only other one Validate lets through
 		if tok == nil {
 			return nil, errors.New("the sharegpt dataset needs a tokenizer: remove --skip-tokenizer-init")
 		}
 		return ShareGPT(opts, tok, warn)
-	case "random-mm", "random-rerank", "prefix_repetition":
-		if opts.Path != "" {
-			return nil, pathForbidden(opts)
-		}
 	}
-	for _, n := range Names {
-		if n == opts.Name {
-			return nil, fmt.Errorf("--dataset-name %s: %w (supported: random, custom, sharegpt)", opts.Name, ErrNotSupported)
-		}
-	}
-	return nil, fmt.Errorf("Unknown dataset: %s", opts.Name)
 }
 
 // pathForbidden is vLLM's message for a synthetic dataset given a file.

@@ -48,7 +48,7 @@ func benchmark(ctx context.Context, a benchArgs) (*Result, error) {
 		fmt.Fprintf(out, "Waiting for endpoint to become up in %d seconds\n", int(opts.ReadyCheckTimeout/time.Second))
 		res, err := waitForEndpoint(ctx, func(pctx context.Context) metrics.Output {
 			return a.client.Do(pctx, a.be, &test, testBody)
-		}, opts.ReadyCheckTimeout, a.env.Stderr)
+		}, opts.ReadyCheckTimeout, retryInterval, a.env.Stderr)
 		if err != nil {
 			return nil, err
 		}
@@ -99,9 +99,9 @@ func benchmark(ctx context.Context, a benchArgs) (*Result, error) {
 	}
 
 	specBefore := fetchSpecDecode(ctx, a.hc, a.baseURL)
-	var sem chan struct{}
+	var sem *fifo
 	if opts.MaxConcurrency > 0 {
-		sem = make(chan struct{}, opts.MaxConcurrency)
+		sem = newFIFO(opts.MaxConcurrency)
 	}
 	bar := newProgress(a.env, opts, len(a.jobs), "")
 	rampStart := isoformat(a.env.Now())

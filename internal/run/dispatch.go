@@ -36,8 +36,9 @@ type dispatchResult struct {
 type dispatcher struct {
 	client *backend.Client
 	be     backend.Backend
-	// sem bounds the requests in flight (--max-concurrency); nil = unbounded.
-	sem chan struct{}
+	// sem bounds the requests in flight (--max-concurrency), granting
+	// slots in arrival order; nil = unbounded.
+	sem *fifo
 	// stop, when closed, ends dispatching (first SIGINT): requests not yet
 	// sent are never sent, requests in flight get grace to finish.
 	stop <-chan struct{}
@@ -112,18 +113,24 @@ dispatch:
 		if d.released != nil {
 			d.released[i] = time.Now()
 		}
+		var slot chan struct{}
+		if d.sem != nil {
+			slot = d.sem.join() // in the loop, so slots go in arrival order
+		}
 		wg.Add(1)
 		go func(i int) {
 			defer wg.Done()
-			if d.sem != nil {
+			if slot != nil {
 				select {
-				case d.sem <- struct{}{}:
+				case <-slot:
 				case <-stopped:
+					d.sem.leave(slot)
 					return // never sent
 				case <-ctx.Done():
+					d.sem.leave(slot)
 					return
 				}
-				defer func() { <-d.sem }()
+				defer d.sem.release()
 			}
 			// A request released while the run was stopping stays unsent.
 			select {

@@ -70,7 +70,7 @@ const retryInterval = 5 * time.Second
 // after exactly k+1 probes, the last failure is returned as it is, and a
 // timeout with no probe completed gives "Endpoint readiness timed out after
 // {timeout}s.".
-func waitForEndpoint(ctx context.Context, probe func(context.Context) metrics.Output, timeout time.Duration, warn io.Writer) (metrics.Output, error) {
+func waitForEndpoint(ctx context.Context, probe func(context.Context) metrics.Output, timeout, interval time.Duration, warn io.Writer) (metrics.Output, error) {
 	deadline := time.Now().Add(timeout)
 	var last *metrics.Output
 	for {
@@ -93,7 +93,7 @@ func waitForEndpoint(ctx context.Context, probe func(context.Context) metrics.Ou
 			lines := strings.Split(strings.TrimSpace(out.Error), "\n")
 			fmt.Fprintf(warn, "WARNING: Endpoint is not ready. Error='%s'\n", lines[len(lines)-1])
 		}
-		wait := min(retryInterval, time.Until(deadline))
+		wait := min(interval, time.Until(deadline))
 		if wait <= 0 {
 			break
 		}

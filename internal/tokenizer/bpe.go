@@ -1,12 +1,13 @@
 package tokenizer
 
 import (
+	"strings"
 	"sync"
 	"sync/atomic"
 )
 
-// Cache limits: HF caches words shorter than 256 bytes in a cache of 10,000
-// entries that stops growing when full. The cache never changes a result; it
+// Cache limits. Like HF's, the cache holds words shorter than 256 bytes and
+// stops growing when full (HF's holds 10,000); it never changes a result, it
 // only saves the merge loop for frequent words.
 const (
 	cacheMaxWordLen = 256
@@ -26,7 +27,7 @@ type bpeModel struct {
 
 	// merges maps the pair (left id, right id) to the merge's rank and the
 	// id of the merged token, packed as rank<<32 | id.
-	merges map[uint64]uint64
+	merges *pairTable
 
 	// initial[v][b] is what byte b starts as, for the variant v of its
 	// position in the word (see variant).
@@ -74,7 +75,10 @@ func (m *bpeModel) tokenize(word string, out []int) []int {
 			return append(out, int(id))
 		}
 	}
-	if len(word) < cacheMaxWordLen {
+	// A single byte has nothing to merge: looking it up in the cache would
+	// cost more than mergeWord.
+	useCache := len(word) > 1 && len(word) < cacheMaxWordLen
+	if useCache {
 		if v, ok := m.cache.Load(word); ok {
 			for _, id := range v.([]int32) {
 				out = append(out, int(id))
@@ -84,8 +88,10 @@ func (m *bpeModel) tokenize(word string, out []int) []int {
 	}
 	var buf [64]int32
 	ids := m.mergeWord(word, buf[:0])
-	if len(word) < cacheMaxWordLen && m.cached.Load() < cacheCapacity {
-		if _, loaded := m.cache.LoadOrStore(word, append([]int32(nil), ids...)); !loaded {
+	if useCache && m.cached.Load() < cacheCapacity {
+		// Clone the key: word points into the caller's text, which the
+		// cache must not keep alive.
+		if _, loaded := m.cache.LoadOrStore(strings.Clone(word), append([]int32(nil), ids...)); !loaded {
 			m.cached.Add(1)
 		}
 	}
@@ -166,7 +172,7 @@ func (m *bpeModel) mergeWord(word string, out []int32) []int32 {
 	var heapBuf [64]mergeItem
 	h := mergeHeap(heapBuf[:0])
 	for i := 0; i+1 < len(syms); i++ {
-		if v, ok := m.merges[pairKey(syms[i].id, syms[i+1].id)]; ok {
+		if v, ok := m.merges.get(pairKey(syms[i].id, syms[i+1].id)); ok {
 			h.push(mergeItem{rank: uint32(v >> 32), pos: int32(i), newID: int32(uint32(v))})
 		}
 	}
@@ -179,7 +185,7 @@ func (m *bpeModel) mergeWord(word string, out []int32) []int32 {
 		nextPos := cur.next
 		right := syms[nextPos]
 		// Skip stale entries: HF compares only the merged id.
-		if v, ok := m.merges[pairKey(cur.id, right.id)]; !ok || int32(uint32(v)) != top.newID {
+		if v, ok := m.merges.get(pairKey(cur.id, right.id)); !ok || int32(uint32(v)) != top.newID {
 			continue
 		}
 		cur.id = top.newID
@@ -190,12 +196,12 @@ func (m *bpeModel) mergeWord(word string, out []int32) []int32 {
 			syms[right.next].prev = top.pos
 		}
 		if cur.prev >= 0 {
-			if v, ok := m.merges[pairKey(syms[cur.prev].id, cur.id)]; ok {
+			if v, ok := m.merges.get(pairKey(syms[cur.prev].id, cur.id)); ok {
 				h.push(mergeItem{rank: uint32(v >> 32), pos: cur.prev, newID: int32(uint32(v))})
 			}
 		}
 		if cur.next >= 0 {
-			if v, ok := m.merges[pairKey(cur.id, syms[cur.next].id)]; ok {
+			if v, ok := m.merges.get(pairKey(cur.id, syms[cur.next].id)); ok {
 				h.push(mergeItem{rank: uint32(v >> 32), pos: top.pos, newID: int32(uint32(v))})
 			}
 		}

@@ -34,7 +34,7 @@ type goldenCase struct {
 }
 
 // requireTestdata is true when CI has fetched the real tokenizers
-// (scripts/fetch-testdata.sh) and asks tests not to skip without them.
+// (make testdata, i.e. go run ./tools/fetchtestdata) and asks tests not to skip without them.
 func requireTestdata() bool {
 	_, ok := os.LookupEnv("GOBENCH_REQUIRE_TESTDATA")
 	return ok
@@ -46,7 +46,7 @@ func hfDir(tb testing.TB, name string) string {
 	tb.Helper()
 	dir := filepath.Join("testdata", "hf", name)
 	if _, err := os.Stat(filepath.Join(dir, "tokenizer.json")); err != nil {
-		msg := fmt.Sprintf("%s is missing; run scripts/fetch-testdata.sh (make testdata) to fetch it", dir)
+		msg := fmt.Sprintf("%s is missing; run make testdata (go run ./tools/fetchtestdata) to fetch it", dir)
 		if requireTestdata() {
 			tb.Fatalf("GOBENCH_REQUIRE_TESTDATA is set but %s", msg)
 		}
@@ -92,18 +92,19 @@ func withoutCleanup(tok Tokenizer) *hfTokenizer {
 
 func TestGolden(t *testing.T) {
 	tests := []struct {
-		name string
-		load func(t *testing.T) (Tokenizer, string)
+		name    string
+		load    func(t *testing.T) (Tokenizer, string)
+		cleanup bool // clean_up_tokenization_spaces in the config
 	}{
 		{"builtin", func(t *testing.T) (Tokenizer, string) {
 			return Builtin(), filepath.Join("builtin", "tokenizer.json")
-		}},
-		{"unit_basic", loadUnit("basic")},
-		{"unit_legacy_merges", loadUnit("legacy_merges")},
-		{"unit_gpt2", loadUnit("gpt2")},
-		{"unit_regex_split", loadUnit("regex_split")},
-		{"qwen3", func(t *testing.T) (Tokenizer, string) { return loadHF(t, "qwen3") }},
-		{"llama3", func(t *testing.T) (Tokenizer, string) { return loadHF(t, "llama3") }},
+		}, false},
+		{"unit_basic", loadUnit("basic"), false},
+		{"unit_legacy_merges", loadUnit("legacy_merges"), false},
+		{"unit_gpt2", loadUnit("gpt2"), false},
+		{"unit_regex_split", loadUnit("regex_split"), false},
+		{"qwen3", func(t *testing.T) (Tokenizer, string) { return loadHF(t, "qwen3") }, false},
+		{"llama3", func(t *testing.T) (Tokenizer, string) { return loadHF(t, "llama3") }, true},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
@@ -114,6 +115,7 @@ func TestGolden(t *testing.T) {
 				t.Errorf("VocabSize() = %d, want %d", got, g.VocabSize)
 			}
 			runGolden(t, withoutCleanup(tok), g)
+			checkCleanup(t, tok, g, tc.cleanup)
 		})
 	}
 }

@@ -125,9 +125,8 @@ func (t *hfTokenizer) Decode(ids []int) string {
 	return s
 }
 
-// tokenID is HF's token_to_id: added tokens first, then the model. It is
-// only used at load time, so a linear search of the decode table is not
-// needed: the model's vocabulary is looked up by string through vocab.
+// tokenID is HF's token_to_id: added tokens first, then the model's
+// vocabulary (by its byte-level spelling). It is only needed while loading.
 func (t *hfTokenizer) tokenID(content string, vocab map[string]int) (int, bool) {
 	if tok, ok := t.added[content]; ok {
 		return tok.id, true
@@ -199,5 +198,41 @@ func (t *hfTokenizer) applyConfig(cfg *configJSON, haveConfig bool, vocab map[st
 	}
 	slices.Sort(ids)
 	t.specialIDs = slices.Compact(ids)
+	return t.applyLlamaTemplate(cfg, vocab)
+}
+
+// applyLlamaTemplate mirrors LlamaTokenizerFast.update_post_processor in
+// transformers, which AutoTokenizer runs for tokenizer_class
+// "LlamaTokenizer(Fast)" (DeepSeek-V3/R1 among the byte-level models): it
+// replaces the post-processor of tokenizer.json by "[BOS] $A [EOS]", with
+// BOS unless add_bos_token is false and EOS only if add_eos_token is true.
+// Other classes keep the post-processor of tokenizer.json.
+func (t *hfTokenizer) applyLlamaTemplate(cfg *configJSON, vocab map[string]int) error {
+	if cfg.Class != "LlamaTokenizerFast" && cfg.Class != "LlamaTokenizer" {
+		return nil
+	}
+	addBOS := cfg.AddBOS == nil || *cfg.AddBOS
+	addEOS := cfg.AddEOS != nil && *cfg.AddEOS
+	var tmpl template
+	for _, side := range []struct {
+		add   bool
+		field string
+		raw   json.RawMessage
+		dst   *[]int
+	}{{addBOS, "bos_token", cfg.BOS, &tmpl.before}, {addEOS, "eos_token", cfg.EOS, &tmpl.after}} {
+		if !side.add {
+			continue
+		}
+		s, ok, _ := specialTokenText(side.raw)
+		if !ok {
+			return fieldError(side.field, fmt.Errorf("tokenizer_class %s adds it but it is not set", cfg.Class))
+		}
+		id, ok := t.tokenID(s, vocab)
+		if !ok {
+			return fieldError(side.field, fmt.Errorf("%q is not a token", s))
+		}
+		*side.dst = []int{id}
+	}
+	t.post = []template{tmpl}
 	return nil
 }

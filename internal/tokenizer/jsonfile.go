@@ -212,12 +212,18 @@ type configJSON struct {
 	CLS        json.RawMessage `json:"cls_token"`
 	Mask       json.RawMessage `json:"mask_token"`
 	Additional json.RawMessage `json:"additional_special_tokens"`
+
+	// transformers' LlamaTokenizerFast rebuilds the post-processor from
+	// these two flags (see applyLlamaTemplate).
+	Class  string `json:"tokenizer_class"`
+	AddBOS *bool  `json:"add_bos_token"`
+	AddEOS *bool  `json:"add_eos_token"`
 }
 
 // specialTokenText decodes one special-token value of tokenizer_config.json:
 // null, a string, or an object with a "content" field.
 func specialTokenText(raw json.RawMessage) (string, bool, error) {
-	if len(raw) == 0 || string(raw) == "null" {
+	if isNull(raw) {
 		return "", false, nil
 	}
 	var s string

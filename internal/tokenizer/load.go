@@ -8,6 +8,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"strings"
 )
 
 // Load reads a Hugging Face tokenizer. path is a tokenizer.json file or a
@@ -74,11 +75,12 @@ func build(name string, tok namedJSON, configs []namedJSON) (*hfTokenizer, error
 		haveConfig = true
 	}
 	if err := t.applyConfig(&cfg, haveConfig, vocab); err != nil {
-		file := ""
-		if len(configs) > 0 {
-			file = configs[len(configs)-1].file
+		// The fields of the config files are merged, so name them all.
+		names := make([]string, len(configs))
+		for i, c := range configs {
+			names[i] = c.file
 		}
-		return nil, located(file, err)
+		return nil, located(strings.Join(names, " + "), err)
 	}
 	return t, nil
 }
@@ -184,7 +186,7 @@ func isSentencePiece(m *modelJSON, f *fileJSON) bool {
 // decoders (Metaspace, WordPiece, ByteFallback...) belong to tokenizer kinds
 // this package does not implement.
 func checkDecoder(raw json.RawMessage, field string) error {
-	if len(raw) == 0 || string(raw) == "null" {
+	if isNull(raw) {
 		return unsupportedf(field, "BPE without decoder")
 	}
 	var t typedJSON

@@ -1,6 +1,7 @@
 package tokenizer
 
 import (
+	"bytes"
 	"encoding/json"
 	"errors"
 	"os"
@@ -271,6 +272,83 @@ func TestPostProcessors(t *testing.T) {
 			m := basicJSON(t)
 			m["post_processor"] = tc.post
 			tok, err := Load(writeJSON(t, t.TempDir(), "tokenizer.json", m))
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got := tok.Encode("a", true); !slices.Equal(got, tc.want) {
+				t.Errorf("Encode(%q, true) = %v, want %v", "a", got, tc.want)
+			}
+			if got := tok.NumSpecialTokensToAdd(); got != len(tc.want)-1 {
+				t.Errorf("NumSpecialTokensToAdd() = %d, want %d", got, len(tc.want)-1)
+			}
+		})
+	}
+}
+
+// TestLoadFormatting loads the same tokenizer written compactly, indented,
+// and with white space before commas and colons, which the hand-written JSON
+// scanner must all accept.
+func TestLoadFormatting(t *testing.T) {
+	compact, err := json.Marshal(basicJSON(t))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var indented bytes.Buffer
+	if err := json.Indent(&indented, compact, "\t", "  "); err != nil {
+		t.Fatal(err)
+	}
+	spacey := strings.NewReplacer(`null,`, "null \n\t,", `false,`, "false\r\n ,", `": `, "\"\t : ").Replace(indented.String())
+	want, err := Load(filepath.Join("testdata", "unit", "basic.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	text := "Hello <|x|>y [L] world 123 'ſo"
+	for name, content := range map[string]string{"compact": string(compact), "indented": indented.String(), "spacey": spacey} {
+		tok, err := Load(writeJSON(t, t.TempDir(), "tokenizer.json", content))
+		if err != nil {
+			t.Fatalf("%s: %v", name, err)
+		}
+		if got, w := tok.Encode(text, true), want.Encode(text, true); !slices.Equal(got, w) {
+			t.Errorf("%s: Encode = %v, want %v", name, got, w)
+		}
+		if got, w := tok.AllSpecialIDs(), want.AllSpecialIDs(); !slices.Equal(got, w) {
+			t.Errorf("%s: AllSpecialIDs = %v, want %v", name, got, w)
+		}
+	}
+}
+
+// TestLlamaTokenizerClass checks that tokenizer_class LlamaTokenizerFast
+// rebuilds the template from add_bos_token/add_eos_token, as transformers
+// does, while other classes keep tokenizer.json's post-processor.
+func TestLlamaTokenizerClass(t *testing.T) {
+	data, err := os.ReadFile(filepath.Join("testdata", "unit", "basic.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	tests := []struct {
+		name, config string
+		want         []int // Encode("a", true); "a" is 97, <s> 270, </s> 271
+		wantErr      string
+	}{
+		{"other class keeps the file's template", `{"tokenizer_class": "Qwen2Tokenizer", "bos_token": "<s>"}`, []int{270, 97, 271}, ""},
+		{"llama default adds BOS only", `{"tokenizer_class": "LlamaTokenizerFast", "bos_token": "<s>", "eos_token": "</s>"}`, []int{270, 97}, ""},
+		{"llama add_eos_token", `{"tokenizer_class": "LlamaTokenizer", "bos_token": "<s>", "eos_token": "</s>", "add_eos_token": true}`, []int{270, 97, 271}, ""},
+		{"llama add_bos_token false", `{"tokenizer_class": "LlamaTokenizerFast", "bos_token": "<s>", "add_bos_token": false}`, []int{97}, ""},
+		{"llama without bos_token", `{"tokenizer_class": "LlamaTokenizerFast"}`, nil, "bos_token"},
+		{"llama bos_token not a token", `{"tokenizer_class": "LlamaTokenizerFast", "bos_token": "<nope>"}`, nil, `"<nope>"`},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			dir := t.TempDir()
+			writeJSON(t, dir, "tokenizer.json", string(data))
+			writeJSON(t, dir, "tokenizer_config.json", tc.config)
+			tok, err := Load(dir)
+			if tc.wantErr != "" {
+				if err == nil || !strings.Contains(err.Error(), tc.wantErr) || !strings.Contains(err.Error(), "tokenizer_config.json") {
+					t.Fatalf("Load error = %v, want one naming tokenizer_config.json and %s", err, tc.wantErr)
+				}
+				return
+			}
 			if err != nil {
 				t.Fatal(err)
 			}

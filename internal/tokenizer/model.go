@@ -14,7 +14,7 @@ func newBPEModel(m *modelJSON, vocab map[string]int, merges [][2]string) (*bpeMo
 	bl := newByteLevel()
 	model := &bpeModel{
 		vocabSize:    len(vocab),
-		merges:       make(map[uint64]uint64, len(merges)),
+		merges:       newPairTable(len(merges)),
 		ignoreMerges: m.IgnoreMerges,
 		unkID:        -1,
 		fuseUnk:      m.FuseUnk,
@@ -47,7 +47,7 @@ func newBPEModel(m *modelJSON, vocab map[string]int, merges [][2]string) (*bpeMo
 		if !ok {
 			return nil, fieldError(fmt.Sprintf("model.merges[%d]", i), fmt.Errorf("merged token %q is not in model.vocab", merged))
 		}
-		model.merges[pairKey(int32(a), int32(b))] = uint64(i)<<32 | uint64(uint32(id))
+		model.merges.set(pairKey(int32(a), int32(b)), uint64(i)<<32|uint64(uint32(id)))
 	}
 	if m.UnkToken != nil {
 		if id, ok := vocab[*m.UnkToken]; ok {
@@ -189,8 +189,14 @@ func (t *hfTokenizer) buildDecodeTable(vocab map[string]int, added map[int]*adde
 		size = max(size, id+1)
 	}
 	t.decodeTable = make([][]byte, size)
+	names := make([]string, size)
 	for tok, id := range vocab {
-		t.decodeTable[id] = bl.decode(tok)
+		// Two tokens with one id would make the result depend on map
+		// order (in HF too); keep the smaller one so it is deterministic.
+		if t.decodeTable[id] != nil && names[id] < tok {
+			continue
+		}
+		t.decodeTable[id], names[id] = bl.decode(tok), tok
 	}
 	for id, tok := range added {
 		t.decodeTable[id] = bl.decode(tok.content)

@@ -18,7 +18,7 @@ type normalizer func(string) string
 // buildNormalizer turns tokenizer.json's "normalizer" into a function; nil
 // means no normalizer. field is the JSON path used in errors.
 func buildNormalizer(raw json.RawMessage, field string) (normalizer, error) {
-	if len(raw) == 0 || string(raw) == "null" {
+	if isNull(raw) {
 		return nil, nil
 	}
 	var t typedJSON

