@@ -220,3 +220,4 @@ func (d *deadlineReader) Read(p []byte) (int, error) {
 	d.t.Reset(d.d)
 	return d.r.Read(p)
 }
+

@@ -39,6 +39,7 @@ func newSimCmd(deps *Deps, runF func(context.Context, *SimOptions) error) *cobra
 		host, model, served, tok  string
 		port, maxModelLen, maxTok *intFlag
 		seed                      *intFlag
+		perRequestMetrics         bool
 		ttft, itl                 *floatFlag
 	)
 	cmd := &cobra.Command{
@@ -58,7 +59,7 @@ func newSimCmd(deps *Deps, runF func(context.Context, *SimOptions) error) *cobra
 				Config: sim.Config{
 					Model: model, TTFT: seconds(ttft.v), ITL: seconds(itl.v),
 					MaxModelLen: maxModelLen.v, DefaultMaxTokens: maxTok.v, Seed: int64(seed.v),
-					Logger: deps.Stderr,
+					Logger: deps.Stderr, EnablePerRequestMetrics: perRequestMetrics,
 				},
 			}
 			if served != "" {
@@ -85,6 +86,7 @@ func newSimCmd(deps *Deps, runF func(context.Context, *SimOptions) error) *cobra
 	fs.Var(maxTok, "default-max-tokens", "Output length of requests that set no max_tokens.")
 	seed = newInt("seed", 0)
 	fs.Var(seed, "seed", "Seed of the random stop of requests without ignore_eos.")
+	fs.BoolVar(&perRequestMetrics, "enable-per-request-metrics", false, "Add vLLM's per-request metrics object (server-side TTFT, queue time, ...) to the final usage event.")
 	fs.StringVar(&tok, "tokenizer", "", "tokenizer.json (or folder) used to count prompt tokens; default: gobench's built-in tokenizer.")
 	return cmd
 }

@@ -91,6 +91,7 @@ type Run struct {
 var detailedKeys = [...]string{
 	"input_lens", "output_lens", "start_times", "ttfts", "itls",
 	"generated_texts", "errors", "latencies", "queue_times",
+	"server_queue_times", "server_ttfts",
 }
 
 // DateString formats t as vLLM's datetime.now().strftime("%Y%m%d-%H%M%S"),
@@ -213,6 +214,7 @@ func setBenchmarkKeys(o *Object, r *metrics.Result, run *Run) {
 	o.Set("queue_times", queueTimes)
 	o.Set("generated_texts", texts)
 	o.Set("errors", errs)
+	setServerMetrics(o, r.Outputs)
 	o.Set("max_output_tokens_per_s", r.MaxOutputTokensPerS)
 	o.Set("max_concurrent_requests", r.MaxConcurrentRequests)
 	o.Set("rtfx", r.RTFx)
@@ -243,5 +245,27 @@ func setBenchmarkKeys(o *Object, r *metrics.Result, run *Run) {
 		for _, pv := range s.Stats.Percentiles {
 			o.Set("p"+metrics.PercentileLabel(pv.P)+"_"+s.Key+"_ms", pv.Value)
 		}
+	}
+}
+
+// setServerMetrics adds server_queue_times and server_ttfts (seconds, null
+// where a response had none) when at least one response carried vLLM's
+// per-request metrics object (later upstream _get_server_metrics_results,
+// test_server_metrics.py@4c365ec6: absent when every value is None).
+func setServerMetrics(o *Object, outputs []metrics.Output) {
+	queues := make([]any, len(outputs))
+	ttfts := make([]any, len(outputs))
+	found := false
+	for i, out := range outputs {
+		if out.ServerQueueTime != nil {
+			queues[i], found = *out.ServerQueueTime, true
+		}
+		if out.ServerTTFT != nil {
+			ttfts[i], found = *out.ServerTTFT, true
+		}
+	}
+	if found {
+		o.Set("server_queue_times", queues)
+		o.Set("server_ttfts", ttfts)
 	}
 }

@@ -60,6 +60,14 @@ type Config struct {
 	// after its context ends before it closes their connections.
 	// Default DefaultShutdownTimeout.
 	ShutdownTimeout time.Duration
+	// EnablePerRequestMetrics adds vLLM's per-request "metrics" object
+	// (queue_time_ms, time_to_first_token_ms, generation_time_ms,
+	// mean_itl_ms, tokens_per_second) to the final usage event, as
+	// `vllm serve --enable-per-request-metrics` does. The simulator's values
+	// are measured at the instants it wrote the events, so a client can
+	// compare its own TTFT with the server's, request by request.
+	EnablePerRequestMetrics bool
+
 	// Logger, when set, receives one line per request and per profiler
 	// call. Writes are serialised, so any io.Writer will do.
 	Logger io.Writer

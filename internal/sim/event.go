@@ -3,6 +3,7 @@ package sim
 import (
 	"strconv"
 	"strings"
+	"time"
 	"unicode/utf8"
 )
 
@@ -101,8 +102,9 @@ func (b *eventBuilder) token(text []byte, finish string) []byte {
 }
 
 // usage returns the trailing usage event: an empty choices list and the
-// token counts, in vLLM's UsageInfo field order.
-func (b *eventBuilder) usage(prompt, completion int) []byte {
+// token counts, in vLLM's UsageInfo field order, then the per-request
+// metrics object when m is not nil.
+func (b *eventBuilder) usage(prompt, completion int, m *requestMetrics) []byte {
 	b.buf = append(b.buf[:0], b.head...)
 	b.buf = append(b.buf, `],"usage":{"prompt_tokens":`...)
 	b.buf = strconv.AppendInt(b.buf, int64(prompt), 10)
@@ -110,8 +112,45 @@ func (b *eventBuilder) usage(prompt, completion int) []byte {
 	b.buf = strconv.AppendInt(b.buf, int64(prompt+completion), 10)
 	b.buf = append(b.buf, `,"completion_tokens":`...)
 	b.buf = strconv.AppendInt(b.buf, int64(completion), 10)
-	b.buf = append(b.buf, "}}\n\n"...)
+	b.buf = append(b.buf, '}')
+	if m != nil {
+		b.buf = m.appendJSON(append(b.buf, `,"metrics":`...))
+	}
+	b.buf = append(b.buf, "}\n\n"...)
 	return b.buf
+}
+
+// requestMetrics are the server-side instants of one request, for vLLM's
+// per-request metrics object.
+type requestMetrics struct {
+	received, first, last time.Time
+	tokens                int
+}
+
+// appendJSON writes vLLM's metrics object (vllm/entrypoints/generate/base/
+// serving.py): queue time (0: the fixed-latency engine has no queue),
+// TTFT from receipt to the first token event, the decode interval, its
+// mean per gap, and output tokens per second of the inference interval.
+func (m *requestMetrics) appendJSON(dst []byte) []byte {
+	ms := func(d time.Duration) float64 { return float64(d) / 1e6 }
+	decode := m.last.Sub(m.first)
+	itl := 0.0
+	if m.tokens > 1 {
+		itl = ms(decode) / float64(m.tokens-1)
+	}
+	tps := 0.0
+	if inf := m.last.Sub(m.received); inf > 0 {
+		tps = float64(m.tokens) / inf.Seconds()
+	}
+	dst = append(dst, `{"queue_time_ms":0.0,"time_to_first_token_ms":`...)
+	dst = strconv.AppendFloat(dst, ms(m.first.Sub(m.received)), 'f', 3, 64)
+	dst = append(dst, `,"generation_time_ms":`...)
+	dst = strconv.AppendFloat(dst, ms(decode), 'f', 3, 64)
+	dst = append(dst, `,"mean_itl_ms":`...)
+	dst = strconv.AppendFloat(dst, itl, 'f', 3, 64)
+	dst = append(dst, `,"tokens_per_second":`...)
+	dst = strconv.AppendFloat(dst, tps, 'f', 3, 64)
+	return append(dst, '}')
 }
 
 // doneEvent terminates every stream, including one cut short by an error.

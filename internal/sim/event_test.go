@@ -5,6 +5,7 @@ import (
 	"net/http"
 	"strings"
 	"testing"
+	"time"
 )
 
 func TestAppendJSONString(t *testing.T) {
@@ -57,7 +58,7 @@ func TestEventBuilder(t *testing.T) {
 			head + `{"index":0,"text":" The","logprobs":null,"finish_reason":null,"stop_reason":null}]}`},
 		{"completions last", func() []byte { return b.token([]byte(`""`), "stop") },
 			head + `{"index":0,"text":"","logprobs":null,"finish_reason":"stop","stop_reason":null}]}`},
-		{"completions usage", func() []byte { return b.usage(7, 3) },
+		{"completions usage", func() []byte { return b.usage(7, 3, nil) },
 			head + `],"usage":{"prompt_tokens":7,"total_tokens":10,"completion_tokens":3}}`},
 		{"chat role", c.role,
 			chatHead + `{"index":0,"delta":{"role":"assistant","content":""},"logprobs":null,"finish_reason":null}]}`},
@@ -65,7 +66,14 @@ func TestEventBuilder(t *testing.T) {
 			chatHead + `{"index":0,"delta":{"content":" The"},"logprobs":null,"finish_reason":null}]}`},
 		{"chat last", func() []byte { return c.token([]byte(`" end"`), "length") },
 			chatHead + `{"index":0,"delta":{"content":" end"},"logprobs":null,"finish_reason":"length","stop_reason":null}]}`},
-		{"chat usage", func() []byte { return c.usage(0, 1) },
+		// Per-request metrics: received t0, first token +50 ms, last +150 ms,
+		// 11 tokens: decode 100 ms over 10 gaps, 11/0.15 s tokens per second.
+		{"usage with metrics", func() []byte {
+			t0 := time.Unix(1700000000, 0)
+			m := &requestMetrics{received: t0, first: t0.Add(50 * time.Millisecond), last: t0.Add(150 * time.Millisecond), tokens: 11}
+			return b.usage(7, 11, m)
+		}, head + `],"usage":{"prompt_tokens":7,"total_tokens":18,"completion_tokens":11},"metrics":{"queue_time_ms":0.0,"time_to_first_token_ms":50.000,"generation_time_ms":100.000,"mean_itl_ms":10.000,"tokens_per_second":73.333}}`},
+		{"chat usage", func() []byte { return c.usage(0, 1, nil) },
 			chatHead + `],"usage":{"prompt_tokens":0,"total_tokens":1,"completion_tokens":1}}`},
 	}
 	for _, tt := range tests {

@@ -40,7 +40,7 @@ func (s *Server) serveGeneration(w http.ResponseWriter, r *http.Request, chat bo
 	if chat {
 		id = "chatcmpl-" + baseID
 	}
-	out := output{id: id, created: received.Unix()}
+	out := output{id: id, created: received.Unix(), received: received}
 	out.n, out.finish = s.outputLength(baseID, j)
 
 	ctx := r.Context()
@@ -77,10 +77,11 @@ func (s *Server) serveGeneration(w http.ResponseWriter, r *http.Request, chat bo
 // output is what the server decided about a response before its first
 // token.
 type output struct {
-	id      string // response id, with its cmpl-/chatcmpl- prefix
-	created int64  // Unix seconds, the same in every event
-	n       int    // completion tokens, EOS included
-	finish  string // finish_reason of the last token: "length" or "stop"
+	received time.Time // when the handler started
+	id       string    // response id, with its cmpl-/chatcmpl- prefix
+	created  int64     // Unix seconds, the same in every event
+	n        int       // completion tokens, EOS included
+	finish   string    // finish_reason of the last token: "length" or "stop"
 }
 
 // outputLength decides how many tokens a request produces and why it stops.
@@ -139,6 +140,10 @@ func (s *Server) stream(ctx context.Context, w http.ResponseWriter, st Stream, j
 	}
 
 	b := newEventBuilder(j.chat, out.id, s.cfg.Model, out.created)
+	var m *requestMetrics
+	if s.cfg.EnablePerRequestMetrics {
+		m = &requestMetrics{received: out.received}
+	}
 	for k := range out.n {
 		if err := st.Next(ctx); err != nil {
 			if ctx.Err() == nil {
@@ -154,6 +159,10 @@ func (s *Server) stream(ctx context.Context, w http.ResponseWriter, st Stream, j
 			if err := send(b.role()); err != nil {
 				return k, err
 			}
+			if m != nil {
+				// The role event is the client's first token event.
+				m.first = time.Now()
+			}
 		}
 		fin := ""
 		if k == out.n-1 {
@@ -162,9 +171,18 @@ func (s *Server) stream(ctx context.Context, w http.ResponseWriter, st Stream, j
 		if err := send(b.token(s.tokenText(k, out), fin)); err != nil {
 			return k, err
 		}
+		if m != nil {
+			// The instant the token event left, as the ground truth a
+			// client's TTFT is compared with.
+			now := time.Now()
+			if m.first.IsZero() {
+				m.first = now
+			}
+			m.last, m.tokens = now, k+1
+		}
 	}
 	if j.includeUsage {
-		if err := send(b.usage(j.promptTokens, out.n)); err != nil {
+		if err := send(b.usage(j.promptTokens, out.n, m)); err != nil {
 			return out.n, err
 		}
 	}

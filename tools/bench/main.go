@@ -35,16 +35,18 @@ func main() {
 	itl := flag.Duration("itl", 10*time.Millisecond, "simulated inter-token latency")
 	tokens := flag.Int("tokens", 100, "output tokens per request")
 	concs := flag.String("concurrency", "1,64,512", "comma-separated concurrencies")
-	waves := flag.Int("waves", 2, "requests per run = concurrency × waves (at least 10)")
+	waves := flag.Int("waves", 4, "requests per run = concurrency × waves (at least 10)")
+	burst := flag.Bool("burst", true, "also run the largest concurrency as one burst (--request-rate inf)")
 	flag.Parse()
-	if err := run(*bin, *ttft, *itl, *tokens, *concs, *waves); err != nil {
+	if err := run(*bin, *ttft, *itl, *tokens, *concs, *waves, *burst); err != nil {
 		fmt.Fprintln(os.Stderr, "bench:", err)
 		os.Exit(1)
 	}
 }
 
-func run(bin string, ttft, itl time.Duration, tokens int, concs string, waves int) error {
-	sim := exec.Command(bin, "sim", "--port", "0", "--ttft", secs(ttft), "--itl", secs(itl), "--max-model-len", "1000000")
+func run(bin string, ttft, itl time.Duration, tokens int, concs string, waves int, burst bool) error {
+	sim := exec.Command(bin, "sim", "--port", "0", "--ttft", secs(ttft), "--itl", secs(itl), "--max-model-len", "1000000",
+		"--enable-per-request-metrics")
 	stdout, err := sim.StdoutPipe()
 	if err != nil {
 		return err
@@ -72,23 +74,46 @@ func run(bin string, ttft, itl time.Duration, tokens int, concs string, waves in
 
 	fmt.Printf("gobench client overhead vs gobench sim (separate processes on the same %d-core machine, GOMAXPROCS %d)\n",
 		runtime.NumCPU(), runtime.GOMAXPROCS(0))
-	fmt.Printf("simulator: TTFT %v, ITL %v, %d output tokens per request; every run warms up `concurrency` connections first\n\n", ttft, itl, tokens)
-	fmt.Printf("%11s %8s %8s %14s %14s %13s %13s %13s %13s %7s\n", "concurrency", "requests", "events",
-		"CPU µs/event", "(incl. setup)", "TTFT err mean", "TTFT err p99", "ITL err mean", "ITL err p99", "wall s")
+	// A request lasts about TTFT + (tokens-1)·ITL; Poisson arrivals at
+	// concurrency/duration keep about `concurrency` streams open without
+	// starting them all at one instant.
+	reqDur := ttft.Seconds() + float64(tokens-1)*itl.Seconds()
+	fmt.Printf("simulator: TTFT %v, ITL %v, %d output tokens per request (%.2f s); Poisson arrivals at concurrency/%.2f s\n",
+		ttft, itl, tokens, reqDur, reqDur)
+	fmt.Printf("per run, capped at --max-concurrency; every run first warms up `concurrency` connections\n\n")
+	fmt.Printf("%-13s %8s %8s %9s %9s %9s %9s %9s %9s %9s %9s %6s\n", "", "", "", "client", "client", "TTFT err", "TTFT err",
+		"sim late", "ITL err", "ITL err", "client", "")
+	fmt.Printf("%-13s %8s %8s %9s %9s %9s %9s %9s %9s %9s %9s %6s\n", "concurrency", "requests", "events", "µs/event", "+setup",
+		"mean ms", "p99 ms", "mean ms", "mean ms", "p99 ms", "CPU %", "wall s")
+	type row struct {
+		c     int
+		rate  string
+		label string
+	}
+	var rows []row
 	for _, cs := range strings.Split(concs, ",") {
 		c, err := strconv.Atoi(strings.TrimSpace(cs))
 		if err != nil {
 			return fmt.Errorf("--concurrency %q: %w", cs, err)
 		}
+		rows = append(rows, row{c, strconv.FormatFloat(float64(c)/reqDur, 'f', 3, 64), strconv.Itoa(c)})
+	}
+	if burst && len(rows) > 0 {
+		last := rows[len(rows)-1]
+		rows = append(rows, row{last.c, "inf", last.label + " burst"})
+	}
+	for _, rw := range rows {
+		c := rw.c
 		n := max(10, c*waves)
 		args := []string{"serve", "--base-url", base, "--num-prompts", strconv.Itoa(n), "--max-concurrency", strconv.Itoa(c),
+			"--request-rate", rw.rate,
 			"--num-warmups", strconv.Itoa(c), "--random-input-len", "64", "--random-output-len", strconv.Itoa(tokens),
 			"--percentile-metrics", "ttft,tpot,itl,e2el", "--disable-tqdm", "--seed", "1"}
 		dry, _, err := rusage(bin, append(args, "--dry-run"))
 		if err != nil {
 			return err
 		}
-		file := filepath.Join(tmp, fmt.Sprintf("c%d.json", c))
+		file := filepath.Join(tmp, fmt.Sprintf("c%d-%s.json", c, rw.rate))
 		total, wall, err := rusage(bin, append(args, "--save-result", "--save-detailed", "--result-dir", tmp, "--result-filename", filepath.Base(file)))
 		if err != nil {
 			return err
@@ -98,26 +123,37 @@ func run(bin string, ttft, itl time.Duration, tokens int, concs string, waves in
 			return err
 		}
 		events := 0
-		var ttfts, itls []float64
+		var errs, late, itls []float64
 		for i, t := range r.TTFTs {
 			if r.Errors[i] != "" {
 				continue
 			}
-			ttfts = append(ttfts, t)
+			if i < len(r.ServerTTFTs) && r.ServerTTFTs[i] != nil {
+				errs = append(errs, t-*r.ServerTTFTs[i])
+				late = append(late, *r.ServerTTFTs[i]-ttft.Seconds())
+			}
 			itls = append(itls, r.ITLs[i]...)
 			events += 1 + len(r.ITLs[i])
 		}
 		if events == 0 {
 			return fmt.Errorf("concurrency %d: no successful request", c)
 		}
+		// The warm-up requests (copies of request 0, `tokens` tokens each)
+		// cost CPU too, so they count as events for the per-event figure.
+		cpuEvents := events + c*tokens
 		ms := func(v float64) float64 { return v * 1000 }
-		fmt.Printf("%11d %8d %8d %14.2f %14.2f %13.3f %13.3f %13.3f %13.3f %7.1f\n", c, n, events,
-			(total-dry).Seconds()*1e6/float64(events), total.Seconds()*1e6/float64(events),
-			ms(mean(ttfts)-ttft.Seconds()), ms(pct(ttfts, 99)-ttft.Seconds()),
-			ms(mean(itls)-itl.Seconds()), ms(pct(itls, 99)-itl.Seconds()), wall.Seconds())
+		fmt.Printf("%-13s %8d %8d %9.2f %9.2f %9.3f %9.3f %9.3f %9.3f %9.3f %9.1f %6.1f\n", rw.label, n, events,
+			(total-dry).Seconds()*1e6/float64(cpuEvents), total.Seconds()*1e6/float64(cpuEvents),
+			ms(mean(errs)), ms(pct(errs, 99)), ms(mean(late)),
+			ms(mean(itls)-itl.Seconds()), ms(pct(itls, 99)-itl.Seconds()), 100*total.Seconds()/wall.Seconds(), wall.Seconds())
 	}
 	fmt.Println("\nTargets: ≤ 5 µs client CPU per event; TTFT mean error < 1 ms at 512 streams.")
-	fmt.Println("Errors are measured minus configured: they include loopback, HTTP and the simulator's own scheduling delay.")
+	fmt.Println("TTFT err: the client's TTFT minus the simulator's own record of when it wrote the first token")
+	fmt.Println("event (its per-request metrics): request upload, loopback and client delay. sim late: the")
+	fmt.Println("simulator's TTFT minus the configured one (its timer and scheduling delay). ITL err: measured")
+	fmt.Println("minus configured, so it includes the simulator's lateness. \"burst\" releases every request")
+	fmt.Println("at once (rate inf). At low rates the per-event CPU is dominated by the Go runtime's fixed")
+	fmt.Println("background cost over a long wall time (see client CPU %).")
 	return nil
 }
 
@@ -141,9 +177,10 @@ func rusage(bin string, args []string) (cpu, wall time.Duration, err error) {
 }
 
 type result struct {
-	TTFTs  []float64   `json:"ttfts"`
-	ITLs   [][]float64 `json:"itls"`
-	Errors []string    `json:"errors"`
+	TTFTs       []float64   `json:"ttfts"`
+	ServerTTFTs []*float64  `json:"server_ttfts"`
+	ITLs        [][]float64 `json:"itls"`
+	Errors      []string    `json:"errors"`
 }
 
 func load(path string) (*result, error) {
