@@ -220,4 +220,3 @@ func (d *deadlineReader) Read(p []byte) (int, error) {
 	d.t.Reset(d.d)
 	return d.r.Read(p)
 }
-
