@@ -254,3 +254,43 @@ func FuzzNormalizeArgs(f *testing.F) {
 		_, _ = normalizeArgs(strings.Fields(line), cmd.Flags(), listFlags)
 	})
 }
+
+// TestInsecureTLS is vLLM's test_serve_cli.py case (b): a self-signed HTTPS
+// server works with --insecure and is refused without it.
+func TestInsecureTLS(t *testing.T) {
+	t.Parallel()
+	s, err := sim.NewServer(sim.Config{TTFT: time.Millisecond, ITL: time.Millisecond, Tokenizer: tokenizer.Builtin(), Root: tokenizer.BuiltinName})
+	if err != nil {
+		t.Fatal(err)
+	}
+	srv := httptest.NewTLSServer(s.Handler())
+	defer srv.Close()
+	args := []string{"serve", "--base-url", srv.URL, "--num-prompts", "5", "--input-len", "32", "--output-len", "4"}
+	var out, errOut bytes.Buffer
+	if code := Main(context.Background(), append(args, "--insecure"), Deps{Stdout: &out, Stderr: &errOut}); code != 0 {
+		t.Fatalf("--insecure: exit %d\n%s", code, &errOut)
+	}
+	errOut.Reset()
+	if code := Main(context.Background(), args, Deps{Stdout: io.Discard, Stderr: &errOut}); code != ExitError ||
+		!strings.Contains(errOut.String(), "certificate") {
+		t.Errorf("without --insecure: exit %d\n%s", code, &errOut)
+	}
+}
+
+// TestChatBackendCommandLine is vLLM's test_serve_cli.py case (c).
+func TestChatBackendCommandLine(t *testing.T) {
+	t.Parallel()
+	s, err := sim.NewServer(sim.Config{TTFT: time.Millisecond, ITL: time.Millisecond, Tokenizer: tokenizer.Builtin(), Root: tokenizer.BuiltinName})
+	if err != nil {
+		t.Fatal(err)
+	}
+	srv := httptest.NewServer(s.Handler())
+	defer srv.Close()
+	var out, errOut bytes.Buffer
+	code := Main(context.Background(), []string{"serve", "--base-url", srv.URL, "--model", "gobench/sim", "--tokenizer", tokenizer.BuiltinName,
+		"--dataset-name", "random", "--random-input-len", "32", "--random-output-len", "4", "--num-prompts", "5",
+		"--endpoint", "/v1/chat/completions", "--backend", "openai-chat"}, Deps{Stdout: &out, Stderr: &errOut})
+	if code != 0 || !strings.Contains(out.String(), "Successful requests:                     5") {
+		t.Fatalf("exit %d\n%s\n%s", code, &out, &errOut)
+	}
+}

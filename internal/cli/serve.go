@@ -250,6 +250,7 @@ func (f *serveFlags) options(fs *pflag.FlagSet, deps *Deps) (*ServeOptions, erro
 		return nil, &argError{msg: err.Error()}
 	}
 
+	o.Args = argsObject(fs)
 	so := &ServeOptions{Run: o}
 	if f.sim {
 		if f.baseURL != "" {
@@ -371,7 +372,7 @@ func runServe(ctx context.Context, deps *Deps, opts *ServeOptions, stop <-chan s
 		fmt.Fprintf(deps.Stdout, "Started gobench's simulated server at %s (TTFT %s, ITL %s).\n", o.BaseURL, opts.Sim.TTFT, opts.Sim.ITL)
 	}
 	env := run.Env{
-		Stdout: deps.Stdout, Stderr: deps.Stderr, Now: deps.Now, Stop: stop,
+		Stdout: deps.Stdout, Stderr: deps.Stderr, Now: deps.Now, Stop: stop, Getenv: deps.Getenv,
 		Progress: deps.IsTerminal, Version: deps.Version, Transport: deps.Transport,
 	}
 	res, err := run.Serve(ctx, o, env)
@@ -389,4 +390,55 @@ func dropEmpty(items []string) []string {
 		}
 	}
 	return out
+}
+
+// argsObject is the argument namespace as vLLM's vars(args) holds it: every
+// flag under its Python name, unset optional values as None, and --header
+// values redacted because they may carry credentials.
+func argsObject(fs *pflag.FlagSet) *report.Object {
+	o := report.NewObject()
+	fs.VisitAll(func(f *pflag.Flag) {
+		key := strings.ReplaceAll(f.Name, "-", "_")
+		var v any
+		switch fv := f.Value.(type) {
+		case *intFlag:
+			if fv.set || fv.v != 0 {
+				v = fv.v
+			}
+		case *floatFlag:
+			if fv.set || fv.v != 0 {
+				v = fv.v
+			}
+		case *choiceFlag:
+			if fv.v != "" {
+				v = fv.v
+			}
+		case *listFlag:
+			if fv.set {
+				items := dropEmpty(fv.v)
+				if f.Name == "header" {
+					for i, it := range items {
+						k, _, _ := strings.Cut(it, "=")
+						items[i] = k + "=<redacted>"
+					}
+				}
+				v = items
+			}
+		case *jsonFlag:
+			if fv.set {
+				v, _ = report.FromJSON(fv.v.AppendJSON(nil)) // valid: it was parsed
+			}
+		default:
+			switch f.Value.Type() {
+			case "bool":
+				v = f.Value.String() == "true"
+			default:
+				if s := f.Value.String(); s != "" {
+					v = s
+				}
+			}
+		}
+		o.Set(key, v)
+	})
+	return o
 }

@@ -1,10 +1,11 @@
 package dataset
 
 import (
-	"github.com/gobench/gobench/internal/numpyrand"
 	"sort"
 	"strings"
 	"unicode/utf8"
+
+	"github.com/gobench/gobench/internal/numpyrand"
 )
 
 // fakeTokenizer is the greedy longest-match tokenizer that

@@ -3,9 +3,10 @@ package metrics
 import (
 	"errors"
 	"fmt"
-	"github.com/gobench/gobench/internal/pyfmt"
 	"math"
 	"strings"
+
+	"github.com/gobench/gobench/internal/pyfmt"
 )
 
 // Defaults of the flags that select what the result block and the result

@@ -2,11 +2,12 @@ package metrics
 
 import (
 	"encoding/json"
-	"github.com/gobench/gobench/internal/pyfmt"
 	"math"
 	"os"
 	"path/filepath"
 	"testing"
+
+	"github.com/gobench/gobench/internal/pyfmt"
 )
 
 // lcg and numpyVector mirror testdata/gen_numpy.py exactly: both sides build

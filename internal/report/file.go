@@ -2,11 +2,12 @@ package report
 
 import (
 	"fmt"
-	"github.com/gobench/gobench/internal/pyfmt"
 	"os"
 	"path/filepath"
 	"strconv"
 	"strings"
+
+	"github.com/gobench/gobench/internal/pyfmt"
 )
 
 // FileOptions are the flags compute_result_filename reads.

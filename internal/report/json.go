@@ -1,13 +1,17 @@
 package report
 
 import (
+	"bytes"
+	"encoding/json"
+	"errors"
 	"fmt"
-	"github.com/gobench/gobench/internal/pyfmt"
 	"io"
 	"math"
 	"slices"
 	"strconv"
 	"unicode/utf8"
+
+	"github.com/gobench/gobench/internal/pyfmt"
 )
 
 // Object is a JSON object that keeps its keys in insertion order, like the
@@ -224,4 +228,67 @@ func appendString(dst []byte, s string) []byte {
 		i++
 	}
 	return append(dst, '"')
+}
+
+// FromJSON decodes JSON into the values AppendJSON writes, keeping object
+// key order (objects become *Object, arrays []any, integers int, other
+// numbers float64), so that JSON taken from the command line is written
+// back the way Python's json.dump would write the same value.
+func FromJSON(data []byte) (any, error) {
+	dec := json.NewDecoder(bytes.NewReader(data))
+	dec.UseNumber()
+	v, err := fromJSON(dec)
+	if err != nil {
+		return nil, fmt.Errorf("decode JSON: %w", err)
+	}
+	if _, err := dec.Token(); err != io.EOF {
+		return nil, errors.New("decode JSON: trailing data")
+	}
+	return v, nil
+}
+
+func fromJSON(dec *json.Decoder) (any, error) {
+	tok, err := dec.Token()
+	if err != nil {
+		return nil, err
+	}
+	switch t := tok.(type) {
+	case json.Delim:
+		switch t {
+		case '{':
+			o := NewObject()
+			for dec.More() {
+				kt, err := dec.Token()
+				if err != nil {
+					return nil, err
+				}
+				v, err := fromJSON(dec)
+				if err != nil {
+					return nil, err
+				}
+				o.Set(kt.(string), v)
+			}
+			_, err := dec.Token()
+			return o, err
+		case '[':
+			list := []any{}
+			for dec.More() {
+				v, err := fromJSON(dec)
+				if err != nil {
+					return nil, err
+				}
+				list = append(list, v)
+			}
+			_, err := dec.Token()
+			return list, err
+		}
+		return nil, fmt.Errorf("unexpected %v", t)
+	case json.Number:
+		if i, err := strconv.Atoi(t.String()); err == nil {
+			return i, nil
+		}
+		return t.Float64()
+	default: // string, bool, nil
+		return t, nil
+	}
 }

@@ -10,9 +10,8 @@ import (
 	"testing"
 	"unicode/utf8"
 
-	"github.com/google/go-cmp/cmp"
-
 	"github.com/gobench/gobench/internal/metrics"
+	"github.com/google/go-cmp/cmp"
 )
 
 func jsonRun(detailed bool) *Run {

@@ -9,9 +9,8 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/google/go-cmp/cmp"
-
 	"github.com/gobench/gobench/internal/metrics"
+	"github.com/google/go-cmp/cmp"
 )
 
 var update = flag.Bool("update", false, "rewrite the testdata/*.golden files with the current output")
@@ -220,5 +219,63 @@ func TestPythonFormatting(t *testing.T) {
 		if got := center(c.s, fill, 50); got != c.want {
 			t.Errorf("center(%q) = %q, want %q", c.s, got, c.want)
 		}
+	}
+}
+
+// TestPyTorchRecords follows test_serve_result_serialization.py@59faf2a5:
+// the e2el statistics become metrics in median/mean/std/p99 order, and
+// extra_info keeps the other keys but not the per-request lists.
+func TestPyTorchRecords(t *testing.T) {
+	t.Parallel()
+	res := NewObject()
+	res.Set("mean_e2el_ms", 12.0)
+	res.Set("median_e2el_ms", 11.0)
+	res.Set("std_e2el_ms", 2.0)
+	res.Set("p99_e2el_ms", 16.0)
+	res.Set("failed", 2)
+	res.Set("latencies", []float64{0.01, 0.02})
+	res.Set("queue_times", []float64{0.001, 0.002})
+	args := NewObject()
+	args.Set("model", "test-model")
+	recs := PyTorchRecords(res, args, "test-model")
+	var names []string
+	for _, r := range recs {
+		metric, _ := r.Get("metric")
+		n, _ := metric.(*Object).Get("name")
+		names = append(names, n.(string))
+		extra, _ := metric.(*Object).Get("extra_info")
+		if got := strings.Join(extra.(*Object).Keys(), ","); got != "failed" {
+			t.Errorf("extra_info keys %s, want failed", got)
+		}
+	}
+	if got := strings.Join(names, ","); got != "median_e2el_ms,mean_e2el_ms,std_e2el_ms,p99_e2el_ms" {
+		t.Errorf("metrics %s", got)
+	}
+	b, err := AppendJSON(nil, []any{recs[0]})
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := `[{"benchmark": {"name": "vLLM benchmark", "extra_info": {"args": {"model": "test-model"}, "compilation_config.mode": "", "optimization_level": "", "use_compile": true}}, "model": {"name": "test-model"}, "metric": {"name": "median_e2el_ms", "benchmark_values": [11.0], "extra_info": {"failed": 2}}}]`
+	if string(b) != want {
+		t.Errorf("record\n got %s\nwant %s", b, want)
+	}
+	if PyTorchPath("d/r.json") != "d/r.pytorch.json" {
+		t.Error(PyTorchPath("d/r.json"))
+	}
+}
+
+func TestFromJSON(t *testing.T) {
+	t.Parallel()
+	v, err := FromJSON([]byte(`{"b": [1, 2.5, "x", null, true], "a": {"z": 1e400}}`))
+	if err == nil {
+		t.Fatalf("1e400 accepted: %v", v)
+	}
+	v, err = FromJSON([]byte(`{"b": [1, 2.5, "中", null, true], "a": {}}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, _ := AppendJSON(nil, v)
+	if want := `{"b": [1, 2.5, "\u4e2d", null, true], "a": {}}`; string(b) != want {
+		t.Errorf("got %s want %s", b, want)
 	}
 }

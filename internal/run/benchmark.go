@@ -3,9 +3,7 @@ package run
 import (
 	"context"
 	"fmt"
-	"io"
 	"net/http"
-	"sync"
 	"time"
 
 	"github.com/gobench/gobench/internal/backend"
@@ -13,6 +11,7 @@ import (
 	"github.com/gobench/gobench/internal/report"
 	"github.com/gobench/gobench/internal/schedule"
 	"github.com/gobench/gobench/internal/tokenizer"
+	"github.com/schollz/progressbar/v3"
 )
 
 // benchArgs is what benchmark needs from Serve's setup.
@@ -98,7 +97,7 @@ func benchmark(ctx context.Context, a benchArgs) (*Result, error) {
 		fmt.Fprintln(out, "Maximum request concurrency: None")
 	}
 
-	specBefore := fetchSpecDecode(ctx, a.hc, a.baseURL)
+	before := fetchMetrics(ctx, a.hc, a.baseURL)
 	var sem *fifo
 	if opts.MaxConcurrency > 0 {
 		sem = newFIFO(opts.MaxConcurrency)
@@ -112,7 +111,7 @@ func benchmark(ctx context.Context, a benchArgs) (*Result, error) {
 	res := d.run(ctx, a.clock.Seconds, a.jobs, a.offsets)
 	bar.finish()
 	duration := res.end - res.start
-	specAfter := fetchSpecDecode(context.WithoutCancel(ctx), a.hc, a.baseURL)
+	after := fetchMetrics(context.WithoutCancel(ctx), a.hc, a.baseURL)
 
 	// Only requests that were sent count (an interrupt leaves the rest out).
 	var outputs []metrics.Output
@@ -143,13 +142,16 @@ func benchmark(ctx context.Context, a benchArgs) (*Result, error) {
 		cfg.CountTokens = func(s string) int { return len(tok.Encode(s, false)) }
 	}
 	m := metrics.Calculate(outputs, duration, cfg)
+	if w := warmPrefixCache(opts.Dataset.Name, opts.Dataset.RandomPrefixLen, opts.Dataset.RandomInputLen, before.prefix, after.prefix); w != "" {
+		m.Warnings = append(m.Warnings, w)
+	}
 	if err := report.Warnings(a.env.Stderr, &m); err != nil {
 		return nil, err
 	}
 	if err := report.Failures(out, &m); err != nil {
 		return nil, err
 	}
-	spec := specDecodeStats(specBefore, specAfter)
+	spec := specDecodeStats(before.spec, after.spec)
 	if err := report.Text(out, &m, spec); err != nil {
 		return nil, err
 	}
@@ -209,6 +211,15 @@ func saveResult(a benchArgs, m *metrics.Result, spec *report.SpecDecode, res dis
 		return result, fmt.Errorf("save result: %w", err)
 	}
 	result.File = path
+	if a.env.Getenv != nil && a.env.Getenv("SAVE_TO_PYTORCH_BENCHMARK_FORMAT") != "" {
+		args := opts.Args
+		if args == nil {
+			args = report.NewObject()
+		}
+		if err := report.WritePyTorch(report.PyTorchPath(path), report.PyTorchRecords(obj, args, opts.Model)); err != nil {
+			return result, err
+		}
+	}
 	return result, nil
 }
 
@@ -229,64 +240,39 @@ func rpsEvents(arrivals []schedule.Arrival, startRPS float64, start string, rele
 	return evs
 }
 
-// progress is a progress bar on stderr, or nothing.
-type progress struct {
-	mu    sync.Mutex
-	w     io.Writer
-	n     int
-	total int
-	desc  string
-	last  time.Time
-	start time.Time
-}
+// progress is vLLM's tqdm bar on stderr (schollz/progressbar, throttled so
+// that request goroutines never wait on the terminal), or nothing when
+// stderr is not a terminal or --disable-tqdm is given. A nil *progress is
+// valid and does nothing.
+type progress struct{ bar *progressbar.ProgressBar }
 
 func newProgress(env Env, opts Options, total int, desc string) *progress {
 	if !env.Progress || opts.DisableProgress {
 		return nil
 	}
-	return &progress{w: env.Stderr, total: total, desc: desc, start: time.Now()}
+	return &progress{bar: progressbar.NewOptions(total,
+		progressbar.OptionSetWriter(env.Stderr),
+		progressbar.OptionSetDescription(desc),
+		progressbar.OptionThrottle(65*time.Millisecond),
+		progressbar.OptionShowCount(),
+		progressbar.OptionShowIts(),
+		progressbar.OptionSetItsString("req"),
+		progressbar.OptionSetElapsedTime(true),
+		progressbar.OptionSetPredictTime(true),
+		progressbar.OptionOnCompletion(func() { fmt.Fprintln(env.Stderr) }),
+	)}
 }
 
-// add counts one finished request; it redraws at most every 100 ms so the
-// request goroutines never wait on the terminal.
+// add counts one finished request.
 func (p *progress) add() {
-	if p == nil {
-		return
-	}
-	p.mu.Lock()
-	defer p.mu.Unlock()
-	p.n++
-	if now := time.Now(); p.n == p.total || now.Sub(p.last) >= 100*time.Millisecond {
-		p.last = now
-		p.draw(now)
+	if p != nil {
+		_ = p.bar.Add(1)
 	}
 }
 
-func (p *progress) draw(now time.Time) {
-	const width = 30
-	filled := width * p.n / max(p.total, 1)
-	bar := make([]byte, width)
-	for i := range bar {
-		if i < filled {
-			bar[i] = '#'
-		} else {
-			bar[i] = ' '
-		}
-	}
-	el := now.Sub(p.start).Seconds()
-	rate := 0.0
-	if el > 0 {
-		rate = float64(p.n) / el
-	}
-	fmt.Fprintf(p.w, "\r%s%3d%%|%s| %d/%d [%5.1fs, %.2fit/s]", p.desc, 100*p.n/max(p.total, 1), bar, p.n, p.total, el, rate)
-}
-
+// finish completes the bar (an interrupted run stops it where it is).
 func (p *progress) finish() {
-	if p == nil {
-		return
+	if p != nil {
+		_ = p.bar.Exit()
 	}
-	p.mu.Lock()
-	defer p.mu.Unlock()
-	p.draw(time.Now())
-	fmt.Fprintln(p.w)
 }

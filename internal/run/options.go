@@ -16,6 +16,7 @@ import (
 
 	"github.com/gobench/gobench/internal/backend"
 	"github.com/gobench/gobench/internal/dataset"
+	"github.com/gobench/gobench/internal/report"
 	"github.com/gobench/gobench/internal/schedule"
 )
 
@@ -93,6 +94,9 @@ type Options struct {
 	// DryRun builds the dataset and schedule, prints one JSON line per
 	// request and sends nothing.
 	DryRun bool
+	// Args is the argument namespace as vLLM's vars(args) would hold it
+	// (header values redacted), for the PyTorch benchmark records.
+	Args *report.Object
 }
 
 // Env is everything a run takes from its surroundings.
@@ -113,4 +117,7 @@ type Env struct {
 	Progress bool
 	// Version is gobench's version, saved in detailed results.
 	Version string
+	// Getenv reads the environment (SAVE_TO_PYTORCH_BENCHMARK_FORMAT); nil
+	// reads nothing.
+	Getenv func(string) string
 }

@@ -589,3 +589,74 @@ func TestTTFTAgainstServerTruth(t *testing.T) {
 		t.Errorf("server_ttfts not saved: %v", saved["server_ttfts"])
 	}
 }
+
+// TestWarmPrefixCache follows test_serve_warm_prefix_cache.py@5634106f.
+func TestWarmPrefixCache(t *testing.T) {
+	t.Parallel()
+	c := parsePrefixCache(strings.NewReader(`# HELP vllm:prefix_cache_queries_total Prefix cache queries
+vllm:prefix_cache_queries_total{engine="0"} 100
+vllm:prefix_cache_queries_total{engine="1"} 50
+vllm:prefix_cache_hits_total{engine="0"} 40
+vllm:prefix_cache_hits_total{engine="1"} 20
+vllm:external_prefix_cache_hits_total{engine="0"} 1000
+`))
+	if c == nil || c.queries != 150 || c.hits != 60 {
+		t.Fatalf("%+v", c)
+	}
+	for _, text := range []string{"# none\n", "vllm:prefix_cache_queries_total 100\n", "vllm:prefix_cache_hits_total 50\n"} {
+		if parsePrefixCache(strings.NewReader(text)) != nil {
+			t.Errorf("%q parsed as counters", text)
+		}
+	}
+	before := &prefixCounters{100, 10}
+	if w := warmPrefixCache("random", 0, 1024, before, &prefixCounters{200, 108}); !strings.Contains(w, "98.0% prefix cache hit rate") {
+		t.Errorf("no warning: %q", w)
+	}
+	for _, tc := range []struct {
+		ds    string
+		after *prefixCounters
+	}{{"random", &prefixCounters{1100, 19}}, {"sharegpt", &prefixCounters{200, 108}}, {"random", &prefixCounters{50, 5}}} {
+		if w := warmPrefixCache(tc.ds, 0, 1024, before, tc.after); w != "" {
+			t.Errorf("%s %+v: unexpected warning %q", tc.ds, tc.after, w)
+		}
+	}
+	// A shared --random-prefix-len explains its own hits: 512 of 1024 tokens.
+	if w := warmPrefixCache("random", 512, 512, before, &prefixCounters{200, 70}); w != "" {
+		t.Errorf("prefix hits warned: %q", w)
+	}
+}
+
+// TestPyTorchFormat: with SAVE_TO_PYTORCH_BENCHMARK_FORMAT set, a
+// {stem}.pytorch.json with one record per metric is written next to the
+// result.
+func TestPyTorchFormat(t *testing.T) {
+	t.Parallel()
+	srv := startSim(t, time.Millisecond, time.Millisecond)
+	dir := t.TempDir()
+	o := baseOptions(srv.URL)
+	o.NumPrompts, o.Dataset.NumPrompts = 3, 3
+	o.SaveResult, o.ResultDir, o.ResultFilename = true, dir, "r.json"
+	var b buffers
+	env := b.env()
+	env.Getenv = func(k string) string {
+		if k == "SAVE_TO_PYTORCH_BENCHMARK_FORMAT" {
+			return "1"
+		}
+		return ""
+	}
+	if _, err := Serve(context.Background(), o, env); err != nil {
+		t.Fatal(err)
+	}
+	raw, err := os.ReadFile(filepath.Join(dir, "r.pytorch.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var recs []map[string]any
+	if err := json.Unmarshal(raw, &recs); err != nil {
+		t.Fatal(err)
+	}
+	// ttft, tpot, itl selected by default: 3 metrics × median/mean/std/p99.
+	if len(recs) != 12 {
+		t.Errorf("%d records, want 12", len(recs))
+	}
+}

@@ -2,7 +2,9 @@ package run
 
 import (
 	"bufio"
+	"bytes"
 	"context"
+	"fmt"
 	"io"
 	"net/http"
 	"sort"
@@ -19,26 +21,37 @@ type specCounters struct {
 	perPos                        map[int]int
 }
 
-// fetchSpecDecode scrapes {base}/metrics as vLLM's fetch_spec_decode_metrics
+// scrape is one read of the server's Prometheus metrics: the counters the
+// run compares before and after.
+type scrape struct {
+	spec   *specCounters
+	prefix *prefixCounters
+}
+
+// fetchMetrics scrapes {base}/metrics as vLLM's fetch_spec_decode_metrics
 // does: no custom headers, and any failure (non-200, transport error,
-// timeout) means "no counters" rather than an error, because most servers
-// have no spec decoding or no /metrics at all.
-func fetchSpecDecode(ctx context.Context, hc *http.Client, baseURL string) *specCounters {
+// timeout) means "no counters" rather than an error, because many servers
+// have no /metrics at all.
+func fetchMetrics(ctx context.Context, hc *http.Client, baseURL string) scrape {
 	ctx, cancel := context.WithTimeout(ctx, 10*time.Second)
 	defer cancel()
 	req, err := http.NewRequestWithContext(ctx, http.MethodGet, baseURL+"/metrics", nil)
 	if err != nil {
-		return nil
+		return scrape{}
 	}
 	resp, err := hc.Do(req)
 	if err != nil {
-		return nil
+		return scrape{}
 	}
 	defer resp.Body.Close()
 	if resp.StatusCode != http.StatusOK {
-		return nil
+		return scrape{}
 	}
-	return parseSpecDecode(io.LimitReader(resp.Body, 64<<20))
+	text, err := io.ReadAll(io.LimitReader(resp.Body, 64<<20))
+	if err != nil {
+		return scrape{}
+	}
+	return scrape{spec: parseSpecDecode(bytes.NewReader(text)), prefix: parsePrefixCache(bytes.NewReader(text))}
 }
 
 // parseSpecDecode reads the Prometheus text format the way vLLM does: lines
@@ -153,4 +166,70 @@ func specDecodeStats(before, after *specCounters) *report.SpecDecode {
 		s.AcceptanceLength = 1 + float64(s.AcceptedTokens)/float64(s.NumDrafts)
 	}
 	return s
+}
+
+// prefixCounters are vLLM's prefix cache counters summed over engines.
+type prefixCounters struct{ queries, hits float64 }
+
+// parsePrefixCache sums vllm:prefix_cache_queries_total and
+// vllm:prefix_cache_hits_total over engines (not the external_ ones); nil
+// unless both are present (later upstream _parse_prefix_cache_counters,
+// test_serve_warm_prefix_cache.py@5634106f).
+func parsePrefixCache(r io.Reader) *prefixCounters {
+	var c prefixCounters
+	var hasQ, hasH bool
+	sc := bufio.NewScanner(r)
+	sc.Buffer(make([]byte, 64<<10), 4<<20)
+	for sc.Scan() {
+		fields := strings.Fields(sc.Text())
+		if len(fields) < 2 || strings.HasPrefix(fields[0], "#") {
+			continue
+		}
+		name := fields[0]
+		if i := strings.IndexByte(name, '{'); i >= 0 {
+			name = name[:i]
+		}
+		v, err := strconv.ParseFloat(fields[1], 64)
+		if err != nil {
+			continue
+		}
+		switch name {
+		case "vllm:prefix_cache_queries_total":
+			c.queries, hasQ = c.queries+v, true
+		case "vllm:prefix_cache_hits_total":
+			c.hits, hasH = c.hits+v, true
+		}
+	}
+	if !hasQ || !hasH {
+		return nil
+	}
+	return &c
+}
+
+// warmPrefixCache returns a warning when a random-dataset run hit the
+// server's prefix cache far more than its prompts can explain: the cache
+// was warm (the same --seed was run before), so TTFT is too good to be true
+// (vllm #52884). A random prompt shares only its --random-prefix-len tokens
+// with the others, so the expected hit rate is at most prefix/(prefix+input);
+// the warning fires 25 points above that (and at least at 50 %). Decreasing
+// counters (a restarted server) never warn.
+func warmPrefixCache(dataset string, prefixLen, inputLen int, before, after *prefixCounters) string {
+	if dataset != "random" || before == nil || after == nil {
+		return ""
+	}
+	dq, dh := after.queries-before.queries, after.hits-before.hits
+	if dq <= 0 || dh < 0 {
+		return ""
+	}
+	rate := dh / dq
+	expected := 0.0
+	if prefixLen > 0 {
+		expected = float64(prefixLen) / float64(prefixLen+max(inputLen, 1))
+	}
+	if rate < max(0.5, expected+0.25) {
+		return ""
+	}
+	return fmt.Sprintf("%.1f%% prefix cache hit rate during a random-dataset run: the server's prefix cache was warm "+
+		"(the same prompts were sent before, e.g. an earlier run with this --seed), so TTFT reads too low. "+
+		"Reset the cache (POST /reset_prefix_cache on vLLM) or use another --seed.", 100*rate)
 }

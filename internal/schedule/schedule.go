@@ -2,10 +2,10 @@ package schedule
 
 import (
 	"fmt"
-	"github.com/gobench/gobench/internal/pyfmt"
 	"math"
 
 	"github.com/gobench/gobench/internal/numpyrand"
+	"github.com/gobench/gobench/internal/pyfmt"
 )
 
 // Ramp-up strategies accepted by vLLM's --ramp-up-strategy.

@@ -1,0 +1,132 @@
+package report
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+)
+
+// PyTorchPath is where the PyTorch OSS benchmark records of a result file
+// go: the result's name with ".json" replaced by ".pytorch.json".
+func PyTorchPath(resultPath string) string {
+	return strings.TrimSuffix(resultPath, filepath.Ext(resultPath)) + ".pytorch.json"
+}
+
+// pytorchMetrics are the result keys exported as PyTorch metrics, in
+// vLLM's order (save_to_pytorch_benchmark_format; e2el from the later
+// test_serve_result_serialization.py@59faf2a5).
+var pytorchMetrics = func() []string {
+	var keys []string
+	for _, m := range []string{"ttft", "tpot", "itl", "e2el"} {
+		for _, s := range []string{"median", "mean", "std", "p99"} {
+			keys = append(keys, s+"_"+m+"_ms")
+		}
+	}
+	return keys
+}()
+
+// pytorchIgnored are the per-request lists left out of extra_info.
+var pytorchIgnored = map[string]bool{
+	"ttfts": true, "itls": true, "generated_texts": true, "errors": true,
+	"latencies": true, "queue_times": true,
+}
+
+// PyTorchRecords converts a result to the PyTorch OSS benchmark database
+// format, one record per metric, as vLLM does when
+// SAVE_TO_PYTORCH_BENCHMARK_FORMAT is set (vllm/benchmarks/lib/utils.py
+// convert_to_pytorch_benchmark_format). args is the run's argument
+// namespace (vars(args)), model the --model flag ("" is null).
+func PyTorchRecords(result, args *Object, model string) []*Object {
+	metrics := NewObject()
+	for _, k := range pytorchMetrics {
+		if v, ok := result.Get(k); ok {
+			metrics.Set(k, []any{v})
+		}
+	}
+	extra := NewObject()
+	for _, k := range result.Keys() {
+		if _, isMetric := metrics.Get(k); isMetric || pytorchIgnored[k] {
+			continue
+		}
+		v, _ := result.Get(k)
+		extra.Set(k, v)
+	}
+	mode := extractField(args, extra, "compilation_config.mode")
+	useCompile := !(mode == "0" || strings.Contains(stringArg(args, "output_json"), "eager") ||
+		strings.Contains(stringArg(args, "result_filename"), "eager"))
+	var records []*Object
+	for _, name := range metrics.Keys() {
+		values, _ := metrics.Get(name)
+		benchInfo := NewObject()
+		a := args
+		if tp, ok := extra.Get("tensor_parallel_size"); ok {
+			if v, has := args.Get("tensor_parallel_size"); !has || v == nil {
+				a = args.clone()
+				a.Set("tensor_parallel_size", tp)
+			}
+		}
+		benchInfo.Set("args", a)
+		benchInfo.Set("compilation_config.mode", mode)
+		benchInfo.Set("optimization_level", extractField(args, extra, "optimization_level"))
+		benchInfo.Set("use_compile", useCompile)
+		bench := NewObject()
+		bench.Set("name", "vLLM benchmark")
+		bench.Set("extra_info", benchInfo)
+		m := NewObject()
+		m.Set("name", nullIfEmpty(model))
+		metric := NewObject()
+		metric.Set("name", name)
+		metric.Set("benchmark_values", values)
+		metric.Set("extra_info", extra)
+		rec := NewObject()
+		rec.Set("benchmark", bench)
+		rec.Set("model", m)
+		rec.Set("metric", metric)
+		records = append(records, rec)
+	}
+	return records
+}
+
+// WritePyTorch writes records to path as one JSON line.
+func WritePyTorch(path string, records []*Object) error {
+	list := make([]any, len(records))
+	for i, r := range records {
+		list[i] = r
+	}
+	b, err := AppendJSON(nil, list)
+	if err != nil {
+		return fmt.Errorf("encode %s: %w", path, err)
+	}
+	if err := os.WriteFile(path, b, 0o644); err != nil {
+		return fmt.Errorf("write %s: %w", path, err)
+	}
+	return nil
+}
+
+// extractField is vLLM's extract_field: the value from extra_info (e.g.
+// --metadata compilation_config.mode=3), else "" (gobench's namespace has
+// no compilation config).
+func extractField(args, extra *Object, field string) any {
+	if v, ok := extra.Get(field); ok {
+		return v
+	}
+	if v, ok := args.Get(field); ok && v != nil {
+		return v
+	}
+	return ""
+}
+
+func stringArg(args *Object, key string) string {
+	v, _ := args.Get(key)
+	s, _ := v.(string)
+	return s
+}
+
+func (o *Object) clone() *Object {
+	c := NewObject()
+	for _, k := range o.keys {
+		c.Set(k, o.vals[k])
+	}
+	return c
+}
