@@ -257,6 +257,18 @@ func (f *serveFlags) options(fs *pflag.FlagSet, deps *Deps) (*ServeOptions, erro
 			return nil, argErrorf("--sim starts its own server: leave out --base-url")
 		}
 		so.Sim = &sim.Config{TTFT: seconds(f.simTTFT.v), ITL: seconds(f.simITL.v), Root: tokenizer.BuiltinName}
+		// The simulator answers to the model the command line names, and
+		// counts tokens with gobench's built-in tokenizer, which is then the
+		// run's tokenizer too unless --tokenizer says otherwise.
+		if f.model != "" {
+			so.Sim.Model = f.model
+			if f.servedModelName != "" {
+				so.Sim.Model = f.servedModelName
+			}
+		}
+		if f.tokenizer == "" && !f.skipTokenizerInit {
+			so.Run.Tokenizer = tokenizer.BuiltinName
+		}
 	}
 	return so, nil
 }

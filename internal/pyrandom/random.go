@@ -14,30 +14,21 @@
 // retry while the result is >= n. Go's math/rand cannot be used: its
 // generators, seeding and bounded-integer methods all differ.
 //
-// MT19937 is small enough that this package carries its own copy instead of
-// sharing numpyrand's: the two ports follow different upstream sources
-// (CPython versus NumPy) and seed differently, and keeping each
-// self-contained lets each be read against its own original.
+// The generator itself is package mt19937, shared with numpyrand: CPython
+// and NumPy run the same Mersenne Twister and differ only in seeding.
 package pyrandom
 
 import (
 	"fmt"
 	"math/bits"
-)
 
-const (
-	mtN         = 624
-	mtM         = 397
-	mtMatrixA   = 0x9908b0df
-	mtUpperMask = 0x80000000
-	mtLowerMask = 0x7fffffff
+	"github.com/gobench/gobench/internal/mt19937"
 )
 
 // Random is the state of one CPython random.Random instance. The zero value
 // is not usable; call New. A Random is not safe for concurrent use.
 type Random struct {
-	mt    [mtN]uint32
-	index int
+	mt mt19937.MT
 }
 
 // New returns the generator random.seed(seed) (or random.Random(seed))
@@ -54,86 +45,17 @@ func New(seed int64) *Random {
 		key = append(key, hi)
 	}
 	r := &Random{}
-	r.initByArray(key)
+	r.mt.SeedArray(key)
 	return r
-}
-
-// initGenrand is init_genrand from _randommodule.c.
-func (r *Random) initGenrand(s uint32) {
-	r.mt[0] = s
-	for i := 1; i < mtN; i++ {
-		r.mt[i] = 1812433253*(r.mt[i-1]^(r.mt[i-1]>>30)) + uint32(i)
-	}
-	r.index = mtN
-}
-
-// initByArray is init_by_array from _randommodule.c.
-func (r *Random) initByArray(key []uint32) {
-	r.initGenrand(19650218)
-	mt := &r.mt
-	i, j := 1, 0
-	for k := max(mtN, len(key)); k > 0; k-- {
-		mt[i] = (mt[i] ^ ((mt[i-1] ^ (mt[i-1] >> 30)) * 1664525)) + key[j] + uint32(j)
-		i++
-		j++
-		if i >= mtN {
-			mt[0] = mt[mtN-1]
-			i = 1
-		}
-		if j >= len(key) {
-			j = 0
-		}
-	}
-	for k := mtN - 1; k > 0; k-- {
-		mt[i] = (mt[i] ^ ((mt[i-1] ^ (mt[i-1] >> 30)) * 1566083941)) - uint32(i)
-		i++
-		if i >= mtN {
-			mt[0] = mt[mtN-1]
-			i = 1
-		}
-	}
-	mt[0] = 0x80000000 // MSB is 1, assuring a non-zero initial array
 }
 
 // Uint32 returns the next raw 32-bit output (genrand_uint32), which is also
 // what random.getrandbits(32) returns.
-func (r *Random) Uint32() uint32 {
-	if r.index >= mtN {
-		r.generate()
-	}
-	y := r.mt[r.index]
-	r.index++
-	y ^= y >> 11
-	y ^= (y << 7) & 0x9d2c5680
-	y ^= (y << 15) & 0xefc60000
-	y ^= y >> 18
-	return y
-}
-
-// generate refills the state block (the reload step of genrand_uint32).
-func (r *Random) generate() {
-	mt := &r.mt
-	var kk int
-	for kk = 0; kk < mtN-mtM; kk++ {
-		y := (mt[kk] & mtUpperMask) | (mt[kk+1] & mtLowerMask)
-		mt[kk] = mt[kk+mtM] ^ (y >> 1) ^ (-(y & 1) & mtMatrixA)
-	}
-	for ; kk < mtN-1; kk++ {
-		y := (mt[kk] & mtUpperMask) | (mt[kk+1] & mtLowerMask)
-		mt[kk] = mt[kk+mtM-mtN] ^ (y >> 1) ^ (-(y & 1) & mtMatrixA)
-	}
-	y := (mt[mtN-1] & mtUpperMask) | (mt[0] & mtLowerMask)
-	mt[mtN-1] = mt[mtM-1] ^ (y >> 1) ^ (-(y & 1) & mtMatrixA)
-	r.index = 0
-}
+func (r *Random) Uint32() uint32 { return r.mt.Uint32() }
 
 // Random returns random.random(): a float64 in [0, 1) made of 53 bits from
 // two 32-bit outputs (27 high bits and 26 low bits). Every step is exact.
-func (r *Random) Random() float64 {
-	a := r.Uint32() >> 5
-	b := r.Uint32() >> 6
-	return (float64(a)*67108864.0 + float64(b)) * (1.0 / 9007199254740992.0)
-}
+func (r *Random) Random() float64 { return r.mt.Float64() }
 
 // GetRandBits returns random.getrandbits(k) for 0 <= k <= 64. CPython fills
 // 32-bit words from the least significant end, and the last (most
