@@ -43,7 +43,7 @@ fuzz: ## Run every fuzz target for 10 s.
 	done
 
 golden: ## Rewrite the golden files after an intended output change.
-	$(GO) test ./internal/report ./internal/sim ./internal/cli ./internal/run -update
+	$(GO) test ./internal/report ./internal/sim -update
 
 clean: ## Remove build output.
 	rm -rf bin

@@ -1,6 +1,7 @@
 package dataset
 
 import (
+	"bytes"
 	"encoding/json"
 	"errors"
 	"io"
@@ -259,3 +260,38 @@ func TestCustomWithoutTokenizer(t *testing.T) {
 }
 
 func intp(v int) *int { return &v }
+
+// FuzzParseCustom: no input panics the JSONL reader, and every error names
+// the file.
+func FuzzParseCustom(f *testing.F) {
+	f.Add([]byte("{\"prompt\":\"a\",\"output_tokens\":3}\n\n{\"prompt\":\"b\"}\n"))
+	f.Add([]byte("{\"prompt\":1}\n"))
+	f.Add([]byte("[1,2]\n{"))
+	f.Fuzz(func(t *testing.T, data []byte) {
+		rows, err := parseCustom(bytes.NewReader(data), "f.jsonl")
+		if err != nil {
+			if !strings.HasPrefix(err.Error(), "f.jsonl") {
+				t.Fatalf("error does not name the file: %v", err)
+			}
+			return
+		}
+		for _, r := range rows {
+			if r.line <= 0 {
+				t.Fatalf("row without a line number: %+v", r)
+			}
+		}
+	})
+}
+
+// FuzzReadShareGPT: no input panics the ShareGPT reader.
+func FuzzReadShareGPT(f *testing.F) {
+	f.Add([]byte(`[{"conversations":[{"value":"a"},{"value":"b"}]}, 3, {"conversations":[]}]`))
+	f.Add([]byte("[\n{\"conversations\": [}\n]"))
+	f.Fuzz(func(t *testing.T, data []byte) {
+		p := filepath.Join(t.TempDir(), "s.json")
+		if err := os.WriteFile(p, data, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		_, _ = readShareGPT(p)
+	})
+}

@@ -90,7 +90,12 @@ func readCustom(path string) ([]customRow, error) {
 		return nil, fmt.Errorf("--dataset-path: %w", err)
 	}
 	defer f.Close()
-	r := bufio.NewReaderSize(f, 1<<20)
+	return parseCustom(f, path)
+}
+
+// parseCustom parses custom JSONL from r; path names it in messages.
+func parseCustom(in io.Reader, path string) ([]customRow, error) {
+	r := bufio.NewReaderSize(in, 1<<20)
 	var rows []customRow
 	hasPrompt := false
 	for line := 1; ; line++ {
