@@ -29,7 +29,6 @@ type benchArgs struct {
 	jobs        []job
 	arrivals    []schedule.Arrival
 	offsets     []float64
-	runDate     time.Time
 }
 
 // benchmark is vLLM's benchmark(): test request, warm-ups, profiler, the
@@ -186,7 +185,7 @@ func saveResult(a benchArgs, m *metrics.Result, spec *report.SpecDecode, res dis
 		return nil, err
 	}
 	run := &report.Run{
-		Date: report.DateString(a.runDate), Backend: opts.Backend, Label: opts.Label, ModelID: a.modelID,
+		Date:        report.DateString(a.env.Now()), // vLLM stamps the result when the run is over Backend: opts.Backend, Label: opts.Label, ModelID: a.modelID,
 		TokenizerID: a.tokenizerID, NumPrompts: opts.NumPrompts, Metadata: meta, Burstiness: opts.Burstiness,
 		SpecDecode: spec, NumWarmups: opts.NumWarmups, SaveDetailed: opts.SaveDetailed,
 		ScheduledOffsets: offsets, Version: a.env.Version, EndReason: endReason,

@@ -86,7 +86,6 @@ func Serve(ctx context.Context, opts Options, env Env) (*Result, error) {
 		env.Transport = NewTransport
 	}
 	out := env.Stdout
-	runDate := env.Now()
 
 	// The schedule's flags are checked before anything else, as vLLM checks
 	// the ramp-up first (the request count is known only after the dataset).
@@ -136,8 +135,9 @@ func Serve(ctx context.Context, opts Options, env Env) (*Result, error) {
 	dopts := opts.Dataset
 	dopts.RequestIDPrefix = opts.RequestIDPrefix
 	ignoreEOS := opts.IgnoreEOS
-	if dopts.Name == "random" && backend.IsOpenAICompatible(opts.Backend) && !ignoreEOS {
-		fmt.Fprintln(out, "For random dataset, --ignore-eos is set to True for OpenAI-compatible backends.")
+	if dopts.Name == "random" && backend.IsOpenAICompatible(opts.Backend) {
+		// vLLM: "when using random datasets, default to ignoring EOS so
+		// generation runs to the requested length" (silently).
 		ignoreEOS = true
 	}
 	samples, err := dataset.Load(dopts, tok, env.Stderr)
@@ -187,7 +187,7 @@ func Serve(ctx context.Context, opts Options, env Env) (*Result, error) {
 	return benchmark(ctx, benchArgs{
 		opts: opts, env: env, be: be, client: client, hc: hc, clock: clock, baseURL: baseURL,
 		modelID: modelID, tokenizerID: tokenizerID, tok: tok, jobs: jobs, arrivals: arrivals,
-		offsets: offsets, runDate: runDate,
+		offsets: offsets,
 	})
 }
 
