@@ -184,8 +184,9 @@ func saveResult(a benchArgs, m *metrics.Result, spec *report.SpecDecode, res dis
 	if err != nil {
 		return nil, err
 	}
+	// vLLM stamps the result (and its file name) when the run is over.
 	run := &report.Run{
-		Date:        report.DateString(a.env.Now()), // vLLM stamps the result when the run is over Backend: opts.Backend, Label: opts.Label, ModelID: a.modelID,
+		Date: report.DateString(a.env.Now()), Backend: opts.Backend, Label: opts.Label, ModelID: a.modelID,
 		TokenizerID: a.tokenizerID, NumPrompts: opts.NumPrompts, Metadata: meta, Burstiness: opts.Burstiness,
 		SpecDecode: spec, NumWarmups: opts.NumWarmups, SaveDetailed: opts.SaveDetailed,
 		ScheduledOffsets: offsets, Version: a.env.Version, EndReason: endReason,
