@@ -365,7 +365,7 @@ func seconds(s float64) time.Duration { return time.Duration(s * float64(time.Se
 func runServe(ctx context.Context, deps *Deps, opts *ServeOptions, stop <-chan struct{}) error {
 	o := opts.Run
 	o.Metadata = dropEmpty(o.Metadata)
-	if opts.Sim != nil {
+	if opts.Sim != nil && !o.DryRun { // a dry run sends nothing, so needs no server
 		cfg := *opts.Sim
 		cfg.Tokenizer = tokenizer.Builtin()
 		srv, err := sim.NewServer(cfg)

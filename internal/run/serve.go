@@ -86,6 +86,10 @@ func Serve(ctx context.Context, opts Options, env Env) (*Result, error) {
 		env.Transport = NewTransport
 	}
 	out := env.Stdout
+	if opts.DryRun {
+		// Stdout carries only the JSON lines, so the plan can be piped.
+		out = env.Stderr
+	}
 
 	// The schedule's flags are checked before anything else, as vLLM checks
 	// the ramp-up first (the request count is known only after the dataset).
@@ -111,7 +115,13 @@ func Serve(ctx context.Context, opts Options, env Env) (*Result, error) {
 	client := &backend.Client{HTTP: hc, Now: clock.Seconds, APIKey: opts.APIKey, ReadTimeout: opts.ReadTimeout}
 
 	modelName, modelID := opts.ServedModelName, opts.Model
-	if opts.Model == "" {
+	switch {
+	case opts.Model == "" && opts.DryRun:
+		// A dry run sends nothing, not even GET /v1/models.
+		if opts.Tokenizer == "" && !opts.SkipTokenizerInit {
+			return nil, errors.New("--dry-run sends nothing to the server, so it cannot ask it for the model: give --model or --tokenizer")
+		}
+	case opts.Model == "":
 		fmt.Fprintln(out, "Model not specified, fetching first model from server...")
 		modelName, modelID, err = fetchModel(ctx, hc, baseURL, client.Headers(opts.Headers, ""))
 		if err != nil {
@@ -182,7 +192,7 @@ func Serve(ctx context.Context, opts Options, env Env) (*Result, error) {
 	}
 
 	if opts.DryRun {
-		return nil, dryRun(out, jobs, offsets)
+		return nil, dryRun(env.Stdout, jobs, offsets)
 	}
 	return benchmark(ctx, benchArgs{
 		opts: opts, env: env, be: be, client: client, hc: hc, clock: clock, baseURL: baseURL,
