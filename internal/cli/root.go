@@ -17,6 +17,7 @@ import (
 	"github.com/gobench/gobench/internal/backend"
 	"github.com/gobench/gobench/internal/dataset"
 	"github.com/gobench/gobench/internal/run"
+	"github.com/gobench/gobench/internal/tokenizer"
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
 )
@@ -184,7 +185,8 @@ func exitCode(err error, stderr io.Writer, name string) int {
 		fmt.Fprintf(stderr, "%s: error: %s\nRun '%s --help' for usage.\n", name, ae.msg, name)
 		return ExitUsage
 	case errors.Is(err, errNotSupported), errors.Is(err, backend.ErrNotSupported),
-		errors.Is(err, dataset.ErrNotSupported), errors.Is(err, dataset.ErrChatTemplate):
+		errors.Is(err, dataset.ErrNotSupported), errors.Is(err, dataset.ErrChatTemplate),
+		errors.As(err, new(*tokenizer.UnsupportedError)):
 		fmt.Fprintf(stderr, "%s: error: %s\n", name, err)
 		return ExitUsage
 	case errors.Is(err, context.Canceled):

@@ -165,6 +165,9 @@ func (f *serveFlags) options(fs *pflag.FlagSet, deps *Deps) (*ServeOptions, erro
 	if bad != nil {
 		return nil, bad
 	}
+	if m := f.tokenizerMode.v; m != "auto" && m != "hf" {
+		return nil, fmt.Errorf("--tokenizer-mode %s: tokenizer modes other than auto and hf are %w", m, errNotSupported)
+	}
 	if f.randomBatchSize.v != 1 {
 		return nil, fmt.Errorf("--random-batch-size: batched prompts (embedding backends) are %w", errNotSupported)
 	}
