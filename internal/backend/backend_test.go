@@ -371,3 +371,35 @@ func BenchmarkDecodeCompletions(b *testing.B) {
 		}
 	}
 }
+
+// TestDoTextIndependentOfSplits is the later upstream
+// test_endpoint_request_func.py@2814c9cf end to end: the server writes the
+// stream one byte per flush, and the generated text keeps its edge
+// whitespace and its multi-byte character, for completions and chat.
+func TestDoTextIndependentOfSplits(t *testing.T) {
+	t.Parallel()
+	for _, b := range []Backend{Completions{}, Chat{}} {
+		t.Run(b.Name(), func(t *testing.T) {
+			t.Parallel()
+			_, chat := b.(Chat)
+			field := `"text":" leading 中 trailing "`
+			if chat {
+				field = `"delta":{"content":" leading 中 trailing "}`
+			}
+			body := "data: {\"choices\":[{" + field + "}]}\n\ndata: [DONE]\n\n"
+			srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+				for i := range len(body) {
+					w.Write([]byte{body[i]})
+					w.(http.Flusher).Flush()
+				}
+			}))
+			defer srv.Close()
+			c := &Client{HTTP: srv.Client(), Now: (&tickClock{}).Now}
+			req := &Request{APIURL: srv.URL + "/v1/chat/completions"}
+			out := c.Do(context.Background(), b, req, b.Body(req))
+			if !out.Success || out.GeneratedText != " leading 中 trailing " {
+				t.Fatalf("success %v text %q error %q", out.Success, out.GeneratedText, out.Error)
+			}
+		})
+	}
+}
