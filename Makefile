@@ -4,7 +4,7 @@ VERSION  ?= $(shell git describe --tags --always --dirty 2>/dev/null || echo dev
 LDFLAGS  := -s -w -X main.version=$(VERSION)
 BIN      := bin/gobench
 
-.PHONY: help build test testdata vet fmt-check lint demo bench fuzz golden clean
+.PHONY: help build test testdata vet fmt-check lint demo bench fidelity fuzz golden clean
 
 help: ## List the targets.
 	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | sed 's/:.*## /\t/' | expand -t 12
@@ -32,8 +32,11 @@ demo: build ## A real benchmark against the built-in simulator.
 		--num-prompts 200 --request-rate 40 --max-concurrency 32 --percentile-metrics ttft,tpot,itl,e2el \
 		--metric-percentiles 50,90,99 --goodput ttft:100 tpot:15
 
-bench: build ## Client CPU per event and TTFT/ITL error vs gobench sim (separate processes).
-	$(GO) run ./tools/bench -gobench $(BIN)
+bench: build ## Client CPU per event and timing error vs gobench sim --record, 1/64/512 streams.
+	$(GO) run ./tools/simbench -gobench $(BIN) -concurrency 1,64,512
+
+fidelity: build ## Client minus ground truth (gobench sim --record): TTFT, ITL, E2EL at 1..2048 streams.
+	$(GO) run ./tools/simbench -gobench $(BIN)
 
 fuzz: ## Run every fuzz target for 10 s.
 	@for pkg in $$($(GO) list ./...); do \
@@ -43,7 +46,7 @@ fuzz: ## Run every fuzz target for 10 s.
 	done
 
 golden: ## Rewrite the golden files after an intended output change.
-	$(GO) test ./internal/report ./internal/sim -update
+	$(GO) test ./internal/report ./internal/sim ./internal/gate ./internal/compare ./internal/analyze -update
 
 clean: ## Remove build output.
 	rm -rf bin

@@ -34,6 +34,9 @@ const (
 	ExitUsage = 2
 	// ExitAllFailed: the run completed but every request failed.
 	ExitAllFailed = 3
+	// ExitThresholds: a --threshold failed (serve, check, analyze); the
+	// run itself completed.
+	ExitThresholds = 4
 	// ExitInterrupted: the run was interrupted; what it measured was still
 	// printed and saved.
 	ExitInterrupted = 130
@@ -122,6 +125,9 @@ result block and result JSON, measured with far less client overhead.`,
 	root.AddCommand(newSimCmd(deps, func(ctx context.Context, o *SimOptions) error {
 		return runSim(ctx, deps, o, stop)
 	}))
+	root.AddCommand(newCompareCmd(deps, func(o *CompareOptions) error { return runCompare(deps, o) }))
+	root.AddCommand(newCheckCmd(deps, func(o *CheckOptions) error { return runCheck(deps, o) }))
+	root.AddCommand(newAnalyzeCmd(deps, func(o *AnalyzeOptions) error { return runAnalyze(deps, o) }))
 	return root
 }
 
@@ -181,6 +187,9 @@ func exitCode(err error, stderr io.Writer, name string) int {
 		return ExitAllFailed
 	case errors.Is(err, run.ErrInterrupted):
 		return ExitInterrupted
+	case errors.As(err, new(*thresholdError)):
+		fmt.Fprintf(stderr, "%s: %s\n", name, err)
+		return ExitThresholds
 	case errors.As(err, &ae):
 		fmt.Fprintf(stderr, "%s: error: %s\nRun '%s --help' for usage.\n", name, ae.msg, name)
 		return ExitUsage

@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"math"
-	"net"
 	"strconv"
 	"strings"
 	"time"
@@ -31,6 +30,10 @@ type ServeOptions struct {
 	// Sim, when set, starts gobench's simulator on a free loopback port and
 	// points the run at it.
 	Sim *sim.Config
+	// SimRecord is --sim-record: where the simulator writes its ground truth.
+	SimRecord string
+	// Gate holds the thresholds and the Markdown summary (servegate.go).
+	Gate ServeGate
 }
 
 const serveLong = `Benchmark an OpenAI-compatible LLM server the way "vllm bench serve" does.
@@ -51,9 +54,15 @@ E2EL the last token event, TPOT (E2EL-TTFT)/(output tokens-1).
 Environment: OPENAI_API_KEY (sent as a bearer token, never printed or
 saved), VLLM_BENCH_SOCK_READ (per-read timeout in seconds).
 
+Thresholds: --threshold 'p99_ttft_ms<500' (repeatable) checks the result
+after the run and prints PASS or FAIL with the measured value after the
+result block; 'KEY<=baseline*1.05' compares with --threshold-baseline FILE.
+--format markdown prints a Markdown summary instead of the block, and
+--summary-file FILE appends one (e.g. $GITHUB_STEP_SUMMARY).
+
 Exit status: 0 success, 1 error, 2 bad command line, 3 every request
-failed, 130 interrupted (results over what completed are still printed and
-saved).`
+failed (never a pass, whatever the thresholds), 4 a --threshold failed,
+130 interrupted (results over what completed are still printed and saved).`
 
 const serveExample = `  # A real run against gobench's built-in simulator:
   gobench serve --sim --num-prompts 200 --request-rate 20 --max-concurrency 32
@@ -165,8 +174,8 @@ func (f *serveFlags) options(fs *pflag.FlagSet, deps *Deps) (*ServeOptions, erro
 	if bad != nil {
 		return nil, bad
 	}
-	if m := f.tokenizerMode.v; m != "auto" && m != "hf" {
-		return nil, fmt.Errorf("--tokenizer-mode %s: tokenizer modes other than auto and hf are %w", m, errNotSupported)
+	if m := f.tokenizerMode.v; m != "auto" && m != "hf" && m != "server" {
+		return nil, fmt.Errorf("--tokenizer-mode %s: tokenizer modes other than auto, hf and server are %w", m, errNotSupported)
 	}
 	if f.randomBatchSize.v != 1 {
 		return nil, fmt.Errorf("--random-batch-size: batched prompts (embedding backends) are %w", errNotSupported)
@@ -255,11 +264,17 @@ func (f *serveFlags) options(fs *pflag.FlagSet, deps *Deps) (*ServeOptions, erro
 
 	o.Args = argsObject(fs)
 	so := &ServeOptions{Run: o}
+	if so.Gate, err = f.gate.options(&so.Run); err != nil {
+		return nil, err
+	}
 	if f.sim {
 		if f.baseURL != "" {
 			return nil, argErrorf("--sim starts its own server: leave out --base-url")
 		}
-		so.Sim = &sim.Config{TTFT: seconds(f.simTTFT.v), ITL: seconds(f.simITL.v), Root: tokenizer.BuiltinName}
+		if so.Sim, err = f.simConfig(fs); err != nil {
+			return nil, err
+		}
+		so.SimRecord = f.simx.record
 		// The simulator answers to the model the command line names, and
 		// counts tokens with gobench's built-in tokenizer, which is then the
 		// run's tokenizer too unless --tokenizer says otherwise.
@@ -368,33 +383,28 @@ func seconds(s float64) time.Duration { return time.Duration(s * float64(time.Se
 func runServe(ctx context.Context, deps *Deps, opts *ServeOptions, stop <-chan struct{}) error {
 	o := opts.Run
 	o.Metadata = dropEmpty(o.Metadata)
+	sg, err := opts.Gate.prepare()
+	if err != nil {
+		return err
+	}
 	if opts.Sim != nil && !o.DryRun { // a dry run sends nothing, so needs no server
-		cfg := *opts.Sim
-		cfg.Tokenizer = tokenizer.Builtin()
-		srv, err := sim.NewServer(cfg)
+		url, stopSim, err := startEmbeddedSim(ctx, deps, opts)
 		if err != nil {
-			return fmt.Errorf("start the simulator: %w", err)
+			return err
 		}
-		ln, err := net.Listen("tcp", "127.0.0.1:0")
-		if err != nil {
-			return fmt.Errorf("start the simulator: %w", err)
-		}
-		sctx, cancel := context.WithCancel(context.WithoutCancel(ctx))
-		done := make(chan error, 1)
-		go func() { done <- srv.Serve(sctx, ln) }()
-		defer func() { cancel(); <-done }()
-		o.BaseURL = "http://" + ln.Addr().String()
-		fmt.Fprintf(deps.Stdout, "Started gobench's simulated server at %s (TTFT %s, ITL %s).\n", o.BaseURL, opts.Sim.TTFT, opts.Sim.ITL)
+		defer stopSim()
+		o.BaseURL = url
 	}
 	env := run.Env{
 		Stdout: deps.Stdout, Stderr: deps.Stderr, Now: deps.Now, Stop: stop, Getenv: deps.Getenv,
 		Progress: deps.IsTerminal, Version: deps.Version, Transport: deps.Transport,
+		BlockWriter: sg.blockWriter(),
 	}
 	res, err := run.Serve(ctx, o, env)
 	if res != nil && res.File != "" {
 		fmt.Fprintf(deps.Stderr, "Saved the result to %s\n", res.File)
 	}
-	return err
+	return sg.finish(deps, res, err)
 }
 
 func dropEmpty(items []string) []string {

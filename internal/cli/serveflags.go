@@ -80,6 +80,8 @@ type serveFlags struct {
 	dryRun, sim        bool
 	readTimeout, grace *floatFlag
 	simTTFT, simITL    *floatFlag
+	gate               gateFlags
+	simx               simFlags
 }
 
 // listFlags are the nargs flags and their minimum count (1 for "+", 2 for
@@ -119,9 +121,9 @@ func (o *serveFlags) register(fs *pflag.FlagSet) {
 	val(o.header, "header", "Extra HTTP headers KEY=VALUE, several after one flag (--header a=1 b=2). They override Authorization and Content-Type.")
 	str(&o.model, "model", "", "Model name; when omitted, the first model of GET /v1/models.")
 	str(&o.servedModelName, "served-model-name", "", "Model name sent in requests when it differs from --model.")
-	str(&o.tokenizer, "tokenizer", "", "Tokenizer: a tokenizer.json file or a folder holding one, or gobench-builtin (default: the model id).")
-	o.tokenizerMode = newChoice("tokenizer-mode", "auto", "auto", "hf", "slow", "mistral", "deepseek_v32", "qwen_vl", "custom")
-	val(o.tokenizerMode, "tokenizer-mode", "Tokenizer mode; auto and hf are supported.")
+	str(&o.tokenizer, "tokenizer", "", "Tokenizer: a tokenizer.json file or a folder holding one, a Hugging Face model id (HF cache, else downloaded into it), or gobench-builtin (default: the model id).")
+	o.tokenizerMode = newChoice("tokenizer-mode", "auto", "auto", "hf", "slow", "mistral", "deepseek_v32", "qwen_vl", "custom", "server")
+	val(o.tokenizerMode, "tokenizer-mode", "Tokenizer mode: auto and hf read tokenizer.json (local, HF cache, or downloaded); server counts tokens with the server's /tokenize (gobench only).")
 	boolean(&o.skipTokenizerInit, "skip-tokenizer-init", "Run without a tokenizer: token counts come from the server's usage (1 when absent) and the TTFT/TPOT/ITL sections are not reported.")
 	boolean(&o.trustRemoteCode, "trust-remote-code", "Accepted for compatibility; gobench never runs tokenizer code.")
 	boolean(&o.insecure, "insecure", "Do not verify the server's TLS certificate.")
@@ -277,4 +279,6 @@ func (o *serveFlags) register(fs *pflag.FlagSet) {
 	val(o.readTimeout, "read-timeout", "Fail a request that receives no data for this many seconds (default: VLLM_BENCH_SOCK_READ, else none).")
 	o.grace = newFloat("interrupt-grace", 30)
 	val(o.grace, "interrupt-grace", "After the first Ctrl-C, seconds to let requests in flight finish before cancelling them.")
+	o.gate.register(fs)
+	o.simx.register(fs, "sim-", false)
 }

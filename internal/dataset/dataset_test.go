@@ -223,7 +223,7 @@ func TestLoadErrors(t *testing.T) {
 			"noout.jsonl:1: If no output length is provided the custom dataset must contain an 'output_tokens' field."},
 		{"custom bad output_tokens", Options{Name: "custom", Path: write("badout.jsonl", "{\"prompt\":\"a\",\"output_tokens\":\"x\"}\n"), SkipChatTemplate: true, NumPrompts: 1, CustomOutputLen: -1},
 			"Invalid value for 'output_tokens' in custom dataset: 'x'. Must be an integer."},
-		{"custom chat template", Options{Name: "custom", Path: "a.jsonl"}, "chat template is not supported yet"},
+		{"custom chat template", Options{Name: "custom", Path: "a.jsonl"}, "the tokenizer has no chat template to apply: pass --skip-chat-template"},
 		{"sharegpt syntax", Options{Name: "sharegpt", Path: write("s.json", "[\n {\"conversations\": [}\n]"), NumPrompts: 1},
 			"s.json:2:"},
 		{"sharegpt all filtered", Options{Name: "sharegpt", Path: write("f.json", `[{"conversations":[{"value":"a b c d e"},{"value":"x"}]}]`), NumPrompts: 1, SharegptOutputLen: intp(2048)},

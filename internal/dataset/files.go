@@ -16,8 +16,8 @@ import (
 )
 
 // ErrChatTemplate is returned when a dataset would apply the tokenizer's
-// chat template, which gobench cannot render yet.
-var ErrChatTemplate = errors.New("applying the tokenizer's chat template is not supported yet: pass --skip-chat-template to send the prompts as they are")
+// chat template and the tokenizer has none (transformers raises there too).
+var ErrChatTemplate = errors.New("the tokenizer has no chat template to apply: pass --skip-chat-template to send the prompts as they are")
 
 // customRow is one line of a custom JSONL file.
 type customRow struct {
@@ -37,8 +37,13 @@ func Custom(opts Options, tok tokenizer.Tokenizer, warn io.Writer) ([]Sample, er
 	if !strings.HasSuffix(opts.Path, ".jsonl") {
 		return nil, fmt.Errorf("--dataset-path %s: Only JSONL format is supported for CustomDataset.", opts.Path)
 	}
+	var chat tokenizer.ChatTemplater
 	if tok != nil && !opts.SkipChatTemplate {
-		return nil, fmt.Errorf("--dataset-name custom: %w", ErrChatTemplate)
+		c, ok := tok.(tokenizer.ChatTemplater)
+		if !ok {
+			return nil, fmt.Errorf("--dataset-name custom: tokenizer %s: %w", tok.Name(), ErrChatTemplate)
+		}
+		chat = c
 	}
 	rows, err := readCustom(opts.Path)
 	if err != nil {
@@ -56,12 +61,26 @@ func Custom(opts Options, tok tokenizer.Tokenizer, warn io.Writer) ([]Sample, er
 			break
 		}
 		s := Sample{Prompt: row.prompt, RequestID: opts.RequestIDPrefix + strconv.Itoa(i)}
+		if chat != nil {
+			// vLLM: apply_chat_template([{"role": "user", "content": p}],
+			// add_generation_prompt=True, tokenize=False).
+			p, err := chat.ApplyChatTemplate([]tokenizer.Message{{Role: "user", Content: row.prompt}}, true)
+			if errors.Is(err, tokenizer.ErrNoChatTemplate) {
+				return nil, fmt.Errorf("--dataset-name custom: %w (%w)", ErrChatTemplate, err)
+			}
+			if err != nil {
+				return nil, fmt.Errorf("--dataset-name custom: %s:%d: %w", opts.Path, row.line, err)
+			}
+			s.Prompt = p
+		}
 		switch {
 		case tok == nil:
 			// vLLM without a tokenizer: one token in, one token out.
 			s.PromptLen, s.ExpectedOutputLen = 1, 1
 		default:
-			s.PromptLen = len(tok.Encode(row.prompt, true))
+			// tokenizer(prompt).input_ids, special tokens included (even
+			// when the template already wrote a BOS, as vLLM counts it).
+			s.PromptLen = len(tok.Encode(s.Prompt, true))
 			if opts.CustomOutputLen == -1 {
 				if row.outputTokens == nil {
 					return nil, fmt.Errorf("%s:%d: If no output length is provided the custom dataset must contain an 'output_tokens' field.", opts.Path, row.line)

@@ -151,7 +151,11 @@ func benchmark(ctx context.Context, a benchArgs) (*Result, error) {
 		return nil, err
 	}
 	spec := specDecodeStats(before.spec, after.spec)
-	if err := report.Text(out, &m, spec); err != nil {
+	block := a.env.BlockWriter
+	if block == nil {
+		block = out
+	}
+	if err := report.Text(block, &m, spec); err != nil {
 		return nil, err
 	}
 
@@ -198,7 +202,7 @@ func saveResult(a benchArgs, m *metrics.Result, spec *report.SpecDecode, res dis
 		run.RPSChangeEvents = rpsEvents(a.arrivals, ru.StartRPS, rampStart, res.released)
 	}
 	obj := report.ResultObject(m, run)
-	result := &Result{Metrics: m, Object: obj, EndReason: endReason}
+	result := &Result{Metrics: m, Object: obj, EndReason: endReason, Spec: spec}
 	if !opts.SaveResult && !opts.AppendResult {
 		return result, nil
 	}

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/gobench/gobench/internal/backend"
+	"github.com/gobench/gobench/internal/metrics"
 )
 
 // quickServer answers every request with one token at once.
@@ -32,9 +33,11 @@ func jobsFor(url string, n int) []job {
 }
 
 // TestDispatchFollowsSchedule: each request starts at its offset from one
-// start instant. Lateness is bounded per request (25 ms on a loaded CI
-// machine) and does not grow along the run, because every wait targets
-// start+offset rather than "previous send + gap".
+// start instant, never early, and lateness does not grow along the run,
+// because every wait targets start+offset rather than "previous send +
+// gap". The bounds allow for the scheduler of a loaded 2-core CI machine:
+// median lateness under 10 ms, no single request over 250 ms, and the last
+// five requests not later (median) than the first five plus 10 ms.
 func TestDispatchFollowsSchedule(t *testing.T) {
 	t.Parallel()
 	srv := quickServer(t)
@@ -45,23 +48,24 @@ func TestDispatchFollowsSchedule(t *testing.T) {
 	clk := newClock()
 	d := &dispatcher{client: &backend.Client{HTTP: srv.Client(), Now: clk.Seconds}, be: backend.Completions{}, grace: time.Second}
 	res := d.run(context.Background(), clk.Seconds, jobsFor(srv.URL, len(offsets)), offsets)
-	var worst float64
+	late := make([]float64, len(offsets))
 	for i, out := range res.outputs {
 		if !out.Success {
 			t.Fatalf("request %d: %s", i, out.Error)
 		}
-		late := out.StartTime - res.start - offsets[i]
-		if late < -0.001 {
-			t.Errorf("request %d started %.1f ms early", i, -late*1000)
+		late[i] = out.StartTime - res.start - offsets[i]
+		if late[i] < -0.001 {
+			t.Errorf("request %d started %.1f ms early", i, -late[i]*1000)
 		}
-		worst = max(worst, late)
+		if late[i] > 0.25 {
+			t.Errorf("request %d started %.1f ms late", i, late[i]*1000)
+		}
 	}
-	if worst > 0.025 {
-		t.Errorf("a request started %.1f ms late", worst*1000)
+	if m := metrics.Median(late); m > 0.010 {
+		t.Errorf("median lateness %.1f ms", m*1000)
 	}
-	// No accumulation: the last request is not later than the worst bound.
-	if last := res.outputs[len(offsets)-1].StartTime - res.start - offsets[len(offsets)-1]; last > 0.025 {
-		t.Errorf("lateness accumulated: last request %.1f ms late", last*1000)
+	if first, last := metrics.Median(late[:5]), metrics.Median(late[15:]); last > first+0.010 {
+		t.Errorf("lateness accumulated: first five %.1f ms, last five %.1f ms", first*1000, last*1000)
 	}
 }
 

@@ -117,6 +117,10 @@ type Env struct {
 	Progress bool
 	// Version is gobench's version, saved in detailed results.
 	Version string
+	// BlockWriter receives the printed result block; nil means Stdout.
+	// `gobench serve --format markdown` discards it and prints its own
+	// summary from the Result.
+	BlockWriter io.Writer
 	// Getenv reads the environment (SAVE_TO_PYTORCH_BENCHMARK_FORMAT); nil
 	// reads nothing.
 	Getenv func(string) string

@@ -9,7 +9,6 @@ import (
 	"math"
 	"net"
 	"net/http"
-	"os"
 	"strconv"
 	"time"
 
@@ -22,6 +21,7 @@ import (
 	"github.com/gobench/gobench/internal/report"
 	"github.com/gobench/gobench/internal/schedule"
 	"github.com/gobench/gobench/internal/tokenizer"
+	"github.com/gobench/gobench/internal/tokenizer/hub"
 )
 
 // ErrAllFailed is returned (with the result) when no request succeeded:
@@ -42,6 +42,9 @@ type Result struct {
 	File string
 	// EndReason is report.EndCompleted or report.EndInterrupted.
 	EndReason string
+	// Spec is the speculative-decoding section, nil when the server
+	// exposed no counters.
+	Spec *report.SpecDecode
 }
 
 // NewTransport returns gobench's HTTP transport: the connection pool is the
@@ -137,7 +140,15 @@ func Serve(ctx context.Context, opts Options, env Env) (*Result, error) {
 		if tokenizerID == "" {
 			tokenizerID = modelID
 		}
-		if tok, err = resolveTokenizer(tokenizerID, opts.TokenizerMode); err != nil {
+		src := tokenizerSource{name: tokenizerID, mode: opts.TokenizerMode, opts: opts, env: env,
+			model: modelID, headers: client.Headers(opts.Headers, "")}
+		if modelName != "" {
+			src.model = modelName
+		}
+		if !opts.DryRun { // a dry run sends nothing, not even /tokenize
+			src.baseURL = baseURL
+		}
+		if tok, err = resolveTokenizer(ctx, src); err != nil {
 			return nil, err
 		}
 	}
@@ -150,9 +161,28 @@ func Serve(ctx context.Context, opts Options, env Env) (*Result, error) {
 		// generation runs to the requested length" (silently).
 		ignoreEOS = true
 	}
+	if tok != nil && tok.VocabSize() == 0 && (dopts.Name == "random" || dopts.Name == "prefix_repetition") {
+		// The server's tokenizer does not know its vocabulary, which the
+		// random datasets draw from: say so before they fail obscurely.
+		return nil, fmt.Errorf("--dataset-name %s with tokenizer %s: %w", dopts.Name, tok.Name(), hub.ErrNoVocabulary)
+	}
 	samples, err := dataset.Load(dopts, tok, env.Stderr)
 	if err != nil {
 		return nil, err
+	}
+	if err := checkTokenizer(tok, "--dataset-name "+dopts.Name); err != nil {
+		return nil, err
+	}
+	if (dopts.Name == "random" || dopts.Name == "prefix_repetition") && !opts.DryRun {
+		// vLLM re-aligns these prompts to the server's tokenizer
+		// (realign.go); a dry run sends nothing.
+		// The model is named as the requests will name it (the served name
+		// when there is one), which is what the server accepts.
+		served := modelID
+		if modelName != "" {
+			served = modelName
+		}
+		samples = alignPrompts(ctx, &http.Client{Transport: env.Transport(alignConcurrency, opts.Insecure)}, baseURL, served, samples, out)
 	}
 	if len(samples) == 0 {
 		return nil, errors.New("the dataset produced no request")
@@ -194,26 +224,15 @@ func Serve(ctx context.Context, opts Options, env Env) (*Result, error) {
 	if opts.DryRun {
 		return nil, dryRun(env.Stdout, jobs, offsets)
 	}
-	return benchmark(ctx, benchArgs{
+	res, err := benchmark(ctx, benchArgs{
 		opts: opts, env: env, be: be, client: client, hc: hc, clock: clock, baseURL: baseURL,
 		modelID: modelID, tokenizerID: tokenizerID, tok: tok, jobs: jobs, arrivals: arrivals,
 		offsets: offsets,
 	})
-}
-
-// resolveTokenizer finds the tokenizer named by --tokenizer (or the model
-// id): gobench's built-in one, or a local tokenizer.json or folder.
-func resolveTokenizer(name, mode string) (tokenizer.Tokenizer, error) {
-	if mode != "" && mode != "auto" && mode != "hf" {
-		return nil, fmt.Errorf("--tokenizer-mode %s: not supported yet (supported: auto, hf)", mode)
+	if terr := checkTokenizer(tok, "counting output tokens"); terr != nil {
+		fmt.Fprintf(env.Stderr, "WARNING: %v\n", terr)
 	}
-	if name == tokenizer.BuiltinName {
-		return tokenizer.Builtin(), nil
-	}
-	if _, err := os.Stat(name); err == nil {
-		return tokenizer.Load(name)
-	}
-	return nil, fmt.Errorf("tokenizer %q: no such file or folder. Pass --tokenizer with the path of a tokenizer.json (or of a folder holding one), or --skip-tokenizer-init to run without one; looking up Hugging Face model ids in the HF cache or on the Hub is not supported yet", name)
+	return res, err
 }
 
 // pickLoRAs draws one LoRA module per request: round-robin, or

@@ -423,8 +423,10 @@ func TestProfileHeadersAndModel(t *testing.T) {
 	rc.mu.Unlock()
 	want := []string{"GET /v1/models", "POST /start_profile", "POST /v1/completions", "POST /v1/completions", "POST /stop_profile"}
 	var got []string
+	// The random dataset's prompts are re-aligned through /tokenize first,
+	// which vLLM sends without the headers (realign_test.go).
 	for _, c := range calls {
-		if c != "GET /metrics" {
+		if c != "GET /metrics" && c != "POST /tokenize" {
 			got = append(got, c)
 		}
 	}
@@ -432,7 +434,7 @@ func TestProfileHeadersAndModel(t *testing.T) {
 		t.Errorf("calls %v, want %v", got, want)
 	}
 	for i, h := range hdrs {
-		if calls[i] == "GET /metrics" {
+		if calls[i] == "GET /metrics" || calls[i] == "POST /tokenize" {
 			continue
 		}
 		if h.Get("X-Tenant") != "t1" || h.Get("Authorization") != "Bearer sk-very-secret" {
@@ -559,11 +561,13 @@ type (
 )
 
 // TestTTFTAgainstServerTruth compares each request's client TTFT with the
-// simulator's own record of when it wrote the first token event (its
-// per-request metrics, as vLLM's --enable-per-request-metrics). The client
-// reading includes sending the request and the loopback trip, so it is
-// never below the server's and, on a loaded 2-core machine, within 15 ms of
-// it (typically well under 1 ms).
+// simulator's own record of when it started writing the first token event
+// (its per-request metrics, as vLLM's --enable-per-request-metrics). The
+// client reading includes sending the request and the loopback trip, so it
+// is never below the server's. On a quiet machine the gap is well under
+// 1 ms; this test runs beside other packages' CPU-heavy tests on 2 cores,
+// so it bounds the median gap (5 ms) and lets single requests be held up
+// by the scheduler (100 ms).
 func TestTTFTAgainstServerTruth(t *testing.T) {
 	t.Parallel()
 	s, err := sim.NewServer(sim.Config{TTFT: 30 * time.Millisecond, ITL: 5 * time.Millisecond, Tokenizer: tokenizer.Builtin(),
@@ -582,13 +586,19 @@ func TestTTFTAgainstServerTruth(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	var gaps []float64
 	for i, out := range res.Metrics.Outputs {
 		if out.ServerTTFT == nil {
 			t.Fatalf("request %d: no server TTFT", i)
 		}
-		if d := out.TTFT - *out.ServerTTFT; d < 0 || d > 0.015 {
+		d := out.TTFT - *out.ServerTTFT
+		if d < 0 || d > 0.1 {
 			t.Errorf("request %d: client TTFT %.3f ms, server %.3f ms", i, out.TTFT*1000, *out.ServerTTFT*1000)
 		}
+		gaps = append(gaps, d)
+	}
+	if m := metrics.Median(gaps); m > 0.005 {
+		t.Errorf("median client-minus-server TTFT %.3f ms, want < 5 ms", m*1000)
 	}
 	saved := readResult(t, res.File)
 	if len(saved["server_ttfts"].([]any)) != len(res.Metrics.Outputs) {

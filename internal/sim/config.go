@@ -21,6 +21,11 @@ const (
 	// DefaultShutdownTimeout bounds how long Serve waits for in-flight
 	// requests once its context ends.
 	DefaultShutdownTimeout = 10 * time.Second
+	// DefaultLogStatsInterval is vLLM's VLLM_LOG_STATS_INTERVAL.
+	DefaultLogStatsInterval = 10 * time.Second
+	// DefaultEmbeddingDim is the length of embedding vectors, that of a
+	// small sentence-embedding model.
+	DefaultEmbeddingDim = 384
 )
 
 // Config describes the simulated server. The zero value is usable: every
@@ -34,8 +39,9 @@ type Config struct {
 	// serve uses as the model id (and so the tokenizer name) when --model is
 	// not given. Default: Model.
 	Root string
-	// MaxModelLen is the max_model_len reported by /v1/models. It is not
-	// enforced on requests yet. Default DefaultMaxModelLen.
+	// MaxModelLen is vLLM's --max-model-len: reported by /v1/models, and a
+	// request whose prompt plus max_tokens exceeds it is refused with
+	// vLLM's 400. Default DefaultMaxModelLen.
 	MaxModelLen int
 
 	// TTFT is the time from receiving a request to its first token event.
@@ -43,7 +49,8 @@ type Config struct {
 	// ITL is the time between consecutive token events of one request.
 	ITL time.Duration
 	// Engine, when set, decides token timing instead of the fixed-latency
-	// engine built from TTFT and ITL (which are then ignored).
+	// engine built from TTFT and ITL or the Scheduler (which are then
+	// ignored).
 	Engine Engine
 
 	// Tokenizer counts prompt tokens for usage.prompt_tokens. When nil the
@@ -69,8 +76,37 @@ type Config struct {
 	EnablePerRequestMetrics bool
 
 	// Logger, when set, receives one line per request and per profiler
-	// call. Writes are serialised, so any io.Writer will do.
+	// call, and Serve's periodic stats line. Writes are serialised, so any
+	// io.Writer will do.
 	Logger io.Writer
+
+	// Scheduler, when set and Engine is not, runs the engine model
+	// (NewScheduler) instead of the fixed-latency engine: batching under a
+	// token budget, chunked prefill, a KV cache with preemption and prefix
+	// caching, and a step cost that grows with the batch. Its MaxModelLen
+	// is taken from Config.MaxModelLen.
+	Scheduler *SchedulerConfig
+	// FrontendLatency is the time between receiving a request and handing
+	// it to the engine (vLLM's chat template and tokenisation): part of
+	// TTFT and e2e latency, not of the engine's queue time.
+	FrontendLatency time.Duration
+	// StreamInterval is vLLM's --stream-interval: after the first event, a
+	// streaming event goes out once this many tokens have accumulated (or
+	// at the end). Default 1, one event per engine output.
+	StreamInterval int
+	// Faults injects failures on demand (see FaultKind).
+	Faults Faults
+	// Record, when set, receives the ground truth of every request, one
+	// JSON line each (see the record format in record.go).
+	Record io.Writer
+	// LogStatsInterval is how often Serve writes vLLM's periodic stats line
+	// ("Avg prompt throughput: ...") to Logger while the server is busy.
+	// Default 10 s (vLLM's VLLM_LOG_STATS_INTERVAL); negative turns it off
+	// (--disable-log-stats).
+	LogStatsInterval time.Duration
+	// EmbeddingDim is the length of the vectors /v1/embeddings returns.
+	// Default DefaultEmbeddingDim.
+	EmbeddingDim int
 }
 
 // withDefaults validates c and returns a copy with every default filled in.
@@ -83,6 +119,7 @@ func (c Config) withDefaults() (Config, error) {
 		{"TTFT", c.TTFT},
 		{"ITL", c.ITL},
 		{"ShutdownTimeout", c.ShutdownTimeout},
+		{"FrontendLatency", c.FrontendLatency},
 	}
 	for _, f := range durations {
 		if f.d < 0 {
@@ -95,6 +132,8 @@ func (c Config) withDefaults() (Config, error) {
 	}{
 		{"DefaultMaxTokens", c.DefaultMaxTokens},
 		{"MaxModelLen", c.MaxModelLen},
+		{"StreamInterval", c.StreamInterval},
+		{"EmbeddingDim", c.EmbeddingDim},
 	}
 	for _, f := range ints {
 		if f.v < 0 {
@@ -116,7 +155,28 @@ func (c Config) withDefaults() (Config, error) {
 	if c.ShutdownTimeout == 0 {
 		c.ShutdownTimeout = DefaultShutdownTimeout
 	}
-	if c.Engine == nil {
+	if c.StreamInterval == 0 {
+		c.StreamInterval = 1
+	}
+	if c.EmbeddingDim == 0 {
+		c.EmbeddingDim = DefaultEmbeddingDim
+	}
+	if c.LogStatsInterval == 0 {
+		c.LogStatsInterval = DefaultLogStatsInterval
+	}
+	var err error
+	if c.Faults, err = c.Faults.withDefaults(); err != nil {
+		return c, err
+	}
+	if c.Scheduler != nil {
+		sc := *c.Scheduler
+		sc.MaxModelLen = c.MaxModelLen
+		if err := sc.validate(); err != nil {
+			return c, err
+		}
+		c.Scheduler = &sc
+	}
+	if c.Engine == nil && c.Scheduler == nil {
 		c.Engine = FixedLatency{TTFT: c.TTFT, ITL: c.ITL}
 	}
 	return c, nil

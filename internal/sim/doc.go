@@ -1,21 +1,43 @@
 // Package sim is gobench's built-in OpenAI-compatible server: a stand-in for
 // vLLM's API server that the tests, `make demo` and local benchmark runs talk
-// to instead of a GPU.
+// to instead of a GPU, whose truth is known.
 //
 // It serves what `vllm bench serve` calls (POST /v1/completions,
 // POST /v1/chat/completions, GET /v1/models, GET /health, POST
-// /start_profile and /stop_profile) with the wire format that vLLM's OpenAI
+// /start_profile and /stop_profile), and /v1/embeddings, /tokenize,
+// /detokenize and /metrics, with the wire format that vLLM's OpenAI
 // server emits, so the client code under test parses exactly what it would
 // parse in production.
 //
 // # Timing
 //
-// When tokens appear is decided by an [Engine], not by the HTTP layer. The
-// only engine today is [FixedLatency]: the first token event of a request is
+// When tokens appear is decided by an [Engine], not by the HTTP layer.
+//
+// [FixedLatency] has no contention: the first token event of a request is
 // due at receipt + TTFT and token k (0-based) at receipt + TTFT + k·ITL. The
 // timeline is absolute, so a late wake-up never delays the tokens after it.
-// A later engine can model vLLM's scheduler (batching, KV cache, preemption)
-// behind the same interface without touching the handlers.
+// It is what gobench's own tests and `make bench` measure the client
+// against.
+//
+// [Scheduler] (Config.Scheduler) models vLLM's engine: a loop of steps, each
+// with a token budget, running requests first and waiting ones admitted up
+// to a sequence limit, chunked prefill, a KV cache of blocks with
+// preemption of the newest running request and prefix caching, speculative
+// decoding, and a step time that grows with the batch; see core for the
+// rules and SchedulerConfig for the cost model. Its outputs carry the
+// engine's timestamps, from which /metrics and the per-request metrics
+// derive vLLM's intervals (queue to first SCHEDULED, prefill, decode,
+// inference). --stream-interval (Config.StreamInterval) groups outputs
+// into events as vLLM's output processor does.
+//
+// # Metrics, faults, ground truth
+//
+// /metrics serves vLLM's Prometheus families with their names, types, help,
+// labels and buckets (promMetrics); Serve prints vLLM's periodic stats line
+// to the logger (statLogger). Config.Faults makes chosen requests fail as
+// real servers do (FaultKind). Config.Record receives the ground truth of
+// every request: the send instant of each event on CLOCK_MONOTONIC and the
+// server-side intervals (recorder).
 //
 // # Wire format
 //

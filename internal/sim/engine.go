@@ -19,6 +19,62 @@ type Request struct {
 	// OutputTokens is exactly how many tokens the request will produce; the
 	// server has already decided where it stops.
 	OutputTokens int
+
+	// Queued is when the request reached the engine, after the front end
+	// (Config.FrontendLatency); zero means Received. vLLM's queue interval
+	// starts here.
+	Queued time.Time
+	// PromptIDs are the prompt's token ids, which prefix caching hashes;
+	// nil when the server has none, and then the prompt shares no prefix
+	// with any other.
+	PromptIDs []int
+	// Pooling marks an embeddings request: it needs its prompt computed and
+	// then produces one output that is not a generated token.
+	Pooling bool
+}
+
+// Output is one engine output of a request: what one engine step produced
+// for it. The HTTP layer turns outputs into stream events, so an output of
+// several tokens (speculative decoding) is one event, as in vLLM.
+type Output struct {
+	// Tokens is how many new tokens the output carries, at least 1.
+	Tokens int
+	// At is the engine's timestamp of the output: when the step that
+	// produced it ended, or when a fixed-latency token was due. The gap
+	// between two outputs' At is vLLM's inter-token latency sample.
+	At time.Time
+}
+
+// Timing is the engine's record of one request, the instants of vLLM's
+// RequestStateStats from which it derives the queue, prefill, decode and
+// inference intervals and the per-request metrics object.
+type Timing struct {
+	// Queued is when the request entered the waiting queue.
+	Queued time.Time
+	// Scheduled is when it was first scheduled; a rescheduling after a
+	// preemption does not move it (vLLM keeps the first SCHEDULED).
+	Scheduled time.Time
+	// FirstToken and LastToken are the At of its first and latest output.
+	FirstToken, LastToken time.Time
+	// Preemptions counts how often it was preempted.
+	Preemptions int
+	// CachedTokens is how many prompt tokens came from the prefix cache at
+	// its first scheduling.
+	CachedTokens int
+}
+
+// OutputStream is a Stream that hands out whole engine outputs and knows
+// its request's engine timeline. The server uses it when an engine's
+// streams implement it (the scheduler's do), and otherwise wraps Next as
+// one-token outputs stamped when they arrive.
+type OutputStream interface {
+	Stream
+	// NextOutput blocks until the request's next output and returns it, or
+	// returns ctx.Err() as soon as ctx ends. Its Tokens add up to
+	// Request.OutputTokens.
+	NextOutput(ctx context.Context) (Output, error)
+	// Timing returns the request's engine timeline so far.
+	Timing() Timing
 }
 
 // Engine decides when the tokens of each request are produced. The HTTP
@@ -59,7 +115,7 @@ var _ Engine = FixedLatency{}
 
 // Start implements Engine. It never fails.
 func (f FixedLatency) Start(_ context.Context, req Request) (Stream, error) {
-	return &fixedStream{due: req.Received.Add(f.TTFT), itl: f.ITL}, nil
+	return &fixedStream{due: req.Received.Add(f.TTFT), itl: f.ITL, received: req.Received}, nil
 }
 
 // fixedStream sleeps to absolute deadlines. Each deadline is derived from
@@ -67,15 +123,37 @@ func (f FixedLatency) Start(_ context.Context, req Request) (Stream, error) {
 // time the caller got around to asking, so a late wake-up or a slow client
 // write does not push back the tokens after it: lateness never accumulates.
 type fixedStream struct {
-	due   time.Time // when the next token is due
-	itl   time.Duration
-	timer *time.Timer // created on first use and reused: one per stream, not per token
+	due         time.Time // when the next token is due
+	itl         time.Duration
+	timer       *time.Timer // created on first use and reused: one per stream, not per token
+	received    time.Time
+	first, last time.Time // due instants of the first and latest token handed out
 }
+
+var _ OutputStream = (*fixedStream)(nil)
 
 // Next implements Stream.
 func (s *fixedStream) Next(ctx context.Context) error {
+	_, err := s.NextOutput(ctx)
+	return err
+}
+
+// NextOutput implements OutputStream: one token, stamped with its due time,
+// so the gap between two outputs is exactly ITL whatever the wake-up delay.
+func (s *fixedStream) NextOutput(ctx context.Context) (Output, error) {
 	due := s.due
 	s.due = due.Add(s.itl)
+	if err := s.sleepUntil(ctx, due); err != nil {
+		return Output{}, err
+	}
+	if s.first.IsZero() {
+		s.first = due
+	}
+	s.last = due
+	return Output{Tokens: 1, At: due}, nil
+}
+
+func (s *fixedStream) sleepUntil(ctx context.Context, due time.Time) error {
 	wait := time.Until(due)
 	if wait <= 0 {
 		// Already due (ITL 0, or running behind): emit at once, but still
@@ -94,6 +172,12 @@ func (s *fixedStream) Next(ctx context.Context) error {
 	case <-ctx.Done():
 		return ctx.Err()
 	}
+}
+
+// Timing implements OutputStream. The fixed-latency engine has no queue:
+// a request is queued and scheduled on receipt.
+func (s *fixedStream) Timing() Timing {
+	return Timing{Queued: s.received, Scheduled: s.received, FirstToken: s.first, LastToken: s.last}
 }
 
 // Close implements Stream.

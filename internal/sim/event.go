@@ -125,25 +125,43 @@ func (b *eventBuilder) usage(prompt, completion int, m *requestMetrics) []byte {
 type requestMetrics struct {
 	received, first, last time.Time
 	tokens                int
+	// engine says the instants are the scheduler's timeline (Timing), with
+	// queued and scheduled; otherwise first and last are the instants the
+	// first and last token events were sent and there is no queue.
+	engine            bool
+	queued, scheduled time.Time
 }
 
-// appendJSON writes vLLM's metrics object (vllm/entrypoints/generate/base/
-// serving.py): queue time (0: the fixed-latency engine has no queue),
-// TTFT from receipt to the first token event, the decode interval, its
-// mean per gap, and output tokens per second of the inference interval.
+// appendJSON writes vLLM's metrics object (build_per_request_timing_metrics
+// in vllm/entrypoints/generate/base/serving.py): queue_time_ms is scheduled
+// minus queued, time_to_first_token_ms first token minus scheduled (the
+// prefill interval), generation_time_ms the decode interval, mean_itl_ms
+// its mean per gap, tokens_per_second all output tokens over the inference
+// interval. The fixed-latency engine has no queue (0.0) and is scheduled on
+// receipt, and its instants are those of the token events leaving.
 func (m *requestMetrics) appendJSON(dst []byte) []byte {
 	ms := func(d time.Duration) float64 { return float64(d) / 1e6 }
+	start := m.received
+	if m.engine {
+		start = m.scheduled
+	}
 	decode := m.last.Sub(m.first)
 	itl := 0.0
 	if m.tokens > 1 {
 		itl = ms(decode) / float64(m.tokens-1)
 	}
 	tps := 0.0
-	if inf := m.last.Sub(m.received); inf > 0 {
+	if inf := m.last.Sub(start); inf > 0 {
 		tps = float64(m.tokens) / inf.Seconds()
 	}
-	dst = append(dst, `{"queue_time_ms":0.0,"time_to_first_token_ms":`...)
-	dst = strconv.AppendFloat(dst, ms(m.first.Sub(m.received)), 'f', 3, 64)
+	if m.engine {
+		dst = append(dst, `{"queue_time_ms":`...)
+		dst = strconv.AppendFloat(dst, ms(m.scheduled.Sub(m.queued)), 'f', 3, 64)
+	} else {
+		dst = append(dst, `{"queue_time_ms":0.0`...)
+	}
+	dst = append(dst, `,"time_to_first_token_ms":`...)
+	dst = strconv.AppendFloat(dst, ms(m.first.Sub(start)), 'f', 3, 64)
 	dst = append(dst, `,"generation_time_ms":`...)
 	dst = strconv.AppendFloat(dst, ms(decode), 'f', 3, 64)
 	dst = append(dst, `,"mean_itl_ms":`...)

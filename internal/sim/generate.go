@@ -17,61 +17,199 @@ func (s *Server) handleChat(w http.ResponseWriter, r *http.Request) {
 	s.serveGeneration(w, r, true)
 }
 
+// exchange is one generation request from receipt to its last byte: what
+// the handler decided about it, where its output stands, and what it owes
+// /metrics, the per-request metrics object and the record.
+type exchange struct {
+	s      *Server
+	ctx    context.Context
+	j      job
+	out    output
+	faults faultSet
+	st     Stream
+	os     OutputStream // st's outputs, or nil for a token-at-a-time engine
+
+	tokens   int       // tokens received from the engine so far
+	lastAt   time.Time // engine timestamp of the latest output
+	lastSeen time.Time // when the handler got the latest output
+	status   int
+	reason   string // finish reason for /metrics: stop, length, abort, error
+	errText  string
+	sentLast time.Time // send instant of the latest token event
+	sent1st  time.Time // send instant of the first token event
+	tr       *truth    // nil without a record
+}
+
 // serveGeneration handles a completions or chat request from receipt to the
 // last byte.
 func (s *Server) serveGeneration(w http.ResponseWriter, r *http.Request, chat bool) {
 	// The timeline starts before the body is read, as a server's TTFT
 	// counts from the request's arrival.
 	received := time.Now()
-	j, apiErr := s.parseJob(w, r, chat)
-	if apiErr != nil {
-		s.logf("%s %s %d %s: %s", r.Method, r.URL.Path, apiErr.status, apiErr.typ, firstLine(apiErr.msg))
-		writeError(w, apiErr)
-		return
+	x := &exchange{s: s, ctx: r.Context(), status: http.StatusOK}
+	if s.rec != nil {
+		x.tr = &truth{path: r.URL.Path, arrival: received}
+		defer x.record()
 	}
-
 	// vLLM takes the request id from the X-Request-Id header when present
 	// (even if empty) and prefixes it per endpoint.
 	baseID := randomID()
 	if v, ok := r.Header["X-Request-Id"]; ok && len(v) > 0 {
 		baseID = v[0]
 	}
+	if x.tr != nil {
+		x.tr.id = baseID
+	}
+	j, apiErr := s.parseJob(w, r, chat)
+	if apiErr != nil {
+		s.logf("%s %s %d %s: %s", r.Method, r.URL.Path, apiErr.status, apiErr.typ, firstLine(apiErr.msg))
+		x.status = apiErr.status
+		writeError(w, apiErr)
+		return
+	}
+	x.j = j
+	x.faults = s.cfg.Faults.decide(s.cfg.Seed, baseID)
+	if e := httpFault(x.faults); e != nil {
+		s.logf("%s %s %d id=%s: injected fault %s", r.Method, r.URL.Path, e.status, baseID, x.faults)
+		x.status, x.errText = e.status, "fault"
+		w.Header().Set("Retry-After", "1")
+		writeError(w, e)
+		return
+	}
+
 	id := "cmpl-" + baseID
 	if chat {
 		id = "chatcmpl-" + baseID
 	}
-	out := output{id: id, created: received.Unix(), received: received}
-	out.n, out.finish = s.outputLength(baseID, j)
+	x.out = output{id: id, created: received.Unix(), received: received}
+	x.out.n, x.out.finish = s.outputLength(baseID, j)
 
-	ctx := r.Context()
-	st, err := s.cfg.Engine.Start(ctx, Request{ID: baseID, Received: received, PromptTokens: j.promptTokens, OutputTokens: out.n})
+	queued := received
+	if d := s.cfg.FrontendLatency; d > 0 {
+		if err := sleepCtx(x.ctx, d); err != nil {
+			x.status, x.errText = 499, "client disconnected"
+			return
+		}
+		queued = time.Now()
+	}
+	st, err := s.engine.Start(x.ctx, Request{ID: baseID, Received: received, Queued: queued, PromptTokens: j.promptTokens,
+		OutputTokens: x.out.n, PromptIDs: j.promptIDs})
 	if err != nil {
 		e := &apiError{status: http.StatusInternalServerError, typ: "InternalServerError", msg: err.Error()}
 		s.logf("%s %s %d id=%s: engine rejected the request: %v", r.Method, r.URL.Path, e.status, id, err)
+		x.status, x.errText = e.status, err.Error()
 		writeError(w, e)
 		return
 	}
+	x.st = st
+	x.os, _ = st.(OutputStream)
 	defer st.Close()
 	s.active.Add(1)
 	defer s.active.Add(-1)
+	s.metrics.admitted()
+	defer s.metrics.left()
 
-	var sent int
 	if j.stream {
-		sent, err = s.stream(ctx, w, st, j, out)
+		err = x.stream(w)
 	} else {
-		sent, err = s.complete(ctx, w, st, j, out)
+		err = x.complete(w)
 	}
-	status, outcome := http.StatusOK, "finish="+out.finish
+	outcome := "finish=" + x.out.finish
+	x.reason = x.out.finish
 	switch {
-	case err != nil && ctx.Err() != nil:
-		outcome = "client disconnected"
-	case err != nil && !j.stream:
-		status, outcome = http.StatusInternalServerError, "engine error: "+err.Error()
+	case err != nil && x.ctx.Err() != nil:
+		outcome, x.reason, x.errText = "client disconnected", "abort", "client disconnected"
+	case err == errReset:
+		outcome, x.reason, x.errText = "connection reset (injected fault)", "abort", "connection reset"
 	case err != nil:
-		outcome = "engine error: " + err.Error()
+		if !j.stream {
+			x.status = http.StatusInternalServerError
+		}
+		outcome, x.reason, x.errText = "engine error: "+err.Error(), "error", err.Error()
 	}
+	if x.faults != 0 {
+		outcome += " faults=" + x.faults.String()
+	}
+	// vLLM's e2e latency ends when the front end processes the last
+	// output, not when the response is written; an unfinished request ends
+	// now.
+	e2e := time.Since(received)
+	if x.tokens == x.out.n && !x.lastSeen.IsZero() {
+		e2e = x.lastSeen.Sub(received)
+	}
+	s.metrics.finished(x.reason, e2e, x.timing(), j.promptTokens, x.tokens, j.maxTokens)
 	s.logf("%s %s %d id=%s stream=%t prompt_tokens=%d completion_tokens=%d/%d %s dur=%v",
-		r.Method, r.URL.Path, status, id, j.stream, j.promptTokens, sent, out.n, outcome, time.Since(received).Round(time.Microsecond))
+		r.Method, r.URL.Path, x.status, id, j.stream, j.promptTokens, x.tokens, x.out.n, outcome,
+		time.Since(received).Round(time.Microsecond))
+}
+
+// next waits for the engine's next output and accounts for it as vLLM's
+// output processor does: the first output gives TTFT (front end: receipt
+// to now) and counts the prompt tokens, every later one gives an
+// inter-token latency sample (the gap between engine timestamps).
+func (x *exchange) next() (Output, error) {
+	var o Output
+	if x.os != nil {
+		var err error
+		if o, err = x.os.NextOutput(x.ctx); err != nil {
+			return o, err
+		}
+	} else {
+		if err := x.st.Next(x.ctx); err != nil {
+			return o, err
+		}
+		o = Output{Tokens: 1, At: time.Now()}
+	}
+	o.Tokens = max(1, min(o.Tokens, x.out.n-x.tokens))
+	x.lastSeen = time.Now()
+	first := x.tokens == 0
+	if first {
+		cached := 0
+		if x.os != nil {
+			cached = x.os.Timing().CachedTokens
+		}
+		x.s.metrics.firstOutput(x.lastSeen.Sub(x.out.received), x.j.promptTokens, cached, x.j.maxTokens)
+		x.s.stats.tokens(x.j.promptTokens-cached, 0)
+	}
+	x.s.metrics.output(o.Tokens, o.At.Sub(x.lastAt), first)
+	x.s.stats.tokens(0, o.Tokens)
+	x.lastAt = o.At
+	x.tokens += o.Tokens
+	return o, nil
+}
+
+// timing is the engine's timeline of the request; for an engine without
+// one, queued and scheduled at receipt and the outputs' instants.
+func (x *exchange) timing() Timing {
+	if x.os != nil {
+		return x.os.Timing()
+	}
+	return Timing{Queued: x.out.received, Scheduled: x.out.received, FirstToken: x.sent1st, LastToken: x.sentLast}
+}
+
+// metricsObject is vLLM's per-request metrics for the usage event: from the
+// engine's timeline under the scheduler; for the fixed engine, from the
+// instants the token events left, with no queue, so that a client can
+// compare its TTFT with when the server really wrote the first token.
+func (x *exchange) metricsObject() *requestMetrics {
+	m := &requestMetrics{received: x.out.received, first: x.sent1st, last: x.sentLast, tokens: x.tokens}
+	if x.s.sched != nil && x.os != nil {
+		t := x.os.Timing()
+		m.engine, m.queued, m.scheduled, m.first, m.last = true, t.Queued, t.Scheduled, t.FirstToken, t.LastToken
+	}
+	return m
+}
+
+// record writes the request's ground truth.
+func (x *exchange) record() {
+	t := x.tr
+	t.status, t.stream, t.fault, t.errText = x.status, x.j.stream, x.faults.String(), x.errText
+	t.prompt, t.completion, t.finish = x.j.promptTokens, x.tokens, x.reason
+	if x.st != nil {
+		t.timing = x.timing()
+	}
+	t.finished = time.Now()
+	x.s.rec.write(t)
 }
 
 // output is what the server decided about a response before its first
@@ -120,155 +258,31 @@ func (s *Server) tokenText(k int, out output) []byte {
 	return s.texts[k%len(s.texts)]
 }
 
-// stream writes a streaming response and returns how many tokens it sent.
-// Every event is flushed on its own so the client timestamps each one when
-// it is due, not when a buffer fills.
-func (s *Server) stream(ctx context.Context, w http.ResponseWriter, st Stream, j job, out output) (int, error) {
-	w.Header().Set("Content-Type", "text/event-stream; charset=utf-8")
-	w.WriteHeader(http.StatusOK)
-	rc := http.NewResponseController(w)
-	// Send the headers now, as uvicorn does, so the client learns the
-	// status before the first token.
-	if err := rc.Flush(); err != nil {
-		return 0, err
+// tokensText is the JSON literal of tokens [from, to) of out: the literal
+// of the one token, or their texts joined for an event of several tokens.
+func (s *Server) tokensText(dst []byte, from, to int, out output) []byte {
+	if to-from == 1 {
+		return append(dst, s.tokenText(from, out)...)
 	}
-	send := func(event []byte) error {
-		if _, err := w.Write(event); err != nil {
-			return err
-		}
-		return rc.Flush()
-	}
-
-	b := newEventBuilder(j.chat, out.id, s.cfg.Model, out.created)
-	var m *requestMetrics
-	if s.cfg.EnablePerRequestMetrics {
-		m = &requestMetrics{received: out.received}
-	}
-	for k := range out.n {
-		if err := st.Next(ctx); err != nil {
-			if ctx.Err() == nil {
-				// The engine failed the request: vLLM reports a generator
-				// exception as an error event, then ends the stream.
-				sendStreamError(send, err)
-			}
-			return k, err
-		}
-		if k == 0 && j.chat {
-			// The role event goes out with the first token, not on receipt:
-			// vLLM sends it on the first engine output (see the package doc).
-			if err := send(b.role()); err != nil {
-				return k, err
-			}
-			if m != nil {
-				// The role event is the client's first token event.
-				m.first = time.Now()
-			}
-		}
-		fin := ""
-		if k == out.n-1 {
-			fin = out.finish
-		}
-		if err := send(b.token(s.tokenText(k, out), fin)); err != nil {
-			return k, err
-		}
-		if m != nil {
-			// The instant the token event left, as the ground truth a
-			// client's TTFT is compared with.
-			now := time.Now()
-			if m.first.IsZero() {
-				m.first = now
-			}
-			m.last, m.tokens = now, k+1
-		}
-	}
-	if j.includeUsage {
-		if err := send(b.usage(j.promptTokens, out.n, m)); err != nil {
-			return out.n, err
-		}
-	}
-	return out.n, send([]byte(doneEvent))
-}
-
-// sendStreamError writes vLLM's in-stream error event and the [DONE] that
-// follows it.
-func sendStreamError(send func([]byte) error, err error) {
-	buf := []byte(`data: {"error":{"message":`)
-	buf = appendJSONString(buf, err.Error())
-	buf = append(buf, `,"type":"InternalServerError","param":null,"code":500}}`+"\n\n"...)
-	if send(buf) == nil {
-		_ = send([]byte(doneEvent))
-	}
-}
-
-// completionChoice and the other response types below are vLLM's
-// non-streaming response models, reduced to the fields a vLLM server always
-// writes for a plain text request.
-type completionChoice struct {
-	Index          int     `json:"index"`
-	Text           string  `json:"text"`
-	Logprobs       *string `json:"logprobs"`
-	FinishReason   string  `json:"finish_reason"`
-	StopReason     *string `json:"stop_reason"`
-	PromptLogprobs *string `json:"prompt_logprobs"`
-}
-
-type chatResponseMessage struct {
-	Role             string   `json:"role"`
-	ReasoningContent *string  `json:"reasoning_content"`
-	Content          string   `json:"content"`
-	ToolCalls        []string `json:"tool_calls"`
-}
-
-type chatChoice struct {
-	Index        int                 `json:"index"`
-	Message      chatResponseMessage `json:"message"`
-	Logprobs     *string             `json:"logprobs"`
-	FinishReason string              `json:"finish_reason"`
-	StopReason   *string             `json:"stop_reason"`
-}
-
-type usageInfo struct {
-	PromptTokens        int     `json:"prompt_tokens"`
-	TotalTokens         int     `json:"total_tokens"`
-	CompletionTokens    int     `json:"completion_tokens"`
-	PromptTokensDetails *string `json:"prompt_tokens_details"`
-}
-
-// complete waits for every token, then writes the whole response with
-// usage. It returns how many tokens were generated.
-func (s *Server) complete(ctx context.Context, w http.ResponseWriter, st Stream, j job, out output) (int, error) {
-	var text strings.Builder
-	for k := range out.n {
-		if err := st.Next(ctx); err != nil {
-			if ctx.Err() == nil {
-				writeError(w, &apiError{status: http.StatusInternalServerError, typ: "InternalServerError", msg: err.Error()})
-			}
-			return k, err
-		}
+	var b strings.Builder
+	for k := from; k < to; k++ {
 		if !out.isEOS(k) {
-			text.WriteString(s.words[k%len(s.words)])
+			b.WriteString(s.words[k%len(s.words)])
 		}
 	}
-	resp := struct {
-		ID      string    `json:"id"`
-		Object  string    `json:"object"`
-		Created int64     `json:"created"`
-		Model   string    `json:"model"`
-		Choices any       `json:"choices"`
-		Usage   usageInfo `json:"usage"`
-	}{ID: out.id, Object: "text_completion", Created: out.created, Model: s.cfg.Model,
-		Usage: usageInfo{PromptTokens: j.promptTokens, TotalTokens: j.promptTokens + out.n, CompletionTokens: out.n}}
-	if j.chat {
-		resp.Object = "chat.completion"
-		resp.Choices = []chatChoice{{
-			Message:      chatResponseMessage{Role: "assistant", Content: text.String(), ToolCalls: []string{}},
-			FinishReason: out.finish,
-		}}
-	} else {
-		resp.Choices = []completionChoice{{Text: text.String(), FinishReason: out.finish}}
+	return appendJSONString(dst, b.String())
+}
+
+// sleepCtx sleeps for d or until ctx ends.
+func sleepCtx(ctx context.Context, d time.Duration) error {
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-t.C:
+		return nil
+	case <-ctx.Done():
+		return ctx.Err()
 	}
-	writeJSON(w, http.StatusOK, resp)
-	return out.n, nil
 }
 
 // firstLine shortens multi-line validation messages for the log.

@@ -164,3 +164,13 @@ func (s *syncWriter) String() string {
 	defer s.mu.Unlock()
 	return s.w.String()
 }
+
+// mustRegexp compiles expr or fails the test.
+func mustRegexp(t testing.TB, expr string) *regexp.Regexp {
+	t.Helper()
+	re, err := regexp.Compile(expr)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return re
+}

@@ -157,7 +157,7 @@ func TestClientDisconnectStopsHandler(t *testing.T) {
 			baseline := runtime.NumGoroutine()
 
 			ctx, cancel := context.WithCancel(context.Background())
-			body := `{"prompt":"x","max_tokens":100000,"ignore_eos":true,"stream":` + strconv.FormatBool(stream) + `}`
+			body := `{"prompt":"x","max_tokens":30000,"ignore_eos":true,"stream":` + strconv.FormatBool(stream) + `}`
 			var resp *http.Response
 			if stream {
 				resp = post(ctx, t, newClient(), ls.url+"/v1/completions", body)
@@ -237,7 +237,7 @@ func TestShutdownTimeoutCutsStreams(t *testing.T) {
 	t.Parallel()
 	ls := startLive(t, Config{ITL: 10 * time.Millisecond, ShutdownTimeout: 100 * time.Millisecond})
 	resp := post(context.Background(), t, newClient(), ls.url+"/v1/completions",
-		`{"prompt":"x","max_tokens":100000,"ignore_eos":true,"stream":true}`)
+		`{"prompt":"x","max_tokens":30000,"ignore_eos":true,"stream":true}`)
 	defer resp.Body.Close()
 	buf := make([]byte, 64)
 	if _, err := resp.Body.Read(buf); err != nil {

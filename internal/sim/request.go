@@ -62,6 +62,12 @@ type job struct {
 	promptTokens int
 	maxTokens    int
 	minTokens    int
+	// maxTokensSet is true when the request named max_tokens (or
+	// max_completion_tokens) itself.
+	maxTokensSet bool
+	// promptIDs are the prompt's token ids when the engine needs them
+	// (prefix caching), else nil.
+	promptIDs []int
 }
 
 // parseJob reads and validates the body of a completions (chat false) or
@@ -86,10 +92,14 @@ func (s *Server) parseJob(w http.ResponseWriter, r *http.Request, chat bool) (jo
 		j.includeUsage = req.StreamOptions.IncludeUsage == nil || *req.StreamOptions.IncludeUsage
 	}
 	var perr *apiError
+	var ids *[]int
+	if s.needIDs {
+		ids = &j.promptIDs
+	}
 	if chat {
-		j.promptTokens, perr = s.countMessages(req.Messages)
+		j.promptTokens, perr = s.countMessages(req.Messages, ids)
 	} else {
-		j.promptTokens, perr = s.countPrompt(req.Prompt)
+		j.promptTokens, perr = s.countPrompt(req.Prompt, ids)
 	}
 	if perr != nil {
 		return job{}, perr
@@ -112,7 +122,7 @@ func (s *Server) parseJob(w http.ResponseWriter, r *http.Request, chat bool) (jo
 	}
 	j.maxTokens = s.cfg.DefaultMaxTokens
 	if maxTokens != nil {
-		j.maxTokens = *maxTokens
+		j.maxTokens, j.maxTokensSet = *maxTokens, true
 	}
 	if j.maxTokens < 1 {
 		return job{}, badParam("max_tokens", fmt.Sprintf("max_tokens must be at least 1, got %d.", j.maxTokens))
@@ -128,6 +138,9 @@ func (s *Server) parseJob(w http.ResponseWriter, r *http.Request, chat bool) (jo
 		}
 	}
 	j.ignoreEOS = req.IgnoreEOS != nil && *req.IgnoreEOS
+	if e := s.checkContext(&j); e != nil {
+		return job{}, e
+	}
 	return j, nil
 }
 
@@ -135,16 +148,19 @@ func (s *Server) parseJob(w http.ResponseWriter, r *http.Request, chat bool) (jo
 // token ids, or a one-element list of either. Several prompts in one
 // request (a batch) would need several choices, which the simulator does
 // not produce.
-func (s *Server) countPrompt(raw json.RawMessage) (int, *apiError) {
+func (s *Server) countPrompt(raw json.RawMessage, out *[]int) (int, *apiError) {
 	if isNull(raw) {
 		return 0, validationError("missing", "body.prompt", "Field required")
 	}
 	var text string
 	if err := json.Unmarshal(raw, &text); err == nil {
-		return s.countText(text, true), nil
+		return s.countText(text, true, out), nil
 	}
 	var ids []int
 	if err := json.Unmarshal(raw, &ids); err == nil {
+		if out != nil {
+			*out = append(*out, ids...)
+		}
 		return len(ids), nil
 	}
 	var list []json.RawMessage
@@ -155,7 +171,7 @@ func (s *Server) countPrompt(raw json.RawMessage) (int, *apiError) {
 		return 0, badParam("prompt", fmt.Sprintf(
 			"a list of %d prompts is not supported by the simulator, send one prompt per request.", len(list)))
 	}
-	return s.countPrompt(list[0])
+	return s.countPrompt(list[0], out)
 }
 
 // countMessages counts the text tokens of a chat request's messages. vLLM
@@ -163,7 +179,7 @@ func (s *Server) countPrompt(raw json.RawMessage) (int, *apiError) {
 // the simulator has no template, so it counts the text of each message
 // (without special tokens, as vLLM tokenizes rendered chats) and nothing
 // else.
-func (s *Server) countMessages(raw json.RawMessage) (int, *apiError) {
+func (s *Server) countMessages(raw json.RawMessage, out *[]int) (int, *apiError) {
 	if isNull(raw) {
 		return 0, validationError("missing", "body.messages", "Field required")
 	}
@@ -181,7 +197,7 @@ func (s *Server) countMessages(raw json.RawMessage) (int, *apiError) {
 		}
 		var text string
 		if err := json.Unmarshal(m.Content, &text); err == nil {
-			n += s.countText(text, false)
+			n += s.countText(text, false, out)
 			continue
 		}
 		var parts []contentPart
@@ -191,7 +207,7 @@ func (s *Server) countMessages(raw json.RawMessage) (int, *apiError) {
 		}
 		for _, p := range parts {
 			if p.Type == "text" {
-				n += s.countText(p.Text, false)
+				n += s.countText(p.Text, false, out)
 			}
 		}
 	}
@@ -199,12 +215,59 @@ func (s *Server) countMessages(raw json.RawMessage) (int, *apiError) {
 }
 
 // countText counts the tokens of text with the configured tokenizer, or its
-// whitespace-separated words when there is none.
-func (s *Server) countText(text string, addSpecialTokens bool) int {
+// whitespace-separated words when there is none. When out is not nil the
+// token ids are appended to it (a word's id is a hash of the word when
+// there is no tokenizer).
+func (s *Server) countText(text string, addSpecialTokens bool, out *[]int) int {
 	if s.cfg.Tokenizer != nil {
-		return len(s.cfg.Tokenizer.Encode(text, addSpecialTokens))
+		ids := s.cfg.Tokenizer.Encode(text, addSpecialTokens)
+		if out != nil {
+			*out = append(*out, ids...)
+		}
+		return len(ids)
+	}
+	if out != nil {
+		n := len(*out)
+		*out = appendWordIDs(*out, text)
+		return len(*out) - n
 	}
 	return countWords(text)
+}
+
+// appendWordIDs appends an id per whitespace-separated word of text: a
+// 31-bit FNV-1a hash of the word, so equal words have equal ids.
+func appendWordIDs(dst []int, text string) []int {
+	for _, w := range strings.Fields(text) {
+		h := uint32(2166136261)
+		for i := 0; i < len(w); i++ {
+			h = (h ^ uint32(w[i])) * 16777619
+		}
+		dst = append(dst, int(h&0x7fffffff))
+	}
+	return dst
+}
+
+// checkContext applies vLLM's context-length checks: the prompt must leave
+// room for one token, and prompt plus an explicit max_tokens must fit in
+// the max model length (vLLM's messages). A default max_tokens is lowered
+// to what fits instead.
+func (s *Server) checkContext(j *job) *apiError {
+	limit := s.cfg.MaxModelLen
+	if j.promptTokens >= limit {
+		return badRequest(fmt.Sprintf("This model's maximum context length is %d tokens. However, your request has %d input tokens. "+
+			"Please reduce the length of the input messages.", limit, j.promptTokens))
+	}
+	if j.promptTokens+j.maxTokens <= limit {
+		return nil
+	}
+	if !j.maxTokensSet {
+		j.maxTokens = limit - j.promptTokens
+		j.minTokens = min(j.minTokens, j.maxTokens)
+		return nil
+	}
+	return badParam("max_tokens", fmt.Sprintf("'max_tokens' or 'max_completion_tokens' is too large: %d. "+
+		"This model's maximum context length is %d tokens and your request has %d input tokens (%d > %d - %d).",
+		j.maxTokens, limit, j.promptTokens, j.maxTokens, limit, j.promptTokens))
 }
 
 // countWords is len(strings.Fields(text)) without the allocation.

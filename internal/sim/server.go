@@ -27,10 +27,16 @@ type Server struct {
 	words []string
 	texts [][]byte
 	// active counts generation requests between admission and their last
-	// byte, so tests can see that a handler really stopped, and a later
-	// /metrics can report running requests.
+	// byte, so tests can see that a handler really stopped.
 	active atomic.Int64
 	logMu  sync.Mutex
+
+	engine  Engine
+	sched   *Scheduler // the engine model, when it is the engine
+	needIDs bool       // the engine hashes prompt token ids (prefix caching)
+	metrics *promMetrics
+	rec     *recorder // nil without Config.Record
+	stats   *statLogger
 }
 
 // NewServer validates cfg, fills in its defaults and returns a server.
@@ -39,10 +45,50 @@ func NewServer(cfg Config) (*Server, error) {
 	if err != nil {
 		return nil, err
 	}
-	s := &Server{cfg: cfg}
+	s := &Server{cfg: cfg, engine: cfg.Engine}
 	s.words, s.texts = vocabularyTokens()
+	spec := 0
+	if cfg.Scheduler != nil {
+		spec = cfg.Scheduler.NumSpeculativeTokens
+	}
+	s.metrics = newPromMetrics(cfg.Model, cfg.MaxModelLen, spec, cfg.Engine == nil)
+	s.stats = newStatLogger(spec > 0)
+	if cfg.Engine == nil {
+		sc := *cfg.Scheduler
+		sc.OnStep = func(st StepStats) {
+			s.metrics.step(st)
+			s.stats.step(st)
+			if cfg.Scheduler.OnStep != nil {
+				cfg.Scheduler.OnStep(st)
+			}
+		}
+		sched, err := NewScheduler(sc)
+		if err != nil {
+			return nil, err
+		}
+		s.engine, s.sched = sched, sched
+		s.needIDs = sc.EnablePrefixCaching
+	}
+	if cfg.Record != nil {
+		name := "fixed"
+		if s.sched != nil {
+			name = "scheduler"
+		} else if _, ok := cfg.Engine.(FixedLatency); !ok {
+			name = "custom"
+		}
+		s.rec = newRecorder(cfg.Record, cfg.Model, name)
+	}
 	s.handler = s.routes()
 	return s, nil
+}
+
+// RecordErr returns the first error writing Config.Record, if any, so a
+// command can report a record that could not be written.
+func (s *Server) RecordErr() error {
+	if s.rec == nil {
+		return nil
+	}
+	return s.rec.Err()
 }
 
 // Handler returns the server's HTTP handler, for httptest or for mounting
@@ -55,15 +101,29 @@ func (s *Server) Handler() http.Handler { return s.handler }
 // they have not finished by then it closes their connections and returns an
 // error wrapping context.DeadlineExceeded. Serve closes ln.
 func (s *Server) Serve(ctx context.Context, ln net.Listener) error {
+	// fresh holds the connections that have not carried a request yet.
+	var fresh sync.Map
 	srv := &http.Server{
 		Handler:           s.handler,
 		ReadHeaderTimeout: 30 * time.Second,
 		// Request contexts deliberately do not derive from ctx: cancelling
 		// ctx must not cut the streams that the graceful shutdown is
 		// waiting for.
+		ConnState: func(c net.Conn, st http.ConnState) {
+			if st == http.StateNew {
+				fresh.Store(c, struct{}{})
+			} else {
+				fresh.Delete(c)
+			}
+		},
 	}
 	errc := make(chan error, 1)
 	go func() { errc <- srv.Serve(ln) }()
+	if s.cfg.Logger != nil && s.cfg.LogStatsInterval > 0 {
+		sctx, stop := context.WithCancel(ctx)
+		defer stop()
+		go s.logStats(sctx, s.cfg.LogStatsInterval)
+	}
 	select {
 	case err := <-errc:
 		return fmt.Errorf("sim: serve %s: %w", ln.Addr(), err)
@@ -72,6 +132,14 @@ func (s *Server) Serve(ctx context.Context, ln net.Listener) error {
 	s.logf("shutting down, waiting up to %v for %d in-flight requests", s.cfg.ShutdownTimeout, s.active.Load())
 	sctx, cancel := context.WithTimeout(context.Background(), s.cfg.ShutdownTimeout)
 	defer cancel()
+	// A connection a client dialled but never used (an HTTP pool's spare)
+	// would hold Shutdown for 5 s, net/http's grace for slow first
+	// requests: stop accepting, then close those at once.
+	_ = ln.Close()
+	fresh.Range(func(c, _ any) bool {
+		_ = c.(net.Conn).Close()
+		return true
+	})
 	err := srv.Shutdown(sctx)
 	<-errc // returns http.ErrServerClosed as soon as Shutdown starts
 	if err != nil {
@@ -99,8 +167,12 @@ func (s *Server) routes() router {
 	return router{
 		"/v1/completions":      {http.MethodPost: s.handleCompletions},
 		"/v1/chat/completions": {http.MethodPost: s.handleChat},
+		"/v1/embeddings":       {http.MethodPost: s.handleEmbeddings},
 		"/v1/models":           {http.MethodGet: s.handleModels},
 		"/health":              {http.MethodGet: s.handleHealth},
+		"/metrics":             {http.MethodGet: s.metrics.handler().ServeHTTP},
+		"/tokenize":            {http.MethodPost: s.handleTokenize},
+		"/detokenize":          {http.MethodPost: s.handleDetokenize},
 		"/start_profile":       {http.MethodPost: s.handleProfile("started")},
 		"/stop_profile":        {http.MethodPost: s.handleProfile("stopped")},
 	}
@@ -203,18 +275,27 @@ func (s *Server) handleProfile(done string) http.HandlerFunc {
 // writeJSON writes v as a JSON response. HTML escaping is off because
 // Python's JSON encoders do not escape <, > and &.
 func writeJSON(w http.ResponseWriter, status int, v any) {
-	var buf bytes.Buffer
-	enc := json.NewEncoder(&buf)
-	enc.SetEscapeHTML(false)
-	if err := enc.Encode(v); err != nil {
+	b, err := encodeJSON(v)
+	if err != nil {
 		// Only programming errors (an unencodable type) end up here.
 		http.Error(w, err.Error(), http.StatusInternalServerError)
 		return
 	}
 	w.Header().Set("Content-Type", "application/json")
 	w.WriteHeader(status)
-	// Encode appends a newline that FastAPI does not send.
-	_, _ = w.Write(bytes.TrimSuffix(buf.Bytes(), []byte("\n")))
+	_, _ = w.Write(b)
+}
+
+// encodeJSON is v as FastAPI's JSONResponse writes it: no HTML escaping,
+// no trailing newline.
+func encodeJSON(v any) ([]byte, error) {
+	var buf bytes.Buffer
+	enc := json.NewEncoder(&buf)
+	enc.SetEscapeHTML(false)
+	if err := enc.Encode(v); err != nil {
+		return nil, fmt.Errorf("sim: encode response: %w", err)
+	}
+	return bytes.TrimSuffix(buf.Bytes(), []byte("\n")), nil
 }
 
 // errorBody is vLLM's ErrorResponse.

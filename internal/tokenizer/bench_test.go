@@ -54,10 +54,38 @@ func benchmarkEncode(b *testing.B, tok Tokenizer, text string) {
 	b.ReportMetric(float64(tokens)/time.Since(start).Seconds(), "tokens/s")
 }
 
-// BenchmarkEncode measures single-goroutine byte-level BPE encoding speed,
-// reported as tokens/s.
+// benchmarkEncodePieces encodes text in pieces of about size bytes (cut at
+// line ends), one Encode call each, as prompts are encoded.
+func benchmarkEncodePieces(b *testing.B, tok Tokenizer, text string, size int) {
+	var pieces []string
+	for len(text) > 0 {
+		n := min(size, len(text))
+		if i := strings.LastIndexByte(text[:n], '\n'); i > 0 && n < len(text) {
+			n = i + 1
+		}
+		pieces = append(pieces, text[:n])
+		text = text[n:]
+	}
+	tokens, total := 0, 0
+	for _, p := range pieces {
+		total += len(p)
+	}
+	b.SetBytes(int64(total))
+	b.ResetTimer()
+	start := time.Now()
+	for b.Loop() {
+		for _, p := range pieces {
+			tokens += len(tok.Encode(p, false))
+		}
+	}
+	b.ReportMetric(float64(tokens)/time.Since(start).Seconds(), "tokens/s")
+}
+
+// BenchmarkEncode measures single-goroutine encoding speed, reported as
+// tokens/s: byte-level BPE (builtin, qwen3, llama3), SentencePiece-style
+// BPE (mistral, mistral-metaspace) and WordPiece (bert).
 func BenchmarkEncode(b *testing.B) {
-	for _, name := range []string{"builtin", "qwen3", "llama3"} {
+	for _, name := range []string{"builtin", "qwen3", "llama3", "mistral", "mistral-metaspace", "bert"} {
 		b.Run(name, func(b *testing.B) {
 			tok := Builtin()
 			if name != "builtin" {
@@ -67,6 +95,10 @@ func BenchmarkEncode(b *testing.B) {
 				}
 			}
 			b.Run("source", func(b *testing.B) { benchmarkEncode(b, tok, benchText(b)) })
+			// Prompt-sized pieces: SentencePiece-style tokenizers without a
+			// pre-tokenizer merge a whole text as one word, so the size of
+			// the text matters there.
+			b.Run("prompts", func(b *testing.B) { benchmarkEncodePieces(b, tok, benchText(b), 4096) })
 			b.Run("random", func(b *testing.B) { benchmarkEncode(b, tok, randomText(tok, 200_000)) })
 		})
 	}

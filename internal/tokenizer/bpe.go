@@ -14,10 +14,12 @@ const (
 	cacheCapacity   = 1 << 15
 )
 
-// bpeModel is HF's BPE model (tokenizers/src/models/bpe) for byte-level
-// vocabularies, working on raw bytes: a byte-level token string stands for
+// bpeModel is HF's BPE model (tokenizers/src/models/bpe). For byte-level
+// vocabularies it works on raw bytes: a byte-level token string stands for
 // exactly one byte per rune, so "the runes of the pre-token" and "the bytes of
 // the raw text" are the same sequence and no per-call conversion is needed.
+// For SentencePiece-style vocabularies (chars set) the start symbols are the
+// characters of the text instead (charbpe.go); the merging is shared.
 //
 // It applies the real merge ranks with HF's algorithm (a priority queue on
 // (rank, position) with its stale-entry check), so its output equals HF's for
@@ -37,6 +39,10 @@ type bpeModel struct {
 	words        map[string]int32 // raw bytes of each byte-level token, for ignore_merges
 	unkID        int32            // -1 when there is no unk token
 	fuseUnk      bool
+
+	// chars is set for SentencePiece-style BPE (Llama-2, Mistral, Gemma):
+	// pre-tokens are text, split into characters, not bytes.
+	chars *charSymbols
 
 	cache  sync.Map // string (raw word) -> []int32
 	cached atomic.Int32
@@ -87,7 +93,12 @@ func (m *bpeModel) tokenize(word string, out []int) []int {
 		}
 	}
 	var buf [64]int32
-	ids := m.mergeWord(word, buf[:0])
+	var ids []int32
+	if m.chars != nil {
+		ids = m.mergeChars(word, buf[:0])
+	} else {
+		ids = m.mergeWord(word, buf[:0])
+	}
 	if useCache && m.cached.Load() < cacheCapacity {
 		// Clone the key: word points into the caller's text, which the
 		// cache must not keep alive.
@@ -168,7 +179,12 @@ func (m *bpeModel) mergeWord(word string, out []int32) []int32 {
 	if unk >= 0 {
 		syms = addSymbol(syms, unk, unkSize)
 	}
+	return m.mergeSymbols(syms, out)
+}
 
+// mergeSymbols is HF's Word::merge_all (without dropout) on the linked list
+// of a word's start symbols; it appends the resulting ids to out.
+func (m *bpeModel) mergeSymbols(syms []symbol, out []int32) []int32 {
 	var heapBuf [64]mergeItem
 	h := mergeHeap(heapBuf[:0])
 	for i := 0; i+1 < len(syms); i++ {

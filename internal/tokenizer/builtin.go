@@ -23,7 +23,7 @@ var (
 var builtinOnce = sync.OnceValue(func() Tokenizer {
 	t, err := build(BuiltinName,
 		namedJSON{file: "builtin/tokenizer.json", data: []byte(builtinTokenizerJSON)},
-		[]namedJSON{{file: "builtin/tokenizer_config.json", data: []byte(builtinConfigJSON)}})
+		[]namedJSON{{file: "builtin/tokenizer_config.json", data: []byte(builtinConfigJSON)}}, nil)
 	if err != nil {
 		// The files are generated and tested; failing here is a build bug.
 		panic(fmt.Sprintf("tokenizer: embedded builtin tokenizer is broken: %v", err))

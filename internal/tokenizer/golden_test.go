@@ -105,6 +105,13 @@ func TestGolden(t *testing.T) {
 		{"unit_regex_split", loadUnit("regex_split"), false},
 		{"qwen3", func(t *testing.T) (Tokenizer, string) { return loadHF(t, "qwen3") }, false},
 		{"llama3", func(t *testing.T) (Tokenizer, string) { return loadHF(t, "llama3") }, true},
+		{"mistral", func(t *testing.T) (Tokenizer, string) { return loadHF(t, "mistral") }, false},
+		{"mistral_metaspace", func(t *testing.T) (Tokenizer, string) { return loadHF(t, "mistral-metaspace") }, false},
+		{"bert", func(t *testing.T) (Tokenizer, string) { return loadHF(t, "bert") }, true},
+		{"unit_metaspace_bpe", loadUnit("metaspace_bpe"), false},
+		{"unit_metaspace_split", loadUnit("metaspace_split"), false},
+		{"unit_wordpiece", loadUnit("wordpiece"), false},
+		{"unit_bpe_suffix", loadUnit("bpe_suffix"), false},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {

@@ -4,15 +4,18 @@ import (
 	"encoding/json"
 	"fmt"
 	"slices"
+	"strings"
 	"unicode/utf8"
 )
 
-// hfTokenizer is a byte-level BPE tokenizer read from a tokenizer.json. It
-// is immutable after loading except for the BPE word cache, which is safe
-// for concurrent use, so Encode and Decode may be called from any goroutine.
+// hfTokenizer is a tokenizer read from a tokenizer.json. It is immutable
+// after loading except for the BPE word cache, which is safe for concurrent
+// use, so Encode and Decode may be called from any goroutine.
 type hfTokenizer struct {
 	name      string
-	model     *bpeModel
+	kind      Kind
+	model     wordModel
+	vocabSize int        // len(model.vocab): HF's vocab_size
 	normalize normalizer // nil: none
 	pre       []preStep
 	post      []template
@@ -21,9 +24,30 @@ type hfTokenizer struct {
 	rawMatch  *matcher               // added tokens matched before normalization
 	normMatch *matcher               // added tokens matched in normalized text
 
-	decodeTable [][]byte // bytes of each id; nil for ids that do not exist
-	cleanup     bool     // clean_up_tokenization_spaces
-	specialIDs  []int    // all_special_ids, ascending
+	// decoder says how Decode works. With decodeByteLevel, decodeTable
+	// holds the bytes of each id (nil for ids that do not exist); otherwise
+	// tokens holds each id's token string (known says which ids exist) for
+	// decodeSteps.
+	decoder     decoderKind
+	decodeSteps []decodeStep
+	decodeTable [][]byte
+	tokens      []string
+	known       []bool
+
+	cleanup    bool  // clean_up_tokenization_spaces
+	specialIDs []int // all_special_ids, ascending
+
+	chat *chatTemplate // nil: the tokenizer has no chat template
+
+	// What transformers may rebuild from tokenizer_config.json.
+	normalizerJSON json.RawMessage
+	addedJSON      []addedTokenJSON
+}
+
+// wordModel turns one pre-token into ids: BPE (byte-level or
+// SentencePiece-style) or WordPiece.
+type wordModel interface {
+	tokenize(word string, out []int) []int
 }
 
 var _ Tokenizer = (*hfTokenizer)(nil)
@@ -32,7 +56,7 @@ var _ Tokenizer = (*hfTokenizer)(nil)
 func (t *hfTokenizer) Name() string { return t.name }
 
 // VocabSize is the number of entries of model.vocab.
-func (t *hfTokenizer) VocabSize() int { return t.model.vocabSize }
+func (t *hfTokenizer) VocabSize() int { return t.vocabSize }
 
 // AllSpecialIDs returns a copy of the special token ids, ascending.
 func (t *hfTokenizer) AllSpecialIDs() []int { return slices.Clone(t.specialIDs) }
@@ -50,7 +74,7 @@ func (t *hfTokenizer) Encode(text string, addSpecialTokens bool) []int {
 	out := make([]int, 0, len(text)/3+2)
 	var segBuf, subBuf [8]segment
 	var pieces []string
-	for _, seg := range t.rawMatch.split(text, segBuf[:0]) {
+	for i, seg := range t.rawMatch.split(text, segBuf[:0]) {
 		if seg.tok != nil {
 			out = append(out, seg.tok.id)
 			continue
@@ -59,12 +83,15 @@ func (t *hfTokenizer) Encode(text string, addSpecialTokens bool) []int {
 		if t.normalize != nil {
 			s = t.normalize(s)
 		}
-		for _, sub := range t.normMatch.split(s, subBuf[:0]) {
+		for j, sub := range t.normMatch.split(s, subBuf[:0]) {
 			if sub.tok != nil {
 				out = append(out, sub.tok.id)
 				continue
 			}
-			pieces = t.preTokenize(sub.text, pieces[:0])
+			// Only the first piece of the input starts at offset 0, which
+			// Metaspace's prepend_scheme "first" asks about.
+			first := i == 0 && j == 0
+			pieces = t.preTokenize(sub.text, first, pieces[:0])
 			for _, p := range pieces {
 				out = t.model.tokenize(p, out)
 			}
@@ -76,19 +103,21 @@ func (t *hfTokenizer) Encode(text string, addSpecialTokens bool) []int {
 	return out
 }
 
-// preTokenize runs the pre-tokenizer steps on a non-empty piece of text.
-func (t *hfTokenizer) preTokenize(s string, out []string) []string {
+// preTokenize runs the pre-tokenizer steps on a non-empty piece of text;
+// first says the piece starts the input. After a first step, the first
+// of its pieces is taken to start where the piece did.
+func (t *hfTokenizer) preTokenize(s string, first bool, out []string) []string {
 	if len(t.pre) == 0 {
 		return append(out, s)
 	}
 	if len(t.pre) == 1 {
-		return t.pre[0].apply(s, out)
+		return t.pre[0].apply(s, first, out)
 	}
 	cur := []string{s}
 	for _, st := range t.pre {
 		var next []string
-		for _, p := range cur {
-			next = st.apply(p, next)
+		for k, p := range cur {
+			next = st.apply(p, first && k == 0, next)
 		}
 		cur = next
 	}
@@ -101,6 +130,9 @@ func (t *hfTokenizer) preTokenize(s string, out []string) []string {
 // clean_up_tokenization_spaces is set. Ids that are negative or name no
 // token are skipped, as HF skips them.
 func (t *hfTokenizer) Decode(ids []int) string {
+	if t.decoder != decodeByteLevel {
+		return t.decodeTokens(ids)
+	}
 	n := 0
 	for _, id := range ids {
 		if id >= 0 && id < len(t.decodeTable) {
@@ -118,6 +150,31 @@ func (t *hfTokenizer) Decode(ids []int) string {
 		s = string(buf)
 	} else {
 		s = string(appendLossy(make([]byte, 0, len(buf)+16), buf))
+	}
+	if t.cleanup {
+		s = cleanUpTokenizationSpaces(s)
+	}
+	return s
+}
+
+// decodeTokens is HF's decode through the decoder's steps on token
+// strings (or, without a decoder, the tokens joined by spaces), followed by
+// transformers' clean-up.
+func (t *hfTokenizer) decodeTokens(ids []int) string {
+	toks := make([]string, 0, len(ids))
+	for _, id := range ids {
+		if id >= 0 && id < len(t.tokens) && t.known[id] {
+			toks = append(toks, t.tokens[id])
+		}
+	}
+	var s string
+	if t.decoder == decodeNone {
+		s = strings.Join(toks, " ")
+	} else {
+		for _, step := range t.decodeSteps {
+			toks = step(toks)
+		}
+		s = strings.Join(toks, "")
 	}
 	if t.cleanup {
 		s = cleanUpTokenizationSpaces(s)

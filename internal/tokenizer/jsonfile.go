@@ -39,8 +39,8 @@ type typedJSON struct {
 	Type string `json:"type"`
 }
 
-// modelJSON is the "model" object. Only BPE is supported; the other fields
-// are read to recognise the kind of tokenizer for a clear refusal.
+// modelJSON is the "model" object of a BPE or WordPiece tokenizer; the type
+// of other models is read for a clear refusal.
 type modelJSON struct {
 	Type                    string
 	Dropout                 *float64
@@ -52,7 +52,7 @@ type modelJSON struct {
 	IgnoreMerges            bool
 	Vocab                   []byte
 	Merges                  []byte
-	HasMaxInputChars        bool // WordPiece's max_input_chars_per_word
+	MaxInputChars           *int // WordPiece's max_input_chars_per_word
 }
 
 // decodeFile reads tokenizer.json. The whole file is validated once; then
@@ -104,7 +104,9 @@ func decodeFile(data []byte) (*fileJSON, error) {
 		}
 	}
 	m.Vocab, m.Merges = mf["vocab"], mf["merges"]
-	_, m.HasMaxInputChars = mf["max_input_chars_per_word"]
+	if err := decodeMember(mf, "max_input_chars_per_word", "model.max_input_chars_per_word", &m.MaxInputChars); err != nil {
+		return nil, err
+	}
 	return f, nil
 }
 
@@ -134,7 +136,7 @@ func (m *modelJSON) kind() string {
 		return m.Type
 	case m.Merges != nil:
 		return "BPE"
-	case m.HasMaxInputChars:
+	case m.MaxInputChars != nil:
 		return "WordPiece"
 	case len(m.Vocab) > 0 && m.Vocab[0] == '[':
 		return "Unigram"
@@ -218,6 +220,15 @@ type configJSON struct {
 	Class  string `json:"tokenizer_class"`
 	AddBOS *bool  `json:"add_bos_token"`
 	AddEOS *bool  `json:"add_eos_token"`
+
+	// ChatTemplate is a string or a list of named templates.
+	ChatTemplate json.RawMessage `json:"chat_template"`
+
+	// transformers' BertTokenizerFast rebuilds the normalizer from these
+	// (see applyBertConfig); strip_accents is raw because null is a value.
+	DoLowerCase          *bool           `json:"do_lower_case"`
+	StripAccents         json.RawMessage `json:"strip_accents"`
+	TokenizeChineseChars *bool           `json:"tokenize_chinese_chars"`
 }
 
 // specialTokenText decodes one special-token value of tokenizer_config.json:

@@ -1,7 +1,6 @@
 package tokenizer
 
 import (
-	"bytes"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -16,10 +15,15 @@ import (
 // next to it are read when present, because transformers takes
 // clean_up_tokenization_spaces and the special tokens from them.
 //
-// Only byte-level BPE tokenizers (GPT-2, Llama-3, Qwen2/3, GPT-4o style) are
-// supported; other kinds fail with an *UnsupportedError. The returned
-// Tokenizer's Name is path as given.
-func Load(path string) (Tokenizer, error) {
+// Byte-level BPE (GPT-2, Llama-3, Qwen2/3, GPT-4o style), SentencePiece-style
+// BPE (Llama-2, Mistral, Gemma) and WordPiece (BERT) are supported; other
+// kinds fail with an *UnsupportedError. The returned Tokenizer's Name is
+// path as given.
+func Load(path string) (Tokenizer, error) { return LoadNamed(path, path) }
+
+// LoadNamed is Load with the Tokenizer's Name set to name, for a tokenizer
+// found through a model id (a cache snapshot named by the id).
+func LoadNamed(path, name string) (Tokenizer, error) {
 	file := path
 	if st, err := os.Stat(path); err != nil {
 		return nil, fmt.Errorf("tokenizer: %w", err)
@@ -32,7 +36,8 @@ func Load(path string) (Tokenizer, error) {
 	}
 	dir := filepath.Dir(file)
 	var configs []namedJSON
-	for _, name := range []string{"tokenizer_config.json", "special_tokens_map.json"} {
+	var chat *namedJSON
+	for _, name := range []string{"tokenizer_config.json", "special_tokens_map.json", "chat_template.jinja"} {
 		p := filepath.Join(dir, name)
 		b, err := os.ReadFile(p)
 		if errors.Is(err, fs.ErrNotExist) {
@@ -41,9 +46,13 @@ func Load(path string) (Tokenizer, error) {
 		if err != nil {
 			return nil, fmt.Errorf("tokenizer: %w", err)
 		}
-		configs = append(configs, namedJSON{file: p, data: b})
+		if name == "chat_template.jinja" {
+			chat = &namedJSON{file: p, data: b}
+		} else {
+			configs = append(configs, namedJSON{file: p, data: b})
+		}
 	}
-	t, err := build(path, namedJSON{file: file, data: data}, configs)
+	t, err := build(name, namedJSON{file: file, data: data}, configs, chat)
 	if err != nil {
 		return nil, err
 	}
@@ -58,8 +67,9 @@ type namedJSON struct {
 
 // build makes a tokenizer from tokenizer.json and the optional config files
 // (tokenizer_config.json, then special_tokens_map.json, whose values win as
-// in transformers' from_pretrained).
-func build(name string, tok namedJSON, configs []namedJSON) (*hfTokenizer, error) {
+// in transformers' from_pretrained). chat is chat_template.jinja, which
+// transformers prefers to the config's chat_template; nil if absent.
+func build(name string, tok namedJSON, configs []namedJSON, chat *namedJSON) (*hfTokenizer, error) {
 	t, vocab, err := buildFromJSON(tok.data)
 	if err != nil {
 		return nil, located(tok.file, err)
@@ -82,7 +92,39 @@ func build(name string, tok namedJSON, configs []namedJSON) (*hfTokenizer, error
 		}
 		return nil, located(strings.Join(names, " + "), err)
 	}
+	if err := t.applyBertConfig(&cfg, vocab); err != nil {
+		return nil, located(configs[0].file, err)
+	}
+	if err := t.applyChatTemplate(&cfg, configs, chat); err != nil {
+		return nil, err
+	}
 	return t, nil
+}
+
+// applyChatTemplate compiles the chat template, from chat_template.jinja
+// or else tokenizer_config.json, naming the file it came from on error.
+func (t *hfTokenizer) applyChatTemplate(cfg *configJSON, configs []namedJSON, chat *namedJSON) error {
+	src, file := "", ""
+	if chat != nil {
+		src, file = string(chat.data), chat.file
+	} else {
+		var err error
+		if src, err = chatTemplateSource(cfg.ChatTemplate); err != nil {
+			return located(configs[0].file, fieldError("chat_template", err))
+		}
+		if len(configs) > 0 {
+			file = configs[0].file
+		}
+	}
+	if src == "" {
+		return nil
+	}
+	c, err := newChatTemplate(src, cfg)
+	if err != nil {
+		return fmt.Errorf("tokenizer: %s: chat template: %w", file, err)
+	}
+	t.chat = c
+	return nil
 }
 
 // located puts the file name into err.
@@ -106,20 +148,22 @@ func buildFromJSON(data []byte) (*hfTokenizer, map[string]int, error) {
 		return nil, nil, fieldError("version", fmt.Errorf("unknown tokenizer version %q (want \"1.0\")", f.Version))
 	}
 	m := &f.Model
-	if k := m.kind(); k != "BPE" {
-		return nil, nil, unsupportedf("model.type", "%s", k)
-	}
-	if isSentencePiece(m, f) {
-		return nil, nil, unsupportedf("pre_tokenizer", "SentencePiece-style BPE (Metaspace/byte_fallback)")
+	kind := m.kind()
+	if kind != "BPE" && kind != "WordPiece" {
+		return nil, nil, unsupportedf("model.type", "%s", kind)
 	}
 	if m.Dropout != nil && *m.Dropout > 0 {
 		return nil, nil, unsupportedf("model.dropout", "BPE with dropout %g (random segmentation)", *m.Dropout)
 	}
-	pre, err := buildPreTokenizer(f.PreTokenizer, "pre_tokenizer")
+	pre, byteLevel, err := buildPreTokenizer(f.PreTokenizer, "pre_tokenizer")
 	if err != nil {
 		return nil, nil, err
 	}
-	if err := checkDecoder(f.Decoder, "decoder"); err != nil {
+	if byteLevel && kind != "BPE" {
+		return nil, nil, unsupportedf("pre_tokenizer", "%s with a ByteLevel pre-tokenizer", kind)
+	}
+	decKind, steps, err := buildDecoder(f.Decoder, "decoder")
+	if err != nil {
 		return nil, nil, err
 	}
 	normalize, err := buildNormalizer(f.Normalizer, "normalizer")
@@ -134,20 +178,33 @@ func buildFromJSON(data []byte) (*hfTokenizer, map[string]int, error) {
 	if err != nil {
 		return nil, nil, fieldError("model.vocab", err)
 	}
-	if isNull(m.Merges) {
-		return nil, nil, fieldError("model.merges", errors.New("missing"))
-	}
-	merges, err := parseMerges(m.Merges)
-	if err != nil {
-		return nil, nil, fieldError("model.merges", err)
-	}
-	t := &hfTokenizer{normalize: normalize, pre: pre, post: post}
-	if t.model, err = newBPEModel(m, vocab, merges); err != nil {
-		return nil, nil, err
+	t := &hfTokenizer{normalize: normalize, pre: pre, post: post, vocabSize: len(vocab), decoder: decKind, decodeSteps: steps}
+	switch kind {
+	case "WordPiece":
+		t.kind = KindWordPiece
+		if t.model, err = newWordPieceModel(m, vocab); err != nil {
+			return nil, nil, err
+		}
+	default:
+		if isNull(m.Merges) {
+			return nil, nil, fieldError("model.merges", errors.New("missing"))
+		}
+		merges, err := parseMerges(m.Merges)
+		if err != nil {
+			return nil, nil, fieldError("model.merges", err)
+		}
+		t.kind = KindByteLevelBPE
+		if !byteLevel {
+			t.kind = KindSentencePieceBPE
+		}
+		if t.model, err = newBPEModel(m, vocab, merges, !byteLevel); err != nil {
+			return nil, nil, err
+		}
 	}
 	if err := t.addTokens(f.AddedTokens, vocab); err != nil {
 		return nil, nil, err
 	}
+	t.normalizerJSON, t.addedJSON = f.Normalizer, f.AddedTokens
 	return t, vocab, nil
 }
 
@@ -166,51 +223,4 @@ func parseVocab(raw []byte) (map[string]int, error) {
 		}
 	}
 	return vocab, nil
-}
-
-// isSentencePiece recognises Llama-2/Mistral style tokenizers: BPE on
-// "▁"-marked words with byte_fallback, which needs its own model.
-func isSentencePiece(m *modelJSON, f *fileJSON) bool {
-	if m.ByteFallback {
-		return true
-	}
-	for _, raw := range []json.RawMessage{f.PreTokenizer, f.Normalizer, f.Decoder} {
-		if bytes.Contains(raw, []byte(`"Metaspace"`)) || bytes.Contains(raw, []byte(`"Prepend"`)) {
-			return true
-		}
-	}
-	return false
-}
-
-// checkDecoder accepts a ByteLevel decoder, alone or in a Sequence. Other
-// decoders (Metaspace, WordPiece, ByteFallback...) belong to tokenizer kinds
-// this package does not implement.
-func checkDecoder(raw json.RawMessage, field string) error {
-	if isNull(raw) {
-		return unsupportedf(field, "BPE without decoder")
-	}
-	var t typedJSON
-	if err := json.Unmarshal(raw, &t); err != nil {
-		return fieldError(field, err)
-	}
-	switch t.Type {
-	case "ByteLevel":
-		return nil
-	case "Sequence":
-		var seq sequenceJSON
-		if err := json.Unmarshal(raw, &seq); err != nil {
-			return fieldError(field, err)
-		}
-		if len(seq.Decoders) == 0 {
-			return unsupportedf(field, "empty decoder Sequence")
-		}
-		for i, r := range seq.Decoders {
-			if err := checkDecoder(r, fmt.Sprintf("%s.decoders[%d]", field, i)); err != nil {
-				return err
-			}
-		}
-		return nil
-	default:
-		return unsupportedf(field, "BPE with %s decoder", t.Type)
-	}
 }

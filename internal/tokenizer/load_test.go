@@ -48,9 +48,7 @@ func TestLoadRefusesUnsupportedKinds(t *testing.T) {
 	tests := []struct {
 		file, kind, field string
 	}{
-		{"wordpiece.json", "WordPiece", "model.type"},
 		{"unigram.json", "Unigram", "model.type"},
-		{"metaspace_bpe.json", "SentencePiece-style BPE", "pre_tokenizer"},
 	}
 	for _, tc := range tests {
 		t.Run(tc.file, func(t *testing.T) {
@@ -111,14 +109,28 @@ func TestLoadErrorsNameFileAndField(t *testing.T) {
 			pre[0].(map[string]any)["pattern"] = map[string]any{"Regex": "(unclosed"}
 		}, want: []string{"pre_tokenizer.pretokenizers[0].pattern"}},
 		{name: "unknown normalizer", unsupported: true, edit: func(m map[string]any) {
-			m["normalizer"] = map[string]any{"type": "BertNormalizer"}
-		}, want: []string{`normalizer "BertNormalizer"`, "field normalizer"}},
-		{name: "no ByteLevel pre-tokenizer", unsupported: true, edit: func(m map[string]any) {
-			m["pre_tokenizer"] = map[string]any{"type": "Whitespace"}
-		}, want: []string{"Whitespace"}},
-		{name: "WordPiece decoder", unsupported: true, edit: func(m map[string]any) {
-			m["decoder"] = map[string]any{"type": "WordPiece", "prefix": "##"}
-		}, want: []string{"WordPiece decoder", "field decoder"}},
+			m["normalizer"] = map[string]any{"type": "Precompiled"}
+		}, want: []string{`normalizer "Precompiled"`, "field normalizer"}},
+		{name: "unknown pre-tokenizer", unsupported: true, edit: func(m map[string]any) {
+			m["pre_tokenizer"] = map[string]any{"type": "UnicodeScripts"}
+		}, want: []string{"UnicodeScripts"}},
+		{name: "pre-tokenizer after ByteLevel", unsupported: true, edit: func(m map[string]any) {
+			m["pre_tokenizer"] = map[string]any{"type": "Sequence", "pretokenizers": []any{
+				map[string]any{"type": "ByteLevel"}, map[string]any{"type": "Whitespace"}}}
+		}, want: []string{"after ByteLevel"}},
+		{name: "WordPiece on bytes", unsupported: true, edit: func(m map[string]any) {
+			m["model"] = map[string]any{"type": "WordPiece", "unk_token": "a", "vocab": map[string]any{"a": 0}}
+		}, want: []string{"WordPiece with a ByteLevel pre-tokenizer"}},
+		{name: "WordPiece without its unk token", edit: func(m map[string]any) {
+			m["pre_tokenizer"] = map[string]any{"type": "BertPreTokenizer"}
+			m["model"] = map[string]any{"type": "WordPiece", "vocab": map[string]any{"a": 0}}
+		}, want: []string{"model.unk_token", "[UNK]"}},
+		{name: "CTC decoder", unsupported: true, edit: func(m map[string]any) {
+			m["decoder"] = map[string]any{"type": "CTC"}
+		}, want: []string{`decoder "CTC"`, "field decoder"}},
+		{name: "bad Metaspace", edit: func(m map[string]any) {
+			m["pre_tokenizer"] = map[string]any{"type": "Metaspace", "replacement": "ab"}
+		}, want: []string{"pre_tokenizer.replacement"}},
 		{name: "dropout", unsupported: true, edit: func(m map[string]any) {
 			m["model"].(map[string]any)["dropout"] = 0.1
 		}, want: []string{"dropout"}},

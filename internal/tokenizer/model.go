@@ -10,7 +10,9 @@ import (
 // way HF's BpeBuilder::build does: every merge's two parts and their
 // concatenation must be in the vocabulary, and the merge's rank is its index
 // (a later duplicate pair overrides an earlier one, as in HF's map).
-func newBPEModel(m *modelJSON, vocab map[string]int, merges [][2]string) (*bpeModel, error) {
+// charLevel selects SentencePiece-style BPE, whose pre-tokens are text
+// rather than the bytes of a byte-level vocabulary.
+func newBPEModel(m *modelJSON, vocab map[string]int, merges [][2]string, charLevel bool) (*bpeModel, error) {
 	bl := newByteLevel()
 	model := &bpeModel{
 		vocabSize:    len(vocab),
@@ -53,6 +55,13 @@ func newBPEModel(m *modelJSON, vocab map[string]int, merges [][2]string) (*bpeMo
 		if id, ok := vocab[*m.UnkToken]; ok {
 			model.unkID = int32(id)
 		}
+	}
+	if charLevel {
+		model.chars = newCharSymbols(m, vocab)
+		if model.ignoreMerges {
+			model.words = model.chars.vocab
+		}
+		return model, nil
 	}
 	// The start symbols: each byte's byte-level character, with the
 	// continuing-subword prefix unless first and the end-of-word suffix if
@@ -113,7 +122,7 @@ func (t *hfTokenizer) addTokens(list []addedTokenJSON, vocab map[string]int) err
 			specialSet[a.Content] = true
 		}
 	}
-	nextID := t.model.vocabSize
+	nextID := t.vocabSize
 	type key struct {
 		content                                             string
 		singleWord, lstrip, rstrip, normalized, specialFlag bool
@@ -176,11 +185,10 @@ func (t *hfTokenizer) addTokens(list []addedTokenJSON, vocab map[string]int) err
 	return nil
 }
 
-// buildDecodeTable precomputes the bytes of every id: added tokens first
-// (HF looks them up before the model), then the model vocabulary, each
-// through the ByteLevel decoder's per-token rule.
+// buildDecodeTable records what every id decodes from: added tokens first
+// (HF looks them up before the model), then the model vocabulary. With a
+// ByteLevel decoder each id's bytes are precomputed.
 func (t *hfTokenizer) buildDecodeTable(vocab map[string]int, added map[int]*addedToken) {
-	bl := newByteLevel()
 	size := 0
 	for _, id := range vocab {
 		size = max(size, id+1)
@@ -188,17 +196,28 @@ func (t *hfTokenizer) buildDecodeTable(vocab map[string]int, added map[int]*adde
 	for id := range added {
 		size = max(size, id+1)
 	}
-	t.decodeTable = make([][]byte, size)
 	names := make([]string, size)
+	known := make([]bool, size)
 	for tok, id := range vocab {
 		// Two tokens with one id would make the result depend on map
 		// order (in HF too); keep the smaller one so it is deterministic.
-		if t.decodeTable[id] != nil && names[id] < tok {
+		if known[id] && names[id] < tok {
 			continue
 		}
-		t.decodeTable[id], names[id] = bl.decode(tok), tok
+		names[id], known[id] = tok, true
 	}
 	for id, tok := range added {
-		t.decodeTable[id] = bl.decode(tok.content)
+		names[id], known[id] = tok.content, true
+	}
+	if t.decoder != decodeByteLevel {
+		t.tokens, t.known = names, known
+		return
+	}
+	bl := newByteLevel()
+	t.decodeTable = make([][]byte, size)
+	for id, ok := range known {
+		if ok {
+			t.decodeTable[id] = bl.decode(names[id])
+		}
 	}
 }

@@ -68,6 +68,8 @@ func buildNormalizer(raw json.RawMessage, field string) (normalizer, error) {
 		}, nil
 	case "Replace":
 		return buildReplace(raw, field)
+	case "BertNormalizer":
+		return buildBertNormalizer(raw, field)
 	case "Sequence":
 		var seq sequenceJSON
 		if err := json.Unmarshal(raw, &seq); err != nil {

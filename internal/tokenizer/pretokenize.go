@@ -3,6 +3,7 @@ package tokenizer
 import (
 	"encoding/json"
 	"fmt"
+	"unicode/utf8"
 
 	"github.com/dlclark/regexp2"
 )
@@ -31,11 +32,19 @@ type preStep struct {
 	// one; then split with the GPT-2 pattern when useRegex.
 	byteLevel      bool
 	addPrefixSpace bool
+
+	// text is a pre-tokenizer of the text kinds (Metaspace, BERT,
+	// Whitespace); first says the piece starts the input.
+	text func(s string, first bool, out []string) []string
 }
 
 // apply appends the sub-pieces of the non-empty piece s to out. Empty
-// pieces are never emitted, as PreTokenizedString::split drops them.
-func (p *preStep) apply(s string, out []string) []string {
+// pieces are never emitted, as PreTokenizedString::split drops them. first
+// says s starts at offset 0 of the input (Metaspace's "first" scheme).
+func (p *preStep) apply(s string, first bool, out []string) []string {
+	if p.text != nil {
+		return p.text(s, first, out)
+	}
 	if p.byteLevel {
 		if p.addPrefixSpace && s[0] != ' ' {
 			s = " " + s
@@ -147,51 +156,30 @@ func regexSpans(re *regexp2.Regexp, s string) []span {
 	return spans
 }
 
-// buildPreTokenizer flattens tokenizer.json's "pre_tokenizer" into steps. It
-// accepts Split and ByteLevel (in a Sequence) and requires a ByteLevel step,
-// last, because that is what makes the tokenizer byte-level: other
-// pre-tokenizers (Metaspace, Whitespace, BertPreTokenizer...) belong to the
-// kinds of tokenizer this package refuses.
-func buildPreTokenizer(raw json.RawMessage, field string) ([]preStep, error) {
-	steps, err := collectPreSteps(raw, field)
+// buildPreTokenizer flattens tokenizer.json's "pre_tokenizer" into steps.
+// byteLevel reports a ByteLevel step, which must come last: it is what makes
+// a BPE tokenizer byte-level (its pre-tokens are then raw bytes). Without
+// one the pre-tokens are text, for SentencePiece-style BPE and WordPiece.
+func buildPreTokenizer(raw json.RawMessage, field string) (steps []preStep, byteLevel bool, err error) {
+	steps, err = collectPreSteps(raw, field)
 	if err != nil {
-		return nil, err
+		return nil, false, err
 	}
-	if len(steps) == 0 || !steps[len(steps)-1].byteLevel {
-		return nil, unsupportedf(field, "%s (no ByteLevel pre-tokenizer, so not byte-level BPE)", describePre(raw))
-	}
-	for _, st := range steps[:len(steps)-1] {
-		if st.byteLevel {
+	for i, st := range steps {
+		if st.byteLevel && i != len(steps)-1 {
 			// After ByteLevel the text is in byte-level runes, which later
 			// steps would see; no real tokenizer does this.
-			return nil, unsupportedf(field, "pre-tokenizer after ByteLevel")
+			return nil, false, unsupportedf(field, "pre-tokenizer after ByteLevel")
 		}
+	}
+	if len(steps) == 0 || !steps[len(steps)-1].byteLevel {
+		return steps, false, nil
 	}
 	// A ByteLevel step that neither prefixes nor splits changes nothing.
 	if last := steps[len(steps)-1]; !last.addPrefixSpace && last.fast == nil {
 		steps = steps[:len(steps)-1]
 	}
-	return steps, nil
-}
-
-// describePre names a pre-tokenizer for an error message.
-func describePre(raw json.RawMessage) string {
-	var t typedJSON
-	if isNull(raw) || json.Unmarshal(raw, &t) != nil {
-		return "BPE without pre-tokenizer"
-	}
-	if t.Type == "Sequence" {
-		var seq sequenceJSON
-		if json.Unmarshal(raw, &seq) == nil {
-			for _, r := range seq.PreTokenizers {
-				var inner typedJSON
-				if json.Unmarshal(r, &inner) == nil && inner.Type != "Split" {
-					return "BPE with " + inner.Type + " pre-tokenizer"
-				}
-			}
-		}
-	}
-	return "BPE with " + t.Type + " pre-tokenizer"
+	return steps, true, nil
 }
 
 func collectPreSteps(raw json.RawMessage, field string) ([]preStep, error) {
@@ -227,6 +215,31 @@ func collectPreSteps(raw json.RawMessage, field string) ([]preStep, error) {
 			st.fast = splitGPT2
 		}
 		return []preStep{st}, nil
+	case "Metaspace":
+		var v struct {
+			Replacement   string `json:"replacement"`
+			PrependScheme string `json:"prepend_scheme"`
+			AddPrefix     *bool  `json:"add_prefix_space"`
+			Split         *bool  `json:"split"`
+		}
+		if err := json.Unmarshal(raw, &v); err != nil {
+			return nil, fieldError(field, err)
+		}
+		scheme, err := prependScheme(v.PrependScheme, v.AddPrefix, field)
+		if err != nil {
+			return nil, err
+		}
+		r, size := utf8.DecodeRuneInString(v.Replacement)
+		if size == 0 || size != len(v.Replacement) {
+			return nil, fieldError(field+".replacement", fmt.Errorf("want one character, got %q", v.Replacement))
+		}
+		return []preStep{{text: metaspace(r, scheme, v.Split == nil || *v.Split)}}, nil
+	case "BertPreTokenizer":
+		return []preStep{{text: bertPreTokenize}}, nil
+	case "Whitespace":
+		return []preStep{{text: whitespacePre}}, nil
+	case "WhitespaceSplit":
+		return []preStep{{text: whitespaceSplit}}, nil
 	case "Split":
 		st, err := buildSplit(raw, field)
 		if err != nil {
@@ -234,7 +247,7 @@ func collectPreSteps(raw json.RawMessage, field string) ([]preStep, error) {
 		}
 		return []preStep{st}, nil
 	default:
-		return nil, unsupportedf(field, "BPE with %s pre-tokenizer", t.Type)
+		return nil, unsupportedf(field, "pre-tokenizer %s", t.Type)
 	}
 }
 

@@ -5,25 +5,46 @@
 //
 // # What is supported
 //
-// Load reads a Hugging Face tokenizer.json (plus tokenizer_config.json and
-// special_tokens_map.json when they sit next to it) of the byte-level BPE
-// kind: GPT-2, Llama-3, Qwen2/Qwen3, GPT-4o and gobench's own Builtin. That
-// covers the model's vocabulary and merges (both merge formats), the
-// added tokens with their lstrip/rstrip/single_word/normalized flags, the
-// NFC/NFD/NFKC/NFKD/Lowercase/Strip/Replace normalizers, the Split and
-// ByteLevel pre-tokenizers, the TemplateProcessing/Roberta/Bert/ByteLevel
-// post-processors and the ByteLevel decoder. WordPiece, Unigram and
-// SentencePiece-style BPE (Metaspace, byte_fallback) are refused with an
-// *UnsupportedError.
+// Load reads a Hugging Face tokenizer.json (plus tokenizer_config.json,
+// special_tokens_map.json and chat_template.jinja when they sit next to it)
+// of three kinds:
+//   - byte-level BPE: GPT-2, Llama-3, Qwen2/Qwen3, GPT-4o and gobench's own
+//     Builtin (Split and ByteLevel pre-tokenizers, ByteLevel decoder);
+//   - SentencePiece-style BPE: Llama-2, Mistral, Gemma, with byte_fallback,
+//     the Metaspace pre-tokenizer or the older Prepend/Replace normalizer, and
+//     the Replace/ByteFallback/Fuse/Strip/Metaspace decoders (charbpe.go);
+//   - WordPiece: BERT and the embedding and rerank models built on it, with
+//     BertNormalizer, BertPreTokenizer, Whitespace(Split) and the WordPiece
+//     decoder (wordpiece.go, bert.go).
+//
+// All of them take the model's vocabulary and merges with their real ranks
+// (both merge formats), the added tokens with their
+// lstrip/rstrip/single_word/normalized flags, the
+// NFC/NFD/NFKC/NFKD/Lowercase/Strip/Replace/Prepend/BertNormalizer
+// normalizers, and the TemplateProcessing/Roberta/Bert/ByteLevel
+// post-processors. Unigram models and unknown pipeline stages are refused
+// with an *UnsupportedError.
+//
+// Tokenizers may also implement the optional interfaces of optional.go:
+// ChatTemplater renders the chat template of tokenizer_config.json or
+// chat_template.jinja as transformers' apply_chat_template does (chat.go,
+// with github.com/ardanlabs/jinja and Jinja2's whitespace rules applied
+// first, jinjaws.go); Fallible reports failures of tokenizers that can fail
+// (the server's, in package hub, which also finds tokenizers by model id).
 //
 // Encode and Decode reproduce Hugging Face tokenizers 0.22 (Rust) plus the
 // transformers (4.x) layer on top of it: clean_up_tokenization_spaces and
 // all_special_ids come from tokenizer_config.json, tokenizer_class
 // LlamaTokenizerFast rebuilds the BOS/EOS template from add_bos_token and
-// add_eos_token, and truncation/padding in tokenizer.json are ignored as
-// transformers ignores them for a plain call.
+// add_eos_token, BertTokenizerFast rebuilds the BertNormalizer from
+// do_lower_case, strip_accents and tokenize_chinese_chars, and
+// truncation/padding in tokenizer.json are ignored as transformers ignores
+// them for a plain call.
 // The tests compare ids and text exactly with golden files written by the
-// Rust library itself (testdata/golden, tools/tokenizer-golden).
+// Rust library itself (testdata/golden, tools/tokenizer-golden): Qwen3,
+// Llama-3, Mistral (both pre-tokenizer variants) and BERT on 54 tricky texts
+// and 40 random-id round trips each, hand-made tokenizers on 28 and 10; and
+// chat templates with golden renders by Jinja2 in transformers' settings.
 //
 // Ids that name no token (negative, past the vocabulary, or holes in it) are
 // skipped by Decode, as Hugging Face skips them; Decode never fails or

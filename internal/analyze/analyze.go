@@ -1,0 +1,211 @@
+// Package analyze recomputes every metric of a run from its saved
+// per-request data (a --save-detailed result, gobench's or vLLM's), with
+// other percentiles, percentile metrics or goodput SLOs than the run used,
+// so that an SLO can be re-evaluated without sending the load again.
+//
+// For a gobench file the recomputation is exact: the per-request floats are
+// read back bit for bit and go through the same metrics.Calculate, so the
+// block printed from the file equals, to the last digit, the one the run
+// printed. vLLM's older files lack some lists; what can then only be
+// approximated or not recomputed at all is said in Result.Notes.
+package analyze
+
+import (
+	"encoding/json"
+	"fmt"
+	"math"
+	"strings"
+
+	"github.com/gobench/gobench/internal/metrics"
+	"github.com/gobench/gobench/internal/report"
+	"github.com/gobench/gobench/internal/resultfile"
+)
+
+// Options select what to recompute. Empty fields take what the run used,
+// as far as the file tells it.
+type Options struct {
+	// PercentileMetrics is --percentile-metrics; "" infers it from the
+	// file's mean_*_ms keys.
+	PercentileMetrics string
+	// MetricPercentiles is --metric-percentiles; "" infers it from the
+	// file's p*_ms keys.
+	MetricPercentiles string
+	// Goodput holds the SLOs in ms (metrics.ParseGoodput); empty disables
+	// goodput. Result files do not record the SLOs a run used.
+	Goodput map[string]float64
+}
+
+// Result is the recomputed run.
+type Result struct {
+	// Metrics is what metrics.Calculate computed from the file's records,
+	// with the figures the file lacked the data for taken from its saved
+	// keys (see Notes).
+	Metrics metrics.Result
+	// Spec is the speculative-decoding section saved in the file, nil when
+	// it has none (it comes from server counters, not from requests).
+	Spec *report.SpecDecode
+	// PercentileMetrics and MetricPercentiles are the selections used.
+	PercentileMetrics, MetricPercentiles string
+	// Notes say what was inferred, approximated or not recomputable.
+	Notes []string
+}
+
+// Recompute rebuilds the requests of run and computes the metrics again.
+// The run must carry per-request data and its duration.
+func Recompute(run *resultfile.Run, o Options) (*Result, error) {
+	d, err := run.Detailed()
+	if err != nil {
+		return nil, err
+	}
+	duration, ok := run.Number("duration")
+	if !ok {
+		return nil, fmt.Errorf("%s: no \"duration\" in the result", run.Name())
+	}
+	res := &Result{PercentileMetrics: o.PercentileMetrics, MetricPercentiles: o.MetricPercentiles}
+	if res.PercentileMetrics == "" || res.MetricPercentiles == "" {
+		pm, mp := InferSelection(run)
+		if res.PercentileMetrics == "" {
+			res.PercentileMetrics = pm
+		}
+		if res.MetricPercentiles == "" {
+			res.MetricPercentiles = mp
+		}
+	}
+	ps, err := metrics.ParseMetricPercentiles(res.MetricPercentiles)
+	if err != nil {
+		return nil, err
+	}
+	cfg := metrics.Config{
+		Goodput:           o.Goodput,
+		PercentileMetrics: metrics.ParsePercentileMetrics(res.PercentileMetrics),
+		Percentiles:       ps,
+		RequestRate:       math.Inf(1),
+	}
+	if v, ok := run.Number("request_rate"); ok {
+		cfg.RequestRate = v
+	}
+	if v, ok := run.Number("max_concurrency"); ok && v > 0 {
+		cfg.MaxConcurrency = int(v)
+	}
+	if raw, ok := run.Raw("tokenizer_id"); !ok || string(raw) != "null" {
+		// The run had a tokenizer. output_lens already hold the lengths it
+		// counted, so the fallback is never needed again: a successful
+		// request saved with 0 tokens was counted as 0.
+		cfg.CountTokens = func(string) int { return 0 }
+	}
+	if len(o.Goodput) == 0 {
+		if raw, ok := run.Raw("request_goodput"); ok && string(raw) != "null" {
+			res.Notes = append(res.Notes, "the run measured goodput, but result files do not record the SLOs: pass --goodput to recompute it")
+		}
+	}
+	res.Metrics = metrics.Calculate(d.Outputs, duration, cfg)
+	res.patch(run, d)
+	res.Spec = specDecode(run)
+	return res, nil
+}
+
+// patch takes from the saved keys what the per-request data cannot give,
+// and notes it.
+func (res *Result) patch(run *resultfile.Run, d *resultfile.Detailed) {
+	m := &res.Metrics
+	if !d.HasLatencies {
+		res.Notes = append(res.Notes, "no latencies in the file: E2EL is TTFT plus the ITLs (vLLM's differs in the last digits)")
+	}
+	if !d.HasStartTimes {
+		if v, ok := run.Number("max_output_tokens_per_s"); ok {
+			m.MaxOutputTokensPerS = v
+		}
+		if v, ok := run.Number("max_concurrent_requests"); ok {
+			m.MaxConcurrentRequests = int(v)
+		}
+		res.Notes = append(res.Notes, "no start_times in the file: peak output throughput and peak concurrency are the saved values")
+	}
+	if !d.HasQueueTimes && m.MaxConcurrency > 0 {
+		m.ClientQueue, m.E2ELInclQueue = nil, nil
+		res.Notes = append(res.Notes, "no queue_times in the file: the client queue sections cannot be recomputed")
+	}
+	if c, ok := run.Number("completed"); ok && int(c) != m.Completed {
+		res.Notes = append(res.Notes, fmt.Sprintf("the file says %d requests completed, its per-request errors say %d", int(c), m.Completed))
+	}
+}
+
+// sectionMetrics are the metrics whose keys reveal the run's selection,
+// in vLLM's order.
+var sectionMetrics = []string{
+	metrics.MetricTTFT, metrics.MetricTPOT, metrics.MetricITL, metrics.MetricE2EL,
+	metrics.MetricClientQueueTime, metrics.MetricE2ELIncludingClientQueue,
+}
+
+// InferSelection returns the --percentile-metrics and --metric-percentiles
+// a run used, as far as its keys tell: the metrics with a mean_*_ms key
+// (among ttft, tpot, itl, e2el) and the percentiles of the first section's
+// p*_ms keys, in file order. Without such keys it returns vLLM's defaults.
+func InferSelection(run *resultfile.Run) (percentileMetrics, metricPercentiles string) {
+	var pm []string
+	for _, m := range sectionMetrics[:4] {
+		if run.Has("mean_" + m + "_ms") {
+			pm = append(pm, m)
+		}
+	}
+	percentileMetrics = metrics.DefaultPercentileMetrics
+	if len(pm) > 0 {
+		percentileMetrics = strings.Join(pm, ",")
+	}
+	metricPercentiles = metrics.DefaultMetricPercentiles
+	for _, m := range sectionMetrics {
+		if !run.Has("mean_" + m + "_ms") {
+			continue
+		}
+		var labels []string
+		for _, k := range run.Keys() {
+			if label, ok := strings.CutSuffix(k, "_"+m+"_ms"); ok && strings.HasPrefix(label, "p") {
+				labels = append(labels, label[1:])
+			}
+		}
+		if len(labels) > 0 {
+			if _, err := metrics.ParseMetricPercentiles(strings.Join(labels, ",")); err == nil {
+				metricPercentiles = strings.Join(labels, ",")
+			}
+		}
+		break
+	}
+	return percentileMetrics, metricPercentiles
+}
+
+// specDecode reads the speculative-decoding keys back.
+func specDecode(run *resultfile.Run) *report.SpecDecode {
+	rate, ok := run.Number("spec_decode_acceptance_rate")
+	if !ok {
+		return nil
+	}
+	s := &report.SpecDecode{AcceptanceRate: rate}
+	s.AcceptanceLength, _ = run.Number("spec_decode_acceptance_length")
+	for key, dst := range map[string]*int{
+		"spec_decode_num_drafts": &s.NumDrafts, "spec_decode_draft_tokens": &s.DraftTokens,
+		"spec_decode_accepted_tokens": &s.AcceptedTokens,
+	} {
+		v, _ := run.Number(key)
+		*dst = int(v)
+	}
+	if raw, ok := run.Raw("spec_decode_per_position_acceptance_rates"); ok {
+		_ = json.Unmarshal(raw, &s.PerPositionAcceptanceRates)
+	}
+	return s
+}
+
+// Object is the recomputed result as a result file would hold it (without
+// the per-request lists), for thresholds and JSON output: the file's own
+// setup keys, then the recomputed metric keys.
+func (res *Result) Object(run *resultfile.Run) *report.Object {
+	burstiness, _ := run.Number("burstiness")
+	warmups, _ := run.Number("num_warmups")
+	prompts, _ := run.Number("num_prompts")
+	date, _ := run.String("date")
+	backend, _ := run.String("backend")
+	model, _ := run.String("model_id")
+	tok, _ := run.String("tokenizer_id")
+	return report.ResultObject(&res.Metrics, &report.Run{
+		Date: date, Backend: backend, Label: run.Label(), ModelID: model, TokenizerID: tok,
+		NumPrompts: int(prompts), Burstiness: burstiness, NumWarmups: int(warmups), SpecDecode: res.Spec,
+	})
+}

@@ -1,0 +1,170 @@
+package cli
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"slices"
+	"strings"
+
+	"github.com/gobench/gobench/internal/gate"
+	"github.com/gobench/gobench/internal/report"
+	"github.com/gobench/gobench/internal/resultfile"
+	"github.com/gobench/gobench/internal/run"
+)
+
+// thresholdHelp is the --threshold help text shared by serve, check and
+// analyze.
+const thresholdHelp = `Fail (exit status 4) unless KEY OP LIMIT holds, e.g. 'p99_ttft_ms<500', 'failed_ratio<0.01', 'request_throughput>=baseline*0.95'. KEY is any numeric result key (or failed_ratio), OP one of < <= > >=, LIMIT a number or baseline, baseline*F, baseline+D, baseline-D. Repeatable.`
+
+// gateExitDoc documents the exit statuses of the commands that gate.
+const gateExitDoc = `Exit status: 0 every threshold passed, 1 error (unreadable file, ...), 2 bad
+command line (bad threshold, a key the result does not have, no such run),
+3 every request of the run failed (a run that sent nothing good never
+passes), 4 a threshold failed.`
+
+// stringsFlag is a repeatable flag taking one value per occurrence
+// (--threshold a --threshold b); unlike listFlag it never swallows the
+// arguments that follow, so positional arguments may come after it.
+type stringsFlag struct{ v []string }
+
+func (f *stringsFlag) String() string { return strings.Join(f.v, " ") }
+func (f *stringsFlag) Type() string   { return "stringArray" }
+func (f *stringsFlag) Set(s string) error {
+	f.v = append(f.v, s)
+	return nil
+}
+
+// thresholdError reports failed thresholds (exit status 4).
+type thresholdError struct{ failed, total int }
+
+func (e *thresholdError) Error() string {
+	return fmt.Sprintf("%d of %d threshold(s) failed", e.failed, e.total)
+}
+
+// formatFlag is the --format flag of the file commands.
+func formatFlag(choices ...string) *choiceFlag { return newChoice("format", choices[0], choices...) }
+
+// parseThresholds parses --threshold values; a bad one is a command-line
+// error naming the expression.
+func parseThresholds(exprs []string) ([]gate.Threshold, error) {
+	ths, err := gate.ParseAll(exprs)
+	if err != nil {
+		return nil, argErrorf("argument --threshold: %v", err)
+	}
+	return ths, nil
+}
+
+// openRun opens the result named by spec (PATH, PATH#INDEX or
+// PATH#LABEL). A selector naming no run is a command-line error; an
+// unreadable file is not.
+func openRun(spec string) (*resultfile.Run, error) {
+	r, err := resultfile.Open(spec)
+	if errors.Is(err, resultfile.ErrSelector) {
+		return nil, &argError{msg: err.Error()}
+	}
+	return r, err
+}
+
+// openBaseline opens --baseline when given, and refuses relative
+// thresholds without one.
+func openBaseline(flag, spec string, ths []gate.Threshold) (*resultfile.Run, error) {
+	if spec == "" {
+		if gate.AnyRelative(ths) {
+			return nil, argErrorf("a threshold is relative to a baseline: give %s FILE", flag)
+		}
+		return nil, nil
+	}
+	base, err := openRun(spec)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", flag, err)
+	}
+	return base, nil
+}
+
+// baselineValues is base as gate.Values: nil (no baseline) must reach
+// gate.Evaluate as a nil interface, not as a typed nil.
+func baselineValues(base *resultfile.Run) gate.Values {
+	if base == nil {
+		return nil
+	}
+	return base
+}
+
+// writeVerdicts prints the threshold report in the chosen format.
+func writeVerdicts(w io.Writer, rep *gate.Report, format string) error {
+	switch format {
+	case "markdown":
+		return rep.WriteMarkdown(w)
+	case "json":
+		if err := report.WriteJSON(w, rep.Object()); err != nil {
+			return err
+		}
+		_, err := io.WriteString(w, "\n")
+		return err
+	}
+	return rep.WriteText(w)
+}
+
+// gateError turns a threshold report into the command's outcome: every
+// request failed (exit 3), a key the result or baseline lacks (exit 2), a
+// failed threshold (exit 4), or nil.
+func gateError(rep *gate.Report, result, baseline *resultfile.Run) error {
+	if rep.AllFailed {
+		return run.ErrAllFailed
+	}
+	for _, v := range rep.Verdicts {
+		switch v.Problem {
+		case gate.ProblemNoKey:
+			return argErrorf("threshold %q: %s has no numeric key %q (it has: %s)",
+				v.Threshold.Expr, describe(result), v.Threshold.Key, strings.Join(numericKeys(result), ", "))
+		case gate.ProblemNoBaselineKey:
+			return argErrorf("threshold %q: the baseline %s has no numeric key %q (it has: %s)",
+				v.Threshold.Expr, describe(baseline), v.Threshold.Key, strings.Join(numericKeys(baseline), ", "))
+		}
+	}
+	if !rep.Passed() {
+		return &thresholdError{failed: rep.Failed(), total: len(rep.Verdicts)}
+	}
+	return nil
+}
+
+func describe(r *resultfile.Run) string {
+	if r == nil {
+		return "the result"
+	}
+	return r.Name()
+}
+
+// numericKeys lists the keys a threshold may name.
+func numericKeys(r *resultfile.Run) []string {
+	if r == nil {
+		return nil
+	}
+	var keys []string
+	for _, k := range r.Keys() {
+		if r.IsNumeric(k) {
+			keys = append(keys, k)
+		}
+	}
+	if _, ok := r.Number(resultfile.KeyFailedRatio); ok && !slices.Contains(keys, resultfile.KeyFailedRatio) {
+		keys = append(keys, resultfile.KeyFailedRatio)
+	}
+	return keys
+}
+
+// appendFile appends text to the file at path, creating it: the way CI
+// job summaries ($GITHUB_STEP_SUMMARY) are written, so that several steps
+// or runs can add to one file.
+func appendFile(path, text string) error {
+	f, err := os.OpenFile(path, os.O_WRONLY|os.O_CREATE|os.O_APPEND, 0o644)
+	if err != nil {
+		return err
+	}
+	if _, err := io.WriteString(f, text); err != nil {
+		f.Close()
+		return err
+	}
+	return f.Close()
+}

@@ -1,0 +1,213 @@
+package cli
+
+import (
+	"fmt"
+	"io"
+	"slices"
+	"strings"
+
+	"github.com/gobench/gobench/internal/gate"
+	"github.com/gobench/gobench/internal/metrics"
+	"github.com/gobench/gobench/internal/report"
+	"github.com/gobench/gobench/internal/resultfile"
+	"github.com/gobench/gobench/internal/run"
+	"github.com/spf13/pflag"
+)
+
+// ServeGate is what `gobench serve` does with its result besides vLLM's
+// printout: thresholds, and a Markdown summary.
+type ServeGate struct {
+	// Thresholds are the --threshold expressions, checked after the run.
+	Thresholds []gate.Threshold
+	// Baseline is --threshold-baseline (PATH[#RUN]), for relative
+	// thresholds.
+	Baseline string
+	// Format is "text" (vLLM's block) or "markdown" for stdout.
+	Format string
+	// SummaryFile, when set, gets the Markdown summary appended.
+	SummaryFile string
+}
+
+// gateFlags are serve's flags for ServeGate.
+type gateFlags struct {
+	thresholds  stringsFlag
+	baseline    string
+	format      *choiceFlag
+	summaryFile string
+}
+
+// register defines the flags. (--threshold-baseline, not --baseline: a
+// flag starting with "base" would make vLLM's abbreviation --base of
+// --base-url ambiguous.)
+func (g *gateFlags) register(fs *pflag.FlagSet) {
+	fs.Var(&g.thresholds, "threshold", thresholdHelp+" Checked after the run; the verdicts follow the result block.")
+	fs.StringVar(&g.baseline, "threshold-baseline", "", "Result file (PATH, PATH#INDEX or PATH#LABEL) that relative thresholds such as 'p99_ttft_ms<=baseline*1.05' compare with.")
+	g.format = newChoice("format", "text", "text", "markdown")
+	fs.Var(g.format, "format", "Result printout: text (vLLM's block) or markdown (a summary for a CI job or a pull request).")
+	fs.StringVar(&g.summaryFile, "summary-file", "", "Append a Markdown summary of the run (and the thresholds' verdicts) to this file, e.g. $GITHUB_STEP_SUMMARY.")
+}
+
+// options checks the flags against the run's options: thresholds parse,
+// name keys this command line's result will have, and a dry run (which
+// measures nothing) has none.
+func (g *gateFlags) options(o *run.Options) (ServeGate, error) {
+	sg := ServeGate{Baseline: g.baseline, Format: g.format.v, SummaryFile: g.summaryFile}
+	ths, err := parseThresholds(g.thresholds.v)
+	if err != nil {
+		return sg, err
+	}
+	sg.Thresholds = ths
+	if o.DryRun && (len(ths) > 0 || g.summaryFile != "") {
+		return sg, argErrorf("--threshold and --summary-file need a run: leave out --dry-run")
+	}
+	if gate.AnyRelative(ths) && g.baseline == "" {
+		return sg, argErrorf("a threshold is relative to a baseline: give --threshold-baseline FILE")
+	}
+	keys := serveResultKeys(o)
+	for _, t := range ths {
+		if !keys(t.Key) {
+			return sg, argErrorf("argument --threshold: %q: a result of this command line has no key %q; latency keys follow --percentile-metrics and --metric-percentiles (this run's: %s)",
+				t.Expr, t.Key, strings.Join(latencyKeys(o), ", "))
+		}
+	}
+	return sg, nil
+}
+
+// serveResultKeys reports which keys the result of a run with options o
+// will have: those of the result object built from an empty run with the
+// same settings, failed_ratio, and the keys that depend on what the
+// server reports (spec_decode_*, total_cached_tokens).
+func serveResultKeys(o *run.Options) func(string) bool {
+	obj := emptyResult(o)
+	return func(key string) bool {
+		if _, ok := obj.Get(key); ok {
+			return true
+		}
+		return key == resultfile.KeyFailedRatio || key == "total_cached_tokens" || strings.HasPrefix(key, "spec_decode_")
+	}
+}
+
+// emptyResult is the result object of a run of o that sent nothing.
+func emptyResult(o *run.Options) *report.Object {
+	ps, _ := metrics.ParseMetricPercentiles(orDefault(o.MetricPercentiles, metrics.DefaultMetricPercentiles))
+	cfg := metrics.Config{
+		Goodput: o.Goodput, PercentileMetrics: metrics.ParsePercentileMetrics(o.PercentileMetrics),
+		Percentiles: ps, MaxConcurrency: o.MaxConcurrency, RequestRate: o.RequestRate,
+	}
+	if !o.SkipTokenizerInit {
+		cfg.CountTokens = func(string) int { return 0 }
+	}
+	m := metrics.Calculate(nil, 1, cfg)
+	return report.ResultObject(&m, &report.Run{})
+}
+
+// latencyKeys lists the *_ms keys a run of o will have, for messages.
+func latencyKeys(o *run.Options) []string {
+	var keys []string
+	for _, k := range emptyResult(o).Keys() {
+		if strings.HasSuffix(k, "_ms") {
+			keys = append(keys, k)
+		}
+	}
+	return keys
+}
+
+func orDefault(s, def string) string {
+	if s == "" {
+		return def
+	}
+	return s
+}
+
+// serveGate is a ServeGate ready to judge a run: its baseline is loaded
+// before the run, so that a wrong path fails at once.
+type serveGate struct {
+	ServeGate
+	baseline *resultfile.Run
+}
+
+// prepare loads the baseline and checks that it has the keys the relative
+// thresholds need.
+func (sg ServeGate) prepare() (*serveGate, error) {
+	g := &serveGate{ServeGate: sg}
+	base, err := openBaseline("--threshold-baseline", sg.Baseline, sg.Thresholds)
+	if err != nil {
+		return nil, err
+	}
+	g.baseline = base
+	for _, t := range sg.Thresholds {
+		if !t.Relative {
+			continue
+		}
+		if _, ok := base.Number(t.Key); !ok {
+			return nil, argErrorf("threshold %q: the baseline %s has no numeric key %q", t.Expr, base.Name(), t.Key)
+		}
+	}
+	return g, nil
+}
+
+// blockWriter is where the run prints vLLM's block: nowhere when the
+// printout is Markdown (finish prints it), else stdout (nil).
+func (g *serveGate) blockWriter() io.Writer {
+	if g.Format == "markdown" {
+		return io.Discard
+	}
+	return nil
+}
+
+// finish prints the Markdown summary and the thresholds' verdicts of a
+// run, appends the summary file, and decides the outcome: the run's own
+// error first (every request failed, interrupted, ...), then the
+// thresholds.
+func (g *serveGate) finish(deps *Deps, res *run.Result, runErr error) error {
+	if res == nil || res.Metrics == nil {
+		return runErr // nothing was measured
+	}
+	title := runTitle(res.Object)
+	if g.Format == "markdown" {
+		if err := report.Markdown(deps.Stdout, res.Metrics, res.Spec, title); err != nil {
+			return err
+		}
+	}
+	var rep *gate.Report
+	if len(g.Thresholds) > 0 {
+		values, err := resultfile.FromObject("the run", res.Object)
+		if err != nil {
+			return fmt.Errorf("thresholds: %w", err)
+		}
+		rep = gate.Evaluate(g.Thresholds, values, baselineValues(g.baseline))
+		fmt.Fprintln(deps.Stdout)
+		if err := writeVerdicts(deps.Stdout, rep, g.Format); err != nil {
+			return err
+		}
+		if runErr == nil {
+			runErr = gateError(rep, values, g.baseline)
+		}
+	}
+	if g.SummaryFile != "" {
+		var b strings.Builder
+		_ = report.Markdown(&b, res.Metrics, res.Spec, title)
+		if rep != nil {
+			b.WriteString("\n")
+			_ = rep.WriteMarkdown(&b)
+		}
+		b.WriteString("\n")
+		if err := appendFile(g.SummaryFile, b.String()); err != nil && runErr == nil {
+			return fmt.Errorf("--summary-file: %w", err)
+		}
+	}
+	return runErr
+}
+
+// runTitle is the Markdown heading of a run: model, label and date.
+func runTitle(o *report.Object) string {
+	parts := []string{"gobench serve"}
+	for _, k := range []string{"model_id", "label", "date"} {
+		if v, ok := o.Get(k); ok {
+			if s, ok := v.(string); ok && s != "" && !slices.Contains(parts, s) {
+				parts = append(parts, s)
+			}
+		}
+	}
+	return strings.Join(parts, " · ")
+}

@@ -1,0 +1,467 @@
+// Package compare puts saved benchmark results side by side: every metric
+// the results share, its value in each, the change from the first
+// (the baseline), which direction is better, and — when the results carry
+// per-request data (--save-detailed) — whether a change in a latency
+// statistic is real or noise, from a seeded bootstrap confidence interval
+// of the difference.
+package compare
+
+import (
+	"errors"
+	"fmt"
+	"math"
+	"slices"
+	"strconv"
+	"strings"
+
+	"github.com/gobench/gobench/internal/metrics"
+	"github.com/gobench/gobench/internal/pyfmt"
+	"github.com/gobench/gobench/internal/resultfile"
+)
+
+// Better says which direction of a metric is an improvement.
+type Better int
+
+// Directions of improvement.
+const (
+	// Neither: the value describes the workload or is a count whose
+	// direction depends on the goal (tokens sent, peak concurrency).
+	Neither Better = iota
+	// Lower is better: latencies, failures, duration.
+	Lower
+	// Higher is better: throughputs, goodput, completed requests.
+	Higher
+)
+
+// String returns "lower", "higher" or "".
+func (b Better) String() string { return [...]string{"", "lower", "higher"}[b] }
+
+// Direction returns which direction of the result key is better.
+func Direction(key string) Better {
+	if strings.HasSuffix(key, "_ms") {
+		return Lower
+	}
+	switch key {
+	case "failed", resultfile.KeyFailedRatio, "duration":
+		return Lower
+	case "completed", "request_throughput", "request_goodput", "output_throughput", "total_token_throughput",
+		"max_output_tokens_per_s", "rtfx", "spec_decode_acceptance_rate", "spec_decode_acceptance_length",
+		"input_throughput":
+		return Higher
+	}
+	return Neither
+}
+
+// settingKeys are the keys that describe how a run was set up rather than
+// what it measured; they are listed side by side, not compared.
+var settingKeys = map[string]bool{
+	"date": true, "endpoint_type": true, "backend": true, "label": true, "model_id": true, "tokenizer_id": true,
+	"num_prompts": true, "request_rate": true, "burstiness": true, "max_concurrency": true,
+	"ramp_up_strategy": true, "ramp_up_start_rps": true, "ramp_up_end_rps": true, "num_warmups": true,
+	"gobench_version": true, "end_reason": true,
+}
+
+// Verdicts of the significance test.
+const (
+	// Real: the interval of the difference excludes 0.
+	Real = "real"
+	// Noise: the interval includes 0; the data cannot tell the runs apart.
+	Noise = "noise"
+)
+
+// minRequests is the fewest requests per run for which a bootstrap
+// interval is computed.
+const minRequests = 5
+
+// Significance is the bootstrap test of one statistic between the
+// baseline and one other run.
+type Significance struct {
+	// Interval is the confidence interval of the difference (run minus
+	// baseline), in the statistic's unit (ms).
+	Interval Interval
+	// Verdict is Real or Noise, or "" when the test could not be made
+	// (see Note).
+	Verdict string
+	// Note says why there is no verdict.
+	Note string
+	// RequestsA and RequestsB are the numbers of requests resampled.
+	RequestsA, RequestsB int
+}
+
+// Change is how one run differs from the baseline in one metric.
+type Change struct {
+	// Abs is value − baseline value; Rel is Abs / baseline value (±Inf or
+	// NaN when the baseline value is 0).
+	Abs, Rel float64
+	// Sig is the significance test, nil for metrics that are not latency
+	// statistics.
+	Sig *Significance
+}
+
+// Row is one line of the comparison.
+type Row struct {
+	// Key is the result key.
+	Key string
+	// Better is the direction of improvement (metrics only).
+	Better Better
+	// Values are the runs' values (metrics only).
+	Values []float64
+	// Text are the runs' values as printed ("" where a run lacks the key).
+	Text []string
+	// Changes are per run after the baseline (metrics only).
+	Changes []Change
+}
+
+// Differs reports whether the runs' printed values are not all equal.
+func (r Row) Differs() bool {
+	for _, t := range r.Text[1:] {
+		if t != r.Text[0] {
+			return true
+		}
+	}
+	return false
+}
+
+// Comparison is the result of Compare.
+type Comparison struct {
+	// Names are the short names of the runs (A, B, C, ...), the first
+	// being the baseline; Sources are their file names (with #index for
+	// files of several runs) and Labels their --label.
+	Names, Sources, Labels []string
+	// Detailed tells which runs carry per-request data.
+	Detailed []bool
+	// Settings are the keys describing the runs' setup, side by side.
+	Settings []Row
+	// Metrics are the numeric result keys every run has, with changes.
+	Metrics []Row
+	// NotShared are the numeric keys that only some runs have.
+	NotShared []string
+	// Notes say which comparisons could not be tested for significance.
+	Notes []string
+	// Options are the significance test's options (defaults applied).
+	Options Options
+}
+
+// Compare compares runs[1:] with runs[0]. It fails when fewer than two
+// runs are given or a run's per-request lists are corrupt.
+func Compare(runs []*resultfile.Run, o Options) (*Comparison, error) {
+	if len(runs) < 2 {
+		return nil, errors.New("compare needs at least two results")
+	}
+	o = o.withDefaults()
+	c := &Comparison{Options: o}
+	details := make([]*resultfile.Detailed, len(runs))
+	for i, r := range runs {
+		c.Names = append(c.Names, runName(i))
+		c.Sources = append(c.Sources, r.Name())
+		c.Labels = append(c.Labels, r.Label())
+		d, err := r.Detailed()
+		if err != nil && !errors.Is(err, resultfile.ErrNotDetailed) {
+			return nil, err
+		}
+		details[i] = d
+		c.Detailed = append(c.Detailed, d != nil)
+	}
+	c.Settings = settingRows(runs)
+	c.Metrics, c.NotShared = metricRows(runs)
+	c.testSignificance(details)
+	return c, nil
+}
+
+// runName is A, B, ..., Z, then R27, R28, ...
+func runName(i int) string {
+	if i < 26 {
+		return string(rune('A' + i))
+	}
+	return "R" + strconv.Itoa(i+1)
+}
+
+// isList reports whether a run holds key as a list or object (per-request
+// data, events), which tables leave out.
+func isList(r *resultfile.Run, key string) bool {
+	raw, _ := r.Raw(key)
+	return len(raw) > 0 && (raw[0] == '[' || raw[0] == '{')
+}
+
+// settingRows lists the setup keys and the non-numeric scalars (metadata)
+// of any run, in order of first appearance.
+func settingRows(runs []*resultfile.Run) []Row {
+	var rows []Row
+	seen := map[string]bool{}
+	for _, r := range runs {
+		for _, k := range r.Keys() {
+			// Metadata (strings, booleans) counts as setup; a metric that
+			// some runs lack (request_goodput null) does not.
+			setting := settingKeys[k] || !anyNumeric(runs, k) && !isNullEverywhere(runs, k)
+			if seen[k] || isList(r, k) || !setting {
+				continue
+			}
+			seen[k] = true
+			row := Row{Key: k}
+			for _, r2 := range runs {
+				row.Text = append(row.Text, settingText(r2, k))
+			}
+			rows = append(rows, row)
+		}
+	}
+	return rows
+}
+
+// settingText prints a setting as the file has it: numbers in the file's
+// own text (Python's repr: 8.0, 0.5), infinity as inf.
+func settingText(r *resultfile.Run, key string) string {
+	if v, ok := r.Number(key); ok && r.IsNumeric(key) && !math.IsInf(v, 0) && !math.IsNaN(v) {
+		raw, _ := r.Raw(key)
+		return strings.TrimSpace(string(raw))
+	} else if ok {
+		return resultfile.FormatValue(v)
+	}
+	return r.Display(key)
+}
+
+func isNullEverywhere(runs []*resultfile.Run, key string) bool {
+	for _, r := range runs {
+		if raw, ok := r.Raw(key); ok && string(raw) != "null" {
+			return false
+		}
+	}
+	return true
+}
+
+func anyNumeric(runs []*resultfile.Run, key string) bool {
+	for _, r := range runs {
+		if r.IsNumeric(key) {
+			return true
+		}
+	}
+	return false
+}
+
+// metricRows lists the numeric keys every run has (in the first run's
+// order, failed_ratio after failed), and the numeric keys only some have.
+func metricRows(runs []*resultfile.Run) ([]Row, []string) {
+	var keys []string
+	seen := map[string]bool{}
+	var notShared []string
+	for _, r := range runs {
+		for _, k := range r.Keys() {
+			if seen[k] || settingKeys[k] || !r.IsNumeric(k) {
+				continue
+			}
+			seen[k] = true
+			if !everyNumeric(runs, k) {
+				notShared = append(notShared, k)
+				continue
+			}
+			keys = append(keys, k)
+			if k == "failed" {
+				keys = append(keys, resultfile.KeyFailedRatio)
+			}
+		}
+	}
+	rows := make([]Row, 0, len(keys))
+	for _, k := range keys {
+		row := Row{Key: k, Better: Direction(k)}
+		for _, r := range runs {
+			v, _ := r.Number(k)
+			row.Values = append(row.Values, v)
+			row.Text = append(row.Text, r.Display(k))
+		}
+		base := row.Values[0]
+		for _, v := range row.Values[1:] {
+			row.Changes = append(row.Changes, Change{Abs: v - base, Rel: (v - base) / base})
+		}
+		rows = append(rows, row)
+	}
+	return rows, notShared
+}
+
+func everyNumeric(runs []*resultfile.Run, key string) bool {
+	for _, r := range runs {
+		if _, ok := r.Number(key); !ok {
+			return false
+		}
+	}
+	return true
+}
+
+// latencyMetrics are the metrics whose statistics are tested, in the
+// order of their suffix match (longest first).
+var latencyMetrics = []string{
+	metrics.MetricE2ELIncludingClientQueue, metrics.MetricClientQueueTime,
+	metrics.MetricTTFT, metrics.MetricTPOT, metrics.MetricITL, metrics.MetricE2EL,
+}
+
+// ParseStatKey splits a latency statistic key such as "p99.9_ttft_ms" into
+// its metric and statistic; ok is false for other keys (std_* included:
+// the spread is not a location and is not tested).
+func ParseStatKey(key string) (metric string, st Statistic, ok bool) {
+	for _, m := range latencyMetrics {
+		head, found := strings.CutSuffix(key, "_"+m+"_ms")
+		if !found {
+			continue
+		}
+		switch {
+		case head == "mean":
+			return m, Statistic{Kind: Mean}, true
+		case head == "median":
+			return m, Statistic{Kind: Median}, true
+		case strings.HasPrefix(head, "p"):
+			p, err := pyfmt.ParseFloat(head[1:])
+			if err != nil || !(p >= 0 && p <= 100) {
+				return "", Statistic{}, false
+			}
+			return m, Statistic{Kind: Percentile, P: p}, true
+		}
+		return "", Statistic{}, false
+	}
+	return "", Statistic{}, false
+}
+
+// testSignificance fills Sig for the latency statistics of every run
+// compared with the baseline.
+func (c *Comparison) testSignificance(details []*resultfile.Detailed) {
+	type stat struct {
+		row int
+		st  Statistic
+	}
+	byMetric := map[string][]stat{}
+	var order []string
+	for i, row := range c.Metrics {
+		m, st, ok := ParseStatKey(row.Key)
+		if !ok {
+			continue
+		}
+		if _, seen := byMetric[m]; !seen {
+			order = append(order, m)
+		}
+		byMetric[m] = append(byMetric[m], stat{i, st})
+	}
+	samples := make([]map[string]*Sample, len(details))
+	sample := func(run int, metric string) *Sample {
+		if samples[run] == nil {
+			samples[run] = map[string]*Sample{}
+		}
+		if s, ok := samples[run][metric]; ok {
+			return s
+		}
+		s := NewSample(RequestValues(details[run], metric))
+		samples[run][metric] = s
+		return s
+	}
+	for j := 1; j < len(details); j++ {
+		if details[0] == nil || details[j] == nil {
+			if len(order) > 0 {
+				c.Notes = append(c.Notes, fmt.Sprintf("%s vs %s: no significance test: %s", c.Names[j], c.Names[0], lacking(c, j, details)))
+			}
+			continue
+		}
+		for _, m := range order {
+			stats := byMetric[m]
+			sig := func(note string) *Significance { return &Significance{Note: note} }
+			var results []*Significance
+			switch {
+			case !hasMetricData(details[0], m) || !hasMetricData(details[j], m):
+				results = repeat(sig("no per-request "+m+" data in the file"), len(stats))
+			default:
+				a, b := sample(0, m), sample(j, m)
+				if a.Requests() < minRequests || b.Requests() < minRequests {
+					results = repeat(sig(fmt.Sprintf("fewer than %d requests", minRequests)), len(stats))
+					break
+				}
+				list := make([]Statistic, len(stats))
+				for k, s := range stats {
+					list[k] = s.st
+				}
+				ivs := Bootstrap(a, b, list, c.Options, m+"/"+strconv.Itoa(j))
+				for _, iv := range ivs {
+					s := &Significance{Interval: iv, Verdict: Noise, RequestsA: a.Requests(), RequestsB: b.Requests()}
+					if iv.Excludes0() {
+						s.Verdict = Real
+					}
+					results = append(results, s)
+				}
+			}
+			for k, s := range stats {
+				c.Metrics[s.row].Changes[j-1].Sig = results[k]
+			}
+		}
+	}
+}
+
+// lacking says which of the baseline and run j has no per-request data.
+func lacking(c *Comparison, j int, details []*resultfile.Detailed) string {
+	var names []string
+	for _, i := range []int{0, j} {
+		if details[i] == nil {
+			names = append(names, c.Names[i])
+		}
+	}
+	return strings.Join(names, " and ") + " saved no per-request data (run with --save-detailed)"
+}
+
+// Tested reports whether any statistic got a verdict.
+func (c *Comparison) Tested() bool {
+	for _, r := range c.Metrics {
+		for _, ch := range r.Changes {
+			if ch.Sig != nil && ch.Sig.Verdict != "" {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+func repeat(s *Significance, n int) []*Significance {
+	out := make([]*Significance, n)
+	for i := range out {
+		cp := *s
+		out[i] = &cp
+	}
+	return out
+}
+
+// hasMetricData reports whether the per-request data can give metric.
+func hasMetricData(d *resultfile.Detailed, metric string) bool {
+	switch metric {
+	case metrics.MetricClientQueueTime, metrics.MetricE2ELIncludingClientQueue:
+		return d.HasQueueTimes
+	}
+	return true
+}
+
+// RequestValues returns, per successful request, its values of metric in
+// milliseconds, as metrics.Calculate derives them: TTFT, TPOT
+// ((latency−TTFT)/(tokens−1), only with more than one token), every ITL,
+// E2EL, client queue time, and E2EL plus queue time.
+func RequestValues(d *resultfile.Detailed, metric string) [][]float64 {
+	var out [][]float64
+	for i := range d.Outputs {
+		o := &d.Outputs[i]
+		if !o.Success {
+			continue
+		}
+		var v []float64
+		switch metric {
+		case metrics.MetricTTFT:
+			v = []float64{o.TTFT * 1000}
+		case metrics.MetricTPOT:
+			if o.OutputTokens > 1 {
+				v = []float64{(o.Latency - o.TTFT) / float64(o.OutputTokens-1) * 1000}
+			}
+		case metrics.MetricITL:
+			v = make([]float64, len(o.ITL))
+			for k, x := range o.ITL {
+				v[k] = x * 1000
+			}
+		case metrics.MetricE2EL:
+			v = []float64{o.Latency * 1000}
+		case metrics.MetricClientQueueTime:
+			v = []float64{o.ClientQueueTime * 1000}
+		case metrics.MetricE2ELIncludingClientQueue:
+			v = []float64{(o.Latency + o.ClientQueueTime) * 1000}
+		}
+		out = append(out, v)
+	}
+	return slices.Clip(out)
+}

@@ -1,0 +1,327 @@
+package compare
+
+import (
+	"fmt"
+	"io"
+	"math"
+	"strconv"
+	"strings"
+
+	"github.com/gobench/gobench/internal/report"
+	"github.com/gobench/gobench/internal/resultfile"
+)
+
+// Method describes the significance test in words, for the output.
+func (c *Comparison) Method() string {
+	o := c.Options
+	return fmt.Sprintf("two-sample percentile bootstrap of the difference (run − %s), resampling successful requests "+
+		"(a request's ITLs stay together), %d resamples, %s confidence interval, seed %d; real = the interval excludes 0, "+
+		"noise = it includes 0", c.Names[0], o.Resamples, percent(o.Confidence), o.Seed)
+}
+
+func percent(f float64) string { return strconv.FormatFloat(100*f, 'f', -1, 64) + "%" }
+
+// signed prints a change with its sign.
+func signed(v float64) string {
+	s := resultfile.FormatValue(v)
+	if v > 0 || v == 0 && !math.Signbit(v) {
+		return "+" + s
+	}
+	return s
+}
+
+// relative prints a relative change as a percentage.
+func relative(v float64) string {
+	if math.IsInf(v, 0) || math.IsNaN(v) {
+		return "n/a"
+	}
+	s := strconv.FormatFloat(100*v, 'f', 2, 64) + "%"
+	if v >= 0 {
+		return "+" + s
+	}
+	return s
+}
+
+// direction says whether a real change is an improvement.
+func direction(b Better, iv Interval) string {
+	up := iv.Low > 0
+	switch {
+	case b == Lower && up, b == Higher && !up:
+		return "worse"
+	case b == Neither:
+		return ""
+	}
+	return "better"
+}
+
+// sigText is the significance cell: "real, worse [+3.1, +7.02]",
+// "noise [-0.8, +1.1]" or "n/a: <why>"; mark adds a colour for Markdown.
+func sigText(s *Significance, b Better, mark bool) string {
+	if s == nil {
+		return ""
+	}
+	if s.Verdict == "" {
+		return "n/a: " + s.Note
+	}
+	iv := "[" + signed(s.Interval.Low) + ", " + signed(s.Interval.High) + "]"
+	if s.Verdict == Noise {
+		return "noise " + iv
+	}
+	dir := direction(b, s.Interval)
+	text := "real"
+	if dir != "" {
+		text += ", " + dir
+	}
+	if mark {
+		switch dir {
+		case "worse":
+			text = "🔴 " + text
+		case "better":
+			text = "🟢 " + text
+		}
+	}
+	return text + " " + iv
+}
+
+// table is a grid of cells printed as aligned text or as Markdown.
+type table struct {
+	header []string
+	right  []bool
+	rows   [][]string
+}
+
+func (t *table) text(b *strings.Builder) {
+	width := make([]int, len(t.header))
+	for _, r := range append([][]string{t.header}, t.rows...) {
+		for i, c := range r {
+			width[i] = max(width[i], len([]rune(c)))
+		}
+	}
+	for _, r := range append([][]string{t.header}, t.rows...) {
+		var line strings.Builder
+		for i, c := range r {
+			pad := strings.Repeat(" ", width[i]-len([]rune(c)))
+			if i > 0 {
+				line.WriteString("  ")
+			}
+			if t.right[i] {
+				line.WriteString(pad + c)
+			} else {
+				line.WriteString(c + pad)
+			}
+		}
+		b.WriteString(strings.TrimRight(line.String(), " ") + "\n")
+	}
+}
+
+func (t *table) markdown(b *strings.Builder) {
+	esc := func(s string) string { return strings.ReplaceAll(s, "|", `\|`) }
+	b.WriteString("|")
+	for _, h := range t.header {
+		b.WriteString(" " + esc(h) + " |")
+	}
+	b.WriteString("\n|")
+	for i := range t.header {
+		if t.right[i] {
+			b.WriteString("---:|")
+		} else {
+			b.WriteString("---|")
+		}
+	}
+	b.WriteString("\n")
+	for _, r := range t.rows {
+		b.WriteString("|")
+		for _, c := range r {
+			b.WriteString(" " + esc(c) + " |")
+		}
+		b.WriteString("\n")
+	}
+}
+
+// runsTable lists the runs.
+func (c *Comparison) runsTable() *table {
+	t := &table{header: []string{"Run", "File", "Label", "Per-request data"}, right: make([]bool, 4)}
+	for i, n := range c.Names {
+		if i == 0 {
+			n += " (baseline)"
+		}
+		detailed := "no"
+		if c.Detailed[i] {
+			detailed = "yes"
+		}
+		t.rows = append(t.rows, []string{n, c.Sources[i], c.Labels[i], detailed})
+	}
+	return t
+}
+
+func (c *Comparison) settingsTable() *table {
+	t := &table{header: append([]string{"Setting"}, c.Names...), right: make([]bool, 1+len(c.Names))}
+	for _, r := range c.Settings {
+		t.rows = append(t.rows, append([]string{r.Key}, r.Text...))
+	}
+	return t
+}
+
+func (c *Comparison) metricsTable(mark bool) *table {
+	t := &table{header: []string{"Metric", "Better"}, right: []bool{false, false}}
+	for _, n := range c.Names {
+		t.header, t.right = append(t.header, n), append(t.right, true)
+	}
+	base := c.Names[0]
+	tested := make([]bool, len(c.Names)-1)
+	for j, n := range c.Names[1:] {
+		t.header = append(t.header, n+"−"+base, n+"−"+base+" %")
+		t.right = append(t.right, true, true)
+		for _, r := range c.Metrics {
+			tested[j] = tested[j] || r.Changes[j].Sig != nil
+		}
+		if tested[j] {
+			t.header = append(t.header, n+" vs "+base)
+			t.right = append(t.right, false)
+		}
+	}
+	for _, r := range c.Metrics {
+		cells := append([]string{r.Key, r.Better.String()}, r.Text...)
+		for j, ch := range r.Changes {
+			cells = append(cells, signed(ch.Abs), relative(ch.Rel))
+			if tested[j] {
+				cells = append(cells, sigText(ch.Sig, r.Better, mark))
+			}
+		}
+		t.rows = append(t.rows, cells)
+	}
+	return t
+}
+
+// WriteText prints the comparison as aligned plain text.
+func (c *Comparison) WriteText(w io.Writer) error {
+	var b strings.Builder
+	c.runsTable().text(&b)
+	b.WriteString("\n")
+	c.settingsTable().text(&b)
+	b.WriteString("\n")
+	c.metricsTable(false).text(&b)
+	b.WriteString("\n" + c.footer())
+	_, err := io.WriteString(w, b.String())
+	return err
+}
+
+// WriteMarkdown prints the comparison as Markdown (GitHub tables), for a
+// pull-request comment or a CI job summary; the settings fold away.
+func (c *Comparison) WriteMarkdown(w io.Writer) error {
+	var b strings.Builder
+	b.WriteString("### gobench compare\n\n")
+	c.runsTable().markdown(&b)
+	b.WriteString("\n<details><summary>Settings</summary>\n\n")
+	c.settingsTable().markdown(&b)
+	b.WriteString("\n</details>\n\n")
+	c.metricsTable(true).markdown(&b)
+	b.WriteString("\n" + c.footer())
+	_, err := io.WriteString(w, b.String())
+	return err
+}
+
+// footer names the significance method and the keys left out.
+func (c *Comparison) footer() string {
+	s := ""
+	if c.Tested() {
+		s += "Significance: " + c.Method() + ".\n"
+	}
+	for _, n := range c.Notes {
+		s += n + ".\n"
+	}
+	if len(c.NotShared) > 0 {
+		s += "Not in every result (left out): " + strings.Join(c.NotShared, ", ") + ".\n"
+	}
+	return s
+}
+
+// Object returns the comparison as a JSON object (report.AppendJSON
+// writes it; non-finite numbers as "inf"/"nan" strings):
+//
+//	{"baseline": "A",
+//	 "runs": [{"name", "source", "label", "detailed"}],
+//	 "method": {"name", "description", "resamples", "confidence", "seed"},
+//	 "settings": [{"key", "values": [string per run]}],
+//	 "metrics": [{"key", "better", "values": [number per run],
+//	              "changes": [{"run", "abs", "rel",
+//	                           "significance": null | {"verdict", "low", "high",
+//	                                                   "requests_a", "requests_b", "note"}}]}],
+//	 "not_shared": [key], "notes": [string]}
+func (c *Comparison) Object() *report.Object {
+	o := report.NewObject()
+	o.Set("baseline", c.Names[0])
+	runs := make([]*report.Object, len(c.Names))
+	for i := range c.Names {
+		r := report.NewObject()
+		r.Set("name", c.Names[i])
+		r.Set("source", c.Sources[i])
+		r.Set("label", c.Labels[i])
+		r.Set("detailed", c.Detailed[i])
+		runs[i] = r
+	}
+	o.Set("runs", runs)
+	m := report.NewObject()
+	m.Set("name", "bootstrap")
+	m.Set("description", c.Method())
+	m.Set("resamples", c.Options.Resamples)
+	m.Set("confidence", c.Options.Confidence)
+	m.Set("seed", int64(c.Options.Seed))
+	o.Set("method", m)
+	settings := make([]*report.Object, len(c.Settings))
+	for i, r := range c.Settings {
+		s := report.NewObject()
+		s.Set("key", r.Key)
+		s.Set("values", r.Text)
+		settings[i] = s
+	}
+	o.Set("settings", settings)
+	rows := make([]*report.Object, len(c.Metrics))
+	for i, r := range c.Metrics {
+		row := report.NewObject()
+		row.Set("key", r.Key)
+		row.Set("better", nullIfEmpty(r.Better.String()))
+		row.Set("values", r.Values)
+		changes := make([]*report.Object, len(r.Changes))
+		for j, ch := range r.Changes {
+			co := report.NewObject()
+			co.Set("run", c.Names[j+1])
+			co.Set("abs", ch.Abs)
+			co.Set("rel", ch.Rel)
+			co.Set("significance", sigObject(ch.Sig))
+			changes[j] = co
+		}
+		row.Set("changes", changes)
+		rows[i] = row
+	}
+	o.Set("metrics", rows)
+	o.Set("not_shared", append([]string{}, c.NotShared...))
+	o.Set("notes", append([]string{}, c.Notes...))
+	return o
+}
+
+func sigObject(s *Significance) any {
+	if s == nil {
+		return nil
+	}
+	o := report.NewObject()
+	o.Set("verdict", nullIfEmpty(s.Verdict))
+	if s.Verdict == "" {
+		o.Set("low", nil)
+		o.Set("high", nil)
+	} else {
+		o.Set("low", s.Interval.Low)
+		o.Set("high", s.Interval.High)
+	}
+	o.Set("requests_a", s.RequestsA)
+	o.Set("requests_b", s.RequestsB)
+	o.Set("note", nullIfEmpty(s.Note))
+	return o
+}
+
+func nullIfEmpty(s string) any {
+	if s == "" {
+		return nil
+	}
+	return s
+}

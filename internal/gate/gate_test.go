@@ -1,0 +1,236 @@
+package gate
+
+import (
+	"bytes"
+	"errors"
+	"flag"
+	"math"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/gobench/gobench/internal/report"
+	"github.com/google/go-cmp/cmp"
+)
+
+var update = flag.Bool("update", false, "rewrite the testdata/*.golden files with the current output")
+
+func golden(t *testing.T, got []byte) {
+	t.Helper()
+	path := filepath.Join("testdata", strings.ReplaceAll(t.Name(), "/", "_")+".golden")
+	if *update {
+		if err := os.MkdirAll("testdata", 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(path, got, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return
+	}
+	want, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatalf("%v (run go test -update to create it)", err)
+	}
+	if diff := cmp.Diff(string(want), string(got)); diff != "" {
+		t.Errorf("output differs from %s (-want +got):\n%s", path, diff)
+	}
+}
+
+func TestParse(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		expr string
+		want Threshold // Expr is filled in by the test
+		text string    // canonical String()
+	}{
+		{"p99_ttft_ms<500", Threshold{Key: "p99_ttft_ms", Op: Less, Value: 500}, "p99_ttft_ms<500"},
+		{" p99_ttft_ms <= 500.5 ", Threshold{Key: "p99_ttft_ms", Op: LessEq, Value: 500.5}, "p99_ttft_ms<=500.5"},
+		{"request_throughput>10", Threshold{Key: "request_throughput", Op: Greater, Value: 10}, "request_throughput>10"},
+		{"completed>=1e3", Threshold{Key: "completed", Op: GreaterEq, Value: 1000}, "completed>=1000"},
+		{"failed_ratio<0.01", Threshold{Key: "failed_ratio", Op: Less, Value: 0.01}, "failed_ratio<0.01"},
+		{"p99.9_itl_ms<-.5", Threshold{Key: "p99.9_itl_ms", Op: Less, Value: -0.5}, "p99.9_itl_ms<-0.5"},
+		{"p1e-05_ttft_ms<3", Threshold{Key: "p1e-05_ttft_ms", Op: Less, Value: 3}, "p1e-05_ttft_ms<3"},
+		{"p99_ttft_ms<=baseline", Threshold{Key: "p99_ttft_ms", Op: LessEq, Relative: true}, "p99_ttft_ms<=baseline"},
+		{"p99_ttft_ms <= baseline * 1.05", Threshold{Key: "p99_ttft_ms", Op: LessEq, Relative: true, BaselineOp: '*', Value: 1.05}, "p99_ttft_ms<=baseline*1.05"},
+		{"mean_tpot_ms<Baseline+2", Threshold{Key: "mean_tpot_ms", Op: Less, Relative: true, BaselineOp: '+', Value: 2}, "mean_tpot_ms<baseline+2"},
+		{"output_throughput>=baseline-50", Threshold{Key: "output_throughput", Op: GreaterEq, Relative: true, BaselineOp: '-', Value: 50}, "output_throughput>=baseline-50"},
+	}
+	for _, tt := range tests {
+		got, err := Parse(tt.expr)
+		if err != nil {
+			t.Errorf("Parse(%q): %v", tt.expr, err)
+			continue
+		}
+		tt.want.Expr = tt.expr
+		if diff := cmp.Diff(tt.want, got); diff != "" {
+			t.Errorf("Parse(%q) (-want +got):\n%s", tt.expr, diff)
+		}
+		if s := got.String(); s != tt.text {
+			t.Errorf("String() = %q, want %q", s, tt.text)
+		}
+	}
+}
+
+func TestParseErrors(t *testing.T) {
+	t.Parallel()
+	tests := []struct{ expr, want string }{
+		{"p99_ttft_ms", "no comparison"},
+		{"p99_ttft_ms<<500", `"<<" is not a comparison`},
+		{"p99_ttft_ms==500", `"==" is not a comparison`},
+		{"p99_ttft_ms=500", `"=" is not a comparison`},
+		{"p99_ttft_ms!=500", `"!=" is not a comparison`},
+		{"p99_ttft_ms=<500", `"=<" is not a comparison`},
+		{"p99_ttft_ms< =500", "more than one comparison"},
+		{"0<p99_ttft_ms<5", "more than one comparison"},
+		{"<500", "no key before the comparison"},
+		{"p99 ttft<500", `"p99 ttft" is not a result key`},
+		{"99p<500", `"99p" is not a result key`},
+		{"p99_ttft_ms<", `no limit after "<"`},
+		{"p99_ttft_ms<fast", `limit "fast"`},
+		{"p99_ttft_ms<inf", `limit "inf"`},
+		{"p99_ttft_ms<1e999", "not a finite number"},
+		{"p99_ttft_ms<500ms", `"500ms" is not a finite number`},
+		{"p99_ttft_ms<baseline/2", `expected *NUMBER, +NUMBER or -NUMBER, got "/2"`},
+		{"p99_ttft_ms<baseline*", "missing number"},
+		{"p99_ttft_ms<baselines", `got "s"`},
+	}
+	for _, tt := range tests {
+		_, err := Parse(tt.expr)
+		if err == nil || !errors.Is(err, ErrSyntax) || !strings.Contains(err.Error(), tt.want) ||
+			!strings.Contains(err.Error(), `"`+tt.expr+`"`) {
+			t.Errorf("Parse(%q) error %v; want ErrSyntax naming the expression and saying %q", tt.expr, err, tt.want)
+		}
+	}
+	if _, err := ParseAll([]string{"a<1", "b<<2"}); err == nil || !strings.Contains(err.Error(), "b<<2") {
+		t.Errorf("ParseAll: %v", err)
+	}
+}
+
+// values is a map-backed Values.
+type values map[string]float64
+
+func (v values) Number(k string) (float64, bool) {
+	x, ok := v[k]
+	return x, ok
+}
+
+func mustParse(t *testing.T, exprs ...string) []Threshold {
+	t.Helper()
+	ths, err := ParseAll(exprs)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return ths
+}
+
+func TestEvaluate(t *testing.T) {
+	t.Parallel()
+	result := values{"completed": 100, "p99_ttft_ms": 52.5, "failed_ratio": 0.02, "request_throughput": 9.5, "nan_ms": math.NaN()}
+	base := values{"completed": 100, "p99_ttft_ms": 50, "request_throughput": 10}
+	tests := []struct {
+		expr    string
+		pass    bool
+		limit   float64
+		problem string
+	}{
+		{"p99_ttft_ms<500", true, 500, ""},
+		{"p99_ttft_ms<52.5", false, 52.5, ""}, // strict
+		{"p99_ttft_ms<=52.5", true, 52.5, ""}, // boundary
+		{"p99_ttft_ms>52.5", false, 52.5, ""},
+		{"p99_ttft_ms>=52.5", true, 52.5, ""},
+		{"failed_ratio<0.01", false, 0.01, ""},
+		{"p99_ttft_ms<=baseline*1.05", true, 52.5, ""},
+		{"p99_ttft_ms<=baseline*1.04", false, 52, ""},
+		{"p99_ttft_ms<baseline+3", true, 53, ""},
+		{"request_throughput>=baseline-0.5", true, 9.5, ""},
+		{"request_throughput>=baseline", false, 10, ""},
+		{"nan_ms<1", false, 1, ""}, // NaN never passes
+		{"p50_ttft_ms<1", false, 1, ProblemNoKey},
+		{"failed_ratio<=baseline", false, math.NaN(), ProblemNoBaselineKey},
+	}
+	for _, tt := range tests {
+		rep := Evaluate(mustParse(t, tt.expr), result, base)
+		v := rep.Verdicts[0]
+		if v.Pass != tt.pass || v.Problem != tt.problem || !(v.Limit == tt.limit || math.IsNaN(tt.limit) && math.IsNaN(v.Limit)) {
+			t.Errorf("%s: pass %v limit %v problem %q; want %v %v %q", tt.expr, v.Pass, v.Limit, v.Problem, tt.pass, tt.limit, tt.problem)
+		}
+		if rep.Passed() != tt.pass {
+			t.Errorf("%s: Passed() = %v", tt.expr, rep.Passed())
+		}
+	}
+	rep := Evaluate(mustParse(t, "p99_ttft_ms<=baseline"), result, nil)
+	if v := rep.Verdicts[0]; v.Pass || v.Problem != ProblemNoBaseline {
+		t.Errorf("relative without baseline: %+v", v)
+	}
+	if keys := Evaluate(mustParse(t, "a<1", "p99_ttft_ms<1", "b<1"), result, nil).MissingKeys(); !cmp.Equal(keys, []string{"a", "b"}) {
+		t.Errorf("MissingKeys = %v", keys)
+	}
+}
+
+// TestAllFailedNeverPasses: a run without a successful request fails every
+// threshold, even those its zero statistics would meet.
+func TestAllFailedNeverPasses(t *testing.T) {
+	t.Parallel()
+	result := values{"completed": 0, "failed": 10, "failed_ratio": 1, "p99_ttft_ms": 0, "request_throughput": 0}
+	rep := Evaluate(mustParse(t, "p99_ttft_ms<500", "failed_ratio<=1", "request_throughput>=0"), result, nil)
+	if rep.Passed() || !rep.AllFailed || rep.Failed() != 3 {
+		t.Fatalf("passed %v allFailed %v failed %d", rep.Passed(), rep.AllFailed, rep.Failed())
+	}
+	for _, v := range rep.Verdicts {
+		if v.Problem != ProblemAllFailed {
+			t.Errorf("%s: problem %q", v.Threshold.Expr, v.Problem)
+		}
+	}
+}
+
+func TestRender(t *testing.T) {
+	t.Parallel()
+	result := values{"completed": 100, "p99_ttft_ms": 52.5, "failed_ratio": 0.0025, "output_throughput": 1500.25}
+	base := values{"completed": 100, "p99_ttft_ms": 48, "output_throughput": 1400}
+	rep := Evaluate(mustParse(t, "p99_ttft_ms<500", "p99_ttft_ms<=baseline*1.05", "failed_ratio<0.01",
+		"output_throughput>=baseline*0.95", "p90_ttft_ms<100", "mean_itl_ms<baseline"), result, base)
+	for _, format := range []string{"text", "markdown", "json"} {
+		t.Run(format, func(t *testing.T) {
+			var b bytes.Buffer
+			var err error
+			switch format {
+			case "text":
+				err = rep.WriteText(&b)
+			case "markdown":
+				err = rep.WriteMarkdown(&b)
+			default:
+				err = report.WriteJSON(&b, rep.Object())
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			golden(t, b.Bytes())
+		})
+	}
+}
+
+// FuzzParse: Parse never panics, and whatever it accepts reads back from
+// its canonical form to the same threshold.
+func FuzzParse(f *testing.F) {
+	for _, s := range []string{"p99_ttft_ms<500", "a <= baseline*1.05", "x>=baseline-2", "p99.9_itl_ms>-1e3", "k<<1", "=", "baseline"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, expr string) {
+		th, err := Parse(expr)
+		if err != nil {
+			if !errors.Is(err, ErrSyntax) {
+				t.Fatalf("Parse(%q): error %v does not wrap ErrSyntax", expr, err)
+			}
+			return
+		}
+		again, err := Parse(th.String())
+		if err != nil {
+			t.Fatalf("Parse(%q) = %v, but its String %q does not parse: %v", expr, th, th.String(), err)
+		}
+		again.Expr = th.Expr
+		if !cmp.Equal(th, again) {
+			t.Fatalf("round trip of %q: %+v != %+v", expr, th, again)
+		}
+	})
+}

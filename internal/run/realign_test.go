@@ -1,0 +1,159 @@
+package run
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/gobench/gobench/internal/dataset"
+)
+
+// wordServer is a fake vLLM /tokenize and /detokenize whose tokenizer has
+// one token per space-separated word plus, with extra, one more per word
+// (a tokenizer that disagrees with the client's). It records the largest
+// number of calls in flight.
+type wordServer struct {
+	extra    bool
+	fail     map[string]bool // prompts whose /tokenize fails
+	inFlight atomic.Int32
+	maxSeen  atomic.Int32
+	mu       sync.Mutex
+	models   []string
+}
+
+func (s *wordServer) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	n := s.inFlight.Add(1)
+	defer s.inFlight.Add(-1)
+	for {
+		m := s.maxSeen.Load()
+		if n <= m || s.maxSeen.CompareAndSwap(m, n) {
+			break
+		}
+	}
+	time.Sleep(time.Millisecond) // let calls overlap
+	var req struct {
+		Model   string `json:"model"`
+		Prompt  string `json:"prompt"`
+		Special *bool  `json:"add_special_tokens"`
+		Tokens  []int  `json:"tokens"`
+	}
+	if err := json.NewDecoder(r.Body).Decode(&req); err != nil {
+		http.Error(w, err.Error(), http.StatusBadRequest)
+		return
+	}
+	s.mu.Lock()
+	s.models = append(s.models, req.Model)
+	s.mu.Unlock()
+	switch r.URL.Path {
+	case "/tokenize":
+		if s.fail[req.Prompt] || req.Special == nil || *req.Special {
+			http.Error(w, "no", http.StatusInternalServerError)
+			return
+		}
+		var ids []int
+		for i := range strings.Fields(req.Prompt) {
+			ids = append(ids, i)
+			if s.extra {
+				ids = append(ids, 1000+i)
+			}
+		}
+		json.NewEncoder(w).Encode(map[string]any{"tokens": ids, "count": len(ids)})
+	case "/detokenize":
+		// The words of the prompt are w0, w1, ...; token i < 1000 is word i.
+		var words []string
+		for _, id := range req.Tokens {
+			if id < 1000 {
+				words = append(words, "w"+string(rune('0'+id%10)))
+			}
+		}
+		json.NewEncoder(w).Encode(map[string]any{"prompt": strings.Join(words, " ")})
+	default:
+		http.NotFound(w, r)
+	}
+}
+
+// prompts makes n samples of "w0 w1 ..." with as many words as tokens.
+func prompts(lens ...int) []dataset.Sample {
+	out := make([]dataset.Sample, len(lens))
+	for i, n := range lens {
+		var words []string
+		for k := 0; k < n; k++ {
+			words = append(words, "w"+string(rune('0'+k%10)))
+		}
+		out[i] = dataset.Sample{Prompt: strings.Join(words, " "), PromptLen: n, RequestID: "r"}
+	}
+	return out
+}
+
+func TestAlignPrompts(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		name     string
+		server   http.Handler
+		samples  []dataset.Sample
+		warn     string
+		wantLens []int // words per prompt after alignment
+	}{
+		// /tokenize missing (not vLLM): skipped with vLLM's warning.
+		{"unavailable", http.NotFoundHandler(), prompts(4, 6), "WARNING: /tokenize unavailable, skipping alignment.", []int{4, 6}},
+		// The server agrees on the first prompt: nothing is sent after it.
+		{"agree", &wordServer{}, prompts(4, 6), "", []int{4, 6}},
+		// The server counts two tokens per word: every prompt is cut to
+		// prompt_len server tokens (half its words).
+		{"mismatch", &wordServer{extra: true}, prompts(4, 6, 2, 8), "WARNING: tokenizer mismatch (server=8, expected=4), re-aligning prompts.", []int{2, 3, 1, 4}},
+		// A prompt whose /tokenize fails keeps its text.
+		{"one fails", &wordServer{extra: true, fail: map[string]bool{"w0 w1 w2 w3 w4 w5": true}}, prompts(4, 6), "re-aligning", []int{2, 6}},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			srv := httptest.NewServer(tc.server)
+			defer srv.Close()
+			var out bytes.Buffer
+			got := alignPrompts(context.Background(), srv.Client(), srv.URL, "model-id", tc.samples, &out)
+			if tc.warn == "" && out.Len() > 0 || !strings.Contains(out.String(), tc.warn) {
+				t.Errorf("printed %q, want %q", out.String(), tc.warn)
+			}
+			for i, s := range got {
+				if n := len(strings.Fields(s.Prompt)); n != tc.wantLens[i] {
+					t.Errorf("prompt %d has %d words (%q), want %d", i, n, s.Prompt, tc.wantLens[i])
+				}
+				if s.PromptLen != tc.samples[i].PromptLen || s.RequestID != "r" {
+					t.Errorf("prompt %d: prompt_len %d, id %q changed", i, s.PromptLen, s.RequestID)
+				}
+			}
+			if ws, ok := tc.server.(*wordServer); ok {
+				for _, m := range ws.models {
+					if m != "model-id" {
+						t.Errorf("sent model %q, want the model id", m)
+					}
+				}
+			}
+		})
+	}
+}
+
+func TestAlignPromptsConcurrency(t *testing.T) {
+	t.Parallel()
+	ws := &wordServer{extra: true}
+	srv := httptest.NewServer(ws)
+	defer srv.Close()
+	lens := make([]int, 300)
+	for i := range lens {
+		lens[i] = 3
+	}
+	got := alignPrompts(context.Background(), &http.Client{Transport: NewTransport(alignConcurrency, false)}, srv.URL, "m", prompts(lens...), &bytes.Buffer{})
+	if len(got) != 300 || len(strings.Fields(got[299].Prompt)) != 2 {
+		t.Fatalf("alignment did not run: %+v", got[299])
+	}
+	if m := ws.maxSeen.Load(); m > alignConcurrency || m < 2 {
+		t.Errorf("%d calls in flight at most, want 2..%d", m, alignConcurrency)
+	}
+}

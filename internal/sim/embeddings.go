@@ -1,0 +1,172 @@
+package sim
+
+import (
+	"encoding/base64"
+	"encoding/binary"
+	"encoding/json"
+	"fmt"
+	"hash/fnv"
+	"math"
+	"math/rand/v2"
+	"net/http"
+	"time"
+)
+
+// embeddingRequest is the part of vLLM's EmbeddingCompletionRequest the
+// simulator acts on.
+type embeddingRequest struct {
+	Model          *string         `json:"model"`
+	Input          json.RawMessage `json:"input"`
+	EncodingFormat string          `json:"encoding_format"`
+	Dimensions     *int            `json:"dimensions"`
+}
+
+// embeddingData is vLLM's EmbeddingResponseData; Embedding is a list of
+// floats, or a base64 string of little-endian float32 values.
+type embeddingData struct {
+	Index     int    `json:"index"`
+	Object    string `json:"object"`
+	Embedding any    `json:"embedding"`
+}
+
+// handleEmbeddings answers POST /v1/embeddings. Its cost is the engine's:
+// the inputs are one request of their total tokens that needs only its
+// prefill (the fixed-latency engine waits TTFT), so embeddings compete with
+// generation for the token budget under the scheduler. Each vector is a
+// unit vector drawn from a hash of its input, so equal inputs get equal
+// vectors.
+func (s *Server) handleEmbeddings(w http.ResponseWriter, r *http.Request) {
+	received := time.Now()
+	var req embeddingRequest
+	if e := readBody(w, r, &req); e != nil {
+		writeError(w, e)
+		return
+	}
+	if e := s.checkModel(req.Model); e != nil {
+		writeError(w, e)
+		return
+	}
+	inputs, e := s.embeddingInputs(req.Input)
+	if e != nil {
+		writeError(w, e)
+		return
+	}
+	dim := s.cfg.EmbeddingDim
+	if req.Dimensions != nil {
+		if *req.Dimensions < 1 || *req.Dimensions > s.cfg.EmbeddingDim {
+			writeError(w, badParam("dimensions", fmt.Sprintf("dimensions must be between 1 and %d, got %d.", s.cfg.EmbeddingDim, *req.Dimensions)))
+			return
+		}
+		dim = *req.Dimensions
+	}
+	if req.EncodingFormat != "" && req.EncodingFormat != "float" && req.EncodingFormat != "base64" {
+		writeError(w, badParam("encoding_format", fmt.Sprintf("encoding_format must be float or base64, got %q.", req.EncodingFormat)))
+		return
+	}
+	total := 0
+	for _, in := range inputs {
+		if in.tokens > s.cfg.MaxModelLen {
+			writeError(w, badRequest(fmt.Sprintf("This model's maximum context length is %d tokens. However, you requested %d tokens "+
+				"in the input for embedding generation. Please reduce the length of the input.", s.cfg.MaxModelLen, in.tokens)))
+			return
+		}
+		total += in.tokens
+	}
+	id := randomID()
+	if v, ok := r.Header["X-Request-Id"]; ok && len(v) > 0 {
+		id = v[0]
+	}
+	st, err := s.engine.Start(r.Context(), Request{ID: id, Received: received, PromptTokens: min(max(total, 1), s.cfg.MaxModelLen-1),
+		OutputTokens: 1, Pooling: true})
+	if err != nil {
+		writeError(w, &apiError{status: http.StatusInternalServerError, typ: "InternalServerError", msg: err.Error()})
+		return
+	}
+	defer st.Close()
+	if err := st.Next(r.Context()); err != nil {
+		if r.Context().Err() == nil {
+			writeError(w, &apiError{status: http.StatusInternalServerError, typ: "InternalServerError", msg: err.Error()})
+		}
+		return
+	}
+	data := make([]embeddingData, len(inputs))
+	for i, in := range inputs {
+		vec := embedVector(in.key, dim)
+		data[i] = embeddingData{Index: i, Object: "embedding", Embedding: vec}
+		if req.EncodingFormat == "base64" {
+			buf := make([]byte, 4*len(vec))
+			for k, v := range vec {
+				binary.LittleEndian.PutUint32(buf[4*k:], math.Float32bits(float32(v)))
+			}
+			data[i].Embedding = base64.StdEncoding.EncodeToString(buf)
+		}
+	}
+	writeJSON(w, http.StatusOK, struct {
+		ID      string          `json:"id"`
+		Object  string          `json:"object"`
+		Created int64           `json:"created"`
+		Model   string          `json:"model"`
+		Data    []embeddingData `json:"data"`
+		Usage   usageInfo       `json:"usage"`
+	}{"embd-" + id, "list", received.Unix(), s.cfg.Model, data, usageInfo{PromptTokens: total, TotalTokens: total}})
+	s.logf("%s %s 200 id=embd-%s inputs=%d prompt_tokens=%d dur=%v", r.Method, r.URL.Path, id, len(inputs), total,
+		time.Since(received).Round(time.Microsecond))
+}
+
+// embeddingInput is one input: its token count and what seeds its vector.
+type embeddingInput struct {
+	tokens int
+	key    string
+}
+
+// embeddingInputs reads input: a string, a list of strings, a list of token
+// ids, or a list of such lists.
+func (s *Server) embeddingInputs(raw json.RawMessage) ([]embeddingInput, *apiError) {
+	if isNull(raw) {
+		return nil, validationError("missing", "body.input", "Field required")
+	}
+	var text string
+	if json.Unmarshal(raw, &text) == nil {
+		return []embeddingInput{{s.countText(text, true, nil), text}}, nil
+	}
+	var ids []int
+	if json.Unmarshal(raw, &ids) == nil && len(ids) > 0 {
+		return []embeddingInput{{len(ids), fmt.Sprint(ids)}}, nil
+	}
+	var texts []string
+	if json.Unmarshal(raw, &texts) == nil && len(texts) > 0 {
+		out := make([]embeddingInput, len(texts))
+		for i, t := range texts {
+			out[i] = embeddingInput{s.countText(t, true, nil), t}
+		}
+		return out, nil
+	}
+	var lists [][]int
+	if json.Unmarshal(raw, &lists) == nil && len(lists) > 0 {
+		out := make([]embeddingInput, len(lists))
+		for i, l := range lists {
+			out[i] = embeddingInput{len(l), fmt.Sprint(l)}
+		}
+		return out, nil
+	}
+	return nil, validationError("string_type", "body.input", "Input should be a valid string")
+}
+
+// embedVector is a unit vector of dim components drawn from a hash of key.
+func embedVector(key string, dim int) []float64 {
+	h := fnv.New64a()
+	_, _ = h.Write([]byte(key))
+	rng := rand.New(rand.NewPCG(h.Sum64(), 0xe5bed))
+	v := make([]float64, dim)
+	norm := 0.0
+	for i := range v {
+		v[i] = rng.NormFloat64()
+		norm += v[i] * v[i]
+	}
+	norm = math.Sqrt(norm)
+	for i := range v {
+		// Rounded to float32, as a model's output is.
+		v[i] = float64(float32(v[i] / norm))
+	}
+	return v
+}

@@ -1,0 +1,259 @@
+package sim
+
+import (
+	"io"
+	"math"
+	"strconv"
+	"sync"
+	"time"
+)
+
+// The record (Config.Record, `gobench sim --record FILE`) is the ground
+// truth of a run: JSON Lines, a header object and then one object per
+// request, written when the request ends, so a client's TTFT, ITL and E2EL
+// can be compared with what the server did, request by request.
+//
+// # Clock
+//
+// Every instant is an integer of nanoseconds ("_ns") on one system clock,
+// named in the header: CLOCK_MONOTONIC on Linux, the clock every process on
+// the machine shares and the clock of Python's time.perf_counter(), so
+// vllm bench serve's start_times (perf_counter seconds) map onto it by
+// multiplying by 1e9. Elsewhere it is CLOCK_REALTIME (Unix nanoseconds).
+// The server reads Go's monotonic clock and maps it onto the system clock
+// through one pair of readings taken at start (the tightest of several), so
+// the mapping errs by well under a microsecond and never drifts. A client
+// whose clock has another epoch (gobench serve's start_times count from its
+// run's start) can find its offset as the smallest "arrival_ns minus start
+// time" over its requests, which errs by the fastest upload (tens of
+// microseconds on loopback); tools/simbench does that.
+//
+// # Header
+//
+//	{"record":"gobench-sim","version":1,"clock":"CLOCK_MONOTONIC","started_ns":N,
+//	 "wall_start":"2026-11-30T08:00:00.000000Z","model":"...","engine":"fixed"|"scheduler"}
+//
+// # Request
+//
+//	request_id     the x-request-id (or the random id)
+//	path, status   the endpoint and the HTTP status answered
+//	stream         whether it streamed
+//	fault          the injected faults, comma-separated ("" for none)
+//	error          how it ended if not normally ("client disconnected", ...)
+//	prompt_tokens, completion_tokens, finish_reason, preemptions, cached_tokens
+//	arrival_ns     receipt by the handler (vLLM's arrival_time)
+//	queued_ns, scheduled_ns, first_token_ns, last_token_ns
+//	               the engine timeline (Timing); first SCHEDULED only
+//	finished_ns    when the handler finished
+//	events_ns      the send instant of every event a client counts as a
+//	               token event (the chat role event included), taken right
+//	               after the event was flushed to the socket
+//	event_tokens   tokens carried by each of those events (only when some
+//	               event carries other than one: role events, stream
+//	               interval, speculative decoding)
+//	late_ns        per event, its send instant minus the engine timestamp of
+//	               the output it carries: the simulator's own lateness
+//	usage_ns, done_ns  send instants of the usage event and of [DONE]
+//	intervals      seconds: queue, prefill, decode, inference (engine, as
+//	               vLLM defines them), ttft and e2e (first and last token
+//	               event sent, minus arrival)
+//
+// Absent instants are 0.
+type recorder struct {
+	mu    sync.Mutex
+	w     io.Writer
+	buf   []byte
+	clock sysClock
+	err   error
+}
+
+// sysClock maps Go time readings onto the record's system clock.
+type sysClock struct {
+	base   time.Time
+	baseNS int64
+	name   string
+}
+
+// newSysClock anchors the mapping: of several (Go time, system clock,
+// Go time) triples it keeps the tightest, pairing the system reading with
+// the midpoint of its two Go readings.
+func newSysClock() sysClock {
+	var c sysClock
+	best := time.Duration(math.MaxInt64)
+	for range 9 {
+		t0 := time.Now()
+		ns, ok := readSystemClock()
+		t1 := time.Now()
+		if !ok {
+			return sysClock{base: t0, baseNS: t0.UnixNano(), name: "CLOCK_REALTIME"}
+		}
+		if d := t1.Sub(t0); d < best {
+			best = d
+			c = sysClock{base: t0.Add(d / 2), baseNS: ns, name: clockName}
+		}
+	}
+	return c
+}
+
+// ns is t on the system clock; 0 for the zero time.
+func (c sysClock) ns(t time.Time) int64 {
+	if t.IsZero() {
+		return 0
+	}
+	return c.baseNS + int64(t.Sub(c.base))
+}
+
+// newRecorder writes the header to w and returns the recorder.
+func newRecorder(w io.Writer, model, engine string) *recorder {
+	r := &recorder{w: w, clock: newSysClock()}
+	now := time.Now()
+	b := append([]byte(nil), `{"record":"gobench-sim","version":1,"clock":`...)
+	b = appendJSONString(b, r.clock.name)
+	b = append(b, `,"started_ns":`...)
+	b = strconv.AppendInt(b, r.clock.ns(now), 10)
+	b = append(b, `,"wall_start":`...)
+	b = appendJSONString(b, now.UTC().Format("2006-01-02T15:04:05.000000Z"))
+	b = append(b, `,"model":`...)
+	b = appendJSONString(b, model)
+	b = append(b, `,"engine":`...)
+	b = appendJSONString(b, engine)
+	b = append(b, "}\n"...)
+	_, r.err = w.Write(b)
+	return r
+}
+
+// truth is what the record keeps of one request.
+type truth struct {
+	id, path, fault, errText, finish string
+	status                           int
+	stream                           bool
+	prompt, completion               int
+	timing                           Timing
+	arrival, finished                time.Time
+	usage, done                      time.Time
+	events                           []time.Time
+	eventTokens                      []int
+	late                             []time.Duration
+}
+
+// event notes one token event sent at sent, carrying tokens of an output
+// stamped at.
+func (t *truth) event(sent, at time.Time, tokens int) {
+	t.events = append(t.events, sent)
+	t.eventTokens = append(t.eventTokens, tokens)
+	t.late = append(t.late, sent.Sub(at))
+}
+
+// write appends t to the record. Errors are kept and reported by Err; a
+// failing record never fails requests.
+func (r *recorder) write(t *truth) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if r.err != nil {
+		return
+	}
+	c := r.clock
+	b := append(r.buf[:0], `{"request_id":`...)
+	b = appendJSONString(b, t.id)
+	b = append(b, `,"path":`...)
+	b = appendJSONString(b, t.path)
+	b = append(b, `,"status":`...)
+	b = strconv.AppendInt(b, int64(t.status), 10)
+	b = append(b, `,"stream":`...)
+	b = strconv.AppendBool(b, t.stream)
+	b = append(b, `,"fault":`...)
+	b = appendJSONString(b, t.fault)
+	b = append(b, `,"error":`...)
+	b = appendJSONString(b, t.errText)
+	ints := []struct {
+		k string
+		v int64
+	}{
+		{"prompt_tokens", int64(t.prompt)}, {"completion_tokens", int64(t.completion)},
+	}
+	for _, f := range ints {
+		b = append(b, `,"`+f.k+`":`...)
+		b = strconv.AppendInt(b, f.v, 10)
+	}
+	b = append(b, `,"finish_reason":`...)
+	b = appendJSONString(b, t.finish)
+	tm := t.timing
+	more := []struct {
+		k string
+		v int64
+	}{
+		{"preemptions", int64(tm.Preemptions)}, {"cached_tokens", int64(tm.CachedTokens)},
+		{"arrival_ns", c.ns(t.arrival)}, {"queued_ns", c.ns(tm.Queued)}, {"scheduled_ns", c.ns(tm.Scheduled)},
+		{"first_token_ns", c.ns(tm.FirstToken)}, {"last_token_ns", c.ns(tm.LastToken)},
+		{"finished_ns", c.ns(t.finished)}, {"usage_ns", c.ns(t.usage)}, {"done_ns", c.ns(t.done)},
+	}
+	for _, f := range more {
+		b = append(b, `,"`+f.k+`":`...)
+		b = strconv.AppendInt(b, f.v, 10)
+	}
+	b = append(b, `,"intervals":{`...)
+	secs := func(b []byte, k string, from, to time.Time, comma bool) []byte {
+		if comma {
+			b = append(b, ',')
+		}
+		b = append(b, `"`+k+`":`...)
+		if from.IsZero() || to.IsZero() {
+			return append(b, "null"...)
+		}
+		return strconv.AppendFloat(b, to.Sub(from).Seconds(), 'f', 9, 64)
+	}
+	var firstSent, lastSent time.Time
+	if len(t.events) > 0 {
+		firstSent, lastSent = t.events[0], t.events[len(t.events)-1]
+	}
+	b = secs(b, "queue", tm.Queued, tm.Scheduled, false)
+	b = secs(b, "prefill", tm.Scheduled, tm.FirstToken, true)
+	b = secs(b, "decode", tm.FirstToken, tm.LastToken, true)
+	b = secs(b, "inference", tm.Scheduled, tm.LastToken, true)
+	b = secs(b, "ttft", t.arrival, firstSent, true)
+	b = secs(b, "e2e", t.arrival, lastSent, true)
+	b = append(b, `},"events_ns":[`...)
+	for i, e := range t.events {
+		if i > 0 {
+			b = append(b, ',')
+		}
+		b = strconv.AppendInt(b, c.ns(e), 10)
+	}
+	b = append(b, ']')
+	if !allOnes(t.eventTokens) {
+		b = append(b, `,"event_tokens":[`...)
+		for i, n := range t.eventTokens {
+			if i > 0 {
+				b = append(b, ',')
+			}
+			b = strconv.AppendInt(b, int64(n), 10)
+		}
+		b = append(b, ']')
+	}
+	b = append(b, `,"late_ns":[`...)
+	for i, l := range t.late {
+		if i > 0 {
+			b = append(b, ',')
+		}
+		b = strconv.AppendInt(b, int64(l), 10)
+	}
+	b = append(b, "]}\n"...)
+	r.buf = b
+	_, r.err = r.w.Write(b)
+}
+
+// Err returns the first write error of the record, if any.
+func (r *recorder) Err() error {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return r.err
+}
+
+func allOnes(xs []int) bool {
+	for _, x := range xs {
+		if x != 1 {
+			return false
+		}
+	}
+	return true
+}
