@@ -141,7 +141,8 @@ func Serve(ctx context.Context, opts Options, env Env) (*Result, error) {
 			tokenizerID = modelID
 		}
 		src := tokenizerSource{name: tokenizerID, mode: opts.TokenizerMode, opts: opts, env: env,
-			model: modelID, headers: client.Headers(opts.Headers, "")}
+			model: modelID, headers: client.Headers(opts.Headers, ""),
+			needVocab: opts.Dataset.Name == "random" || opts.Dataset.Name == "prefix_repetition"}
 		if modelName != "" {
 			src.model = modelName
 		}

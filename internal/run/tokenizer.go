@@ -23,6 +23,9 @@ type tokenizerSource struct {
 	// model is the name sent to /tokenize (the served model name if any).
 	model   string
 	headers http.Header
+	// needVocab: the dataset draws from the vocabulary (hub's
+	// NeedVocabulary).
+	needVocab bool
 }
 
 // resolveTokenizer finds the tokenizer named by --tokenizer (or the model
@@ -48,12 +51,13 @@ func resolveTokenizer(ctx context.Context, src tokenizerSource) (tokenizer.Token
 		Getenv: getenv,
 		// Downloads from the Hub never use --insecure, which is about the
 		// benchmarked server.
-		HTTP:       &http.Client{Transport: transport(0, false), Timeout: 10 * time.Minute},
-		ServerHTTP: &http.Client{Transport: transport(alignConcurrency, src.opts.Insecure)},
-		Debug:      debug,
-		ServerURL:  src.baseURL,
-		Model:      src.model,
-		Headers:    src.headers,
+		HTTP:           &http.Client{Transport: transport(0, false), Timeout: 10 * time.Minute},
+		ServerHTTP:     &http.Client{Transport: transport(alignConcurrency, src.opts.Insecure)},
+		Debug:          debug,
+		ServerURL:      src.baseURL,
+		Model:          src.model,
+		NeedVocabulary: src.needVocab,
+		Headers:        src.headers,
 	}
 	tok, err := hub.Resolve(ctx, src.name, opts)
 	if err != nil {

@@ -60,6 +60,12 @@ type ResolveOptions struct {
 	ServerHTTP *http.Client
 	// Model is the model name sent to /tokenize.
 	Model string
+	// NeedVocabulary says the caller needs VocabSize (the random datasets
+	// draw token ids from the vocabulary). The automatic fallback to the
+	// server's /tokenize is then skipped when the server does not give it,
+	// so that the user gets the full "what was tried" error instead of a
+	// tokenizer that cannot serve.
+	NeedVocabulary bool
 	// Headers are sent with every request to the server.
 	Headers http.Header
 }
@@ -131,6 +137,8 @@ func Resolve(ctx context.Context, name string, opts ResolveOptions) (tokenizer.T
 		r.note("the server's /tokenize: no server (dry run)")
 	} else if tok, err := r.server(ctx, name); err != nil {
 		r.note("the server's /tokenize: %v", err)
+	} else if opts.NeedVocabulary && tok.VocabSize() == 0 {
+		r.note("the server's /tokenize at %s: it works, but does not give the vocabulary size this dataset draws from", opts.ServerURL)
 	} else {
 		return tok, nil
 	}
@@ -240,7 +248,9 @@ func (r *resolver) failure(name, cache string) error {
 		fmt.Fprintf(&b, "  - unset HF_HUB_OFFLINE to let gobench download %s's tokenizer files into %s\n", name, cache)
 	}
 	fmt.Fprintf(&b, "  - download them once where the Hub is reachable: huggingface-cli download %s tokenizer.json tokenizer_config.json (set HF_HUB_CACHE or HF_HOME if the cache is elsewhere)\n", name)
-	b.WriteString("  - pass --tokenizer-mode server to count tokens with the server's /tokenize (vLLM)\n")
+	if !r.opts.NeedVocabulary {
+		b.WriteString("  - pass --tokenizer-mode server to count tokens with the server's /tokenize (vLLM)\n")
+	}
 	b.WriteString("  - pass --skip-tokenizer-init to run without a tokenizer (token counts from the server's usage)")
 	return errors.New(b.String())
 }

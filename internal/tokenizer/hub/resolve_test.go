@@ -410,3 +410,27 @@ func TestServerTokenizerFailures(t *testing.T) {
 		t.Error("Err is nil after a failed call")
 	}
 }
+
+// TestServerFallbackNeedsVocabulary: when the caller draws from the
+// vocabulary (the random dataset), the automatic fallback to a server that
+// does not give its vocabulary size is skipped in favour of the full "what
+// was tried" error; a server that gives it is still used.
+func TestServerFallbackNeedsVocabulary(t *testing.T) {
+	t.Parallel()
+	for _, info := range []bool{false, true} {
+		srv, _ := fakeVLLM(t, info)
+		vars := map[string]string{"HF_HUB_CACHE": t.TempDir(), "HF_HUB_OFFLINE": "1"}
+		opts := ResolveOptions{Getenv: env(vars), HTTP: srv.Client(), ServerURL: srv.URL, Model: "m", NeedVocabulary: true}
+		tok, err := Resolve(context.Background(), "acme/not-cached", opts)
+		if info {
+			if err != nil || tok.VocabSize() == 0 {
+				t.Errorf("with /tokenizer_info: %v, %v", tok, err)
+			}
+			continue
+		}
+		if err == nil || !strings.Contains(err.Error(), "does not give the vocabulary size") ||
+			strings.Contains(err.Error(), "--tokenizer-mode server") {
+			t.Errorf("without /tokenizer_info: err = %v", err)
+		}
+	}
+}
