@@ -502,4 +502,3 @@ func TestTTFTAgainstServerTruth(t *testing.T) {
 		t.Errorf("server_ttfts not saved: %v", saved["server_ttfts"])
 	}
 }
-
