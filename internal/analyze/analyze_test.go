@@ -2,41 +2,16 @@ package analyze
 
 import (
 	"bytes"
-	"flag"
 	"math"
-	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 
+	"github.com/gobench/gobench/internal/golden"
 	"github.com/gobench/gobench/internal/metrics"
 	"github.com/gobench/gobench/internal/report"
 	"github.com/gobench/gobench/internal/resultfile"
-	"github.com/google/go-cmp/cmp"
 )
-
-var update = flag.Bool("update", false, "rewrite the testdata/*.golden files with the current output")
-
-func golden(t *testing.T, got []byte) {
-	t.Helper()
-	path := filepath.Join("testdata", strings.ReplaceAll(t.Name(), "/", "_")+".golden")
-	if *update {
-		if err := os.MkdirAll("testdata", 0o755); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(path, got, 0o644); err != nil {
-			t.Fatal(err)
-		}
-		return
-	}
-	want, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatalf("%v (run go test -update to create it)", err)
-	}
-	if diff := cmp.Diff(string(want), string(got)); diff != "" {
-		t.Errorf("output differs from %s (-want +got):\n%s", path, diff)
-	}
-}
 
 // open reads a fixture of package resultfile.
 func open(t *testing.T, name string) *resultfile.Run {
@@ -129,7 +104,7 @@ func TestRecomputeVLLM(t *testing.T) {
 	if err := report.Text(&b, &m, res.Spec); err != nil {
 		t.Fatal(err)
 	}
-	golden(t, b.Bytes())
+	golden.Check(t, b.Bytes())
 }
 
 // TestOtherSelection: other percentiles, metrics and SLOs than the run's.

@@ -2,40 +2,15 @@ package compare
 
 import (
 	"bytes"
-	"flag"
 	"math"
-	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 
+	"github.com/gobench/gobench/internal/golden"
 	"github.com/gobench/gobench/internal/report"
 	"github.com/gobench/gobench/internal/resultfile"
-	"github.com/google/go-cmp/cmp"
 )
-
-var update = flag.Bool("update", false, "rewrite the testdata/*.golden files with the current output")
-
-func golden(t *testing.T, got []byte) {
-	t.Helper()
-	path := filepath.Join("testdata", strings.ReplaceAll(t.Name(), "/", "_")+".golden")
-	if *update {
-		if err := os.MkdirAll("testdata", 0o755); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(path, got, 0o644); err != nil {
-			t.Fatal(err)
-		}
-		return
-	}
-	want, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatalf("%v (run go test -update to create it)", err)
-	}
-	if diff := cmp.Diff(string(want), string(got)); diff != "" {
-		t.Errorf("output differs from %s (-want +got):\n%s", path, diff)
-	}
-}
 
 // fixtures are package resultfile's (gobench and vLLM result files).
 func open(t *testing.T, specs ...string) []*resultfile.Run {
@@ -180,7 +155,7 @@ func TestRender(t *testing.T) {
 				if err != nil {
 					t.Fatal(err)
 				}
-				golden(t, b.Bytes())
+				golden.Check(t, b.Bytes())
 			})
 		}
 	}

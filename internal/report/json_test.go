@@ -10,6 +10,7 @@ import (
 	"testing"
 	"unicode/utf8"
 
+	"github.com/gobench/gobench/internal/golden"
 	"github.com/gobench/gobench/internal/metrics"
 	"github.com/google/go-cmp/cmp"
 )
@@ -68,7 +69,7 @@ func TestResultJSON(t *testing.T) {
 			if err := WriteJSON(&buf, obj); err != nil {
 				t.Fatal(err)
 			}
-			golden(t, buf.Bytes())
+			golden.Check(t, buf.Bytes())
 			checkValidJSON(t, buf.Bytes())
 		})
 	}

@@ -5,6 +5,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/gobench/gobench/internal/golden"
 	"github.com/gobench/gobench/internal/metrics"
 )
 
@@ -20,7 +21,7 @@ func TestMarkdown(t *testing.T) {
 			if err := Markdown(&buf, &r, sc.spec, "gobench serve: model_*x* | "+sc.name); err != nil {
 				t.Fatal(err)
 			}
-			golden(t, buf.Bytes())
+			golden.Check(t, buf.Bytes())
 		})
 	}
 }

@@ -2,41 +2,13 @@ package report
 
 import (
 	"bytes"
-	"flag"
 	"math"
-	"os"
-	"path/filepath"
 	"strings"
 	"testing"
 
+	"github.com/gobench/gobench/internal/golden"
 	"github.com/gobench/gobench/internal/metrics"
-	"github.com/google/go-cmp/cmp"
 )
-
-var update = flag.Bool("update", false, "rewrite the testdata/*.golden files with the current output")
-
-// golden compares got with testdata/<test name>.golden ("/" in subtest
-// names becomes "_"), or rewrites the file with -update.
-func golden(t *testing.T, got []byte) {
-	t.Helper()
-	path := filepath.Join("testdata", strings.ReplaceAll(t.Name(), "/", "_")+".golden")
-	if *update {
-		if err := os.MkdirAll("testdata", 0o755); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(path, got, 0o644); err != nil {
-			t.Fatal(err)
-		}
-		return
-	}
-	want, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatalf("%v (run go test -update to create it)", err)
-	}
-	if diff := cmp.Diff(string(want), string(got)); diff != "" {
-		t.Errorf("output differs from %s (-want +got):\n%s", path, diff)
-	}
-}
 
 func repeat(v float64, n int) []float64 {
 	out := make([]float64, n)
@@ -141,7 +113,7 @@ func TestText(t *testing.T) {
 			if err := Text(&buf, &r, sc.spec); err != nil {
 				t.Fatal(err)
 			}
-			golden(t, buf.Bytes())
+			golden.Check(t, buf.Bytes())
 		})
 	}
 }

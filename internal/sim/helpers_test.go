@@ -2,21 +2,18 @@ package sim
 
 import (
 	"bufio"
-	"bytes"
-	"flag"
 	"io"
 	"net/http"
 	"net/http/httptest"
-	"os"
 	"path/filepath"
 	"regexp"
 	"strings"
 	"sync"
 	"testing"
 	"time"
-)
 
-var update = flag.Bool("update", false, "rewrite the golden files under testdata")
+	"github.com/gobench/gobench/internal/golden"
+)
 
 // fakeTokenizer is a stand-in for the real tokenizer: one token per
 // whitespace-separated word, plus a BOS token when special tokens are added,
@@ -76,23 +73,7 @@ func normalize(b []byte) []byte {
 // file with -update.
 func checkGolden(t *testing.T, name string, got []byte) {
 	t.Helper()
-	path := filepath.Join("testdata", name+".golden")
-	if *update {
-		if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(path, got, 0o644); err != nil {
-			t.Fatal(err)
-		}
-		return
-	}
-	want, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatalf("%v (run go test -update to create it)", err)
-	}
-	if !bytes.Equal(got, want) {
-		t.Errorf("%s differs from golden file %s\ngot:\n%s\nwant:\n%s", name, path, got, want)
-	}
+	golden.CheckFile(t, filepath.Join("testdata", name+".golden"), got)
 }
 
 // sseEvents splits an SSE body into the payloads of its data events.
