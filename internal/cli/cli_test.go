@@ -17,30 +17,37 @@ import (
 	"github.com/gobench/gobench/internal/sim"
 	"github.com/gobench/gobench/internal/tokenizer"
 	"github.com/google/go-cmp/cmp"
+	"github.com/spf13/cobra"
 )
 
-// parse runs `gobench serve args...` through Main's argument handling with a
-// runF that only captures the options.
-func parse(t *testing.T, args ...string) (*ServeOptions, string, int) {
+// parseWith runs `gobench <name> args...` through Main's argument handling,
+// with the command rebuilt by build around a runF that only captures the
+// options; it returns them, stderr and the exit status.
+func parseWith[O any](t *testing.T, name string, build func(*Deps, func(context.Context, *O) error) *cobra.Command, args ...string) (*O, string, int) {
 	t.Helper()
 	var stderr bytes.Buffer
 	deps := Deps{Stdout: io.Discard, Stderr: &stderr, Getenv: func(string) string { return "" }}
-	var got *ServeOptions
+	var got *O
 	root := newRootCmd(&deps, nil)
 	for _, c := range root.Commands() {
-		if c.Name() == "serve" {
+		if c.Name() == name {
 			root.RemoveCommand(c)
 		}
 	}
-	root.AddCommand(newServeCmd(&deps, func(_ context.Context, o *ServeOptions) error { got = o; return nil }))
-	full := append([]string{"serve"}, args...)
-	norm, err := normalizeFor(root, full)
+	root.AddCommand(build(&deps, func(_ context.Context, o *O) error { got = o; return nil }))
+	norm, err := normalizeFor(root, append([]string{name}, args...))
 	if err == nil {
 		root.SetArgs(norm)
 		err = root.ExecuteContext(context.Background())
 	}
-	code := exitCode(err, &stderr, "gobench serve")
+	code := exitCode(err, &stderr, "gobench "+name) // writes stderr: read it after
 	return got, stderr.String(), code
+}
+
+// parse is parseWith for `gobench serve`.
+func parse(t *testing.T, args ...string) (*ServeOptions, string, int) {
+	t.Helper()
+	return parseWith(t, "serve", newServeCmd, args...)
 }
 
 func TestServeFlagsVLLMSpellings(t *testing.T) {

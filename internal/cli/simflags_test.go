@@ -3,7 +3,6 @@ package cli
 import (
 	"bytes"
 	"context"
-	"io"
 	"os"
 	"path/filepath"
 	"strings"
@@ -14,27 +13,10 @@ import (
 	"github.com/spf13/pflag"
 )
 
-// parseSim runs `gobench sim args...` through Main's argument handling with
-// a runF that only captures the options.
+// parseSim is parseWith for `gobench sim`.
 func parseSim(t *testing.T, args ...string) (*SimOptions, string, int) {
 	t.Helper()
-	var stderr bytes.Buffer
-	deps := Deps{Stdout: io.Discard, Stderr: &stderr, Getenv: func(string) string { return "" }}
-	var got *SimOptions
-	root := newRootCmd(&deps, nil)
-	for _, c := range root.Commands() {
-		if c.Name() == "sim" {
-			root.RemoveCommand(c)
-		}
-	}
-	root.AddCommand(newSimCmd(&deps, func(_ context.Context, o *SimOptions) error { got = o; return nil }))
-	norm, err := normalizeFor(root, append([]string{"sim"}, args...))
-	if err == nil {
-		root.SetArgs(norm)
-		err = root.ExecuteContext(context.Background())
-	}
-	code := exitCode(err, &stderr, "gobench sim")
-	return got, stderr.String(), code
+	return parseWith(t, "sim", newSimCmd, args...)
 }
 
 func TestSimFlags(t *testing.T) {

@@ -3,6 +3,8 @@ package resultfile
 import (
 	"math"
 	"strconv"
+
+	"github.com/gobench/gobench/internal/pyfmt"
 )
 
 // FormatValue prints a result value for a human: whole numbers as
@@ -12,14 +14,7 @@ import (
 // as Python does (inf, -inf, nan). Files and JSON output keep the exact
 // value; this is only for tables and messages.
 func FormatValue(v float64) string {
-	switch {
-	case math.IsNaN(v):
-		return "nan"
-	case math.IsInf(v, 1):
-		return "inf"
-	case math.IsInf(v, -1):
-		return "-inf"
-	case v == math.Trunc(v) && math.Abs(v) < 1e15:
+	if v == math.Trunc(v) && math.Abs(v) < 1e15 { // false for NaN and ±Inf
 		return strconv.FormatFloat(v, 'f', 0, 64)
 	}
 	return FormatFloat(v)
@@ -31,12 +26,8 @@ func FormatValue(v float64) string {
 // 1e15 on (1e+308).
 func FormatFloat(v float64) string {
 	switch {
-	case math.IsNaN(v):
-		return "nan"
-	case math.IsInf(v, 1):
-		return "inf"
-	case math.IsInf(v, -1):
-		return "-inf"
+	case math.IsNaN(v) || math.IsInf(v, 0):
+		return pyfmt.Float(v) // Python's inf, -inf, nan
 	case math.Abs(v) >= 1e15:
 		return strconv.FormatFloat(v, 'g', 6, 64)
 	case math.Abs(v) >= 1:
