@@ -3,16 +3,21 @@
 // (vllm/benchmarks/lib/endpoint_request_func.py). Client.Do sends one request
 // and times it.
 //
-// Supported now: "openai" and "vllm" (the completions API) and "openai-chat"
-// (chat completions). vLLM's other backend names are known (so the command
-// line accepts them) but Lookup refuses them with ErrNotSupported.
+// Every backend is described once, by its Spec (backend.go): name,
+// endpoints, task, streaming, sampling parameters and its Backend, which
+// builds the payload and decodes the events. Supported now: "openai" and
+// "vllm" (the completions API) and "openai-chat" (chat completions); vLLM's
+// other backends have a Spec without a Backend, so the command line knows
+// them, and Lookup refuses them with exitcode.ErrNotSupported.
 package backend
 
 import (
-	"errors"
 	"fmt"
+	"slices"
 	"sort"
 	"strings"
+
+	"github.com/gobench/gobench/internal/exitcode"
 )
 
 // Header is one extra HTTP header (--header KEY=VALUE).
@@ -63,14 +68,10 @@ type Chunk struct {
 	Error string
 }
 
-// Backend is one API flavour.
+// Backend builds the payload of one API flavour and decodes its stream
+// events. Everything else about a --backend (its endpoints, whether it
+// streams, whether it takes sampling parameters) is in its Spec.
 type Backend interface {
-	// Name is the --backend value.
-	Name() string
-	// ValidateURL checks that apiURL ends with a suffix this API serves
-	// (vLLM's _validate_api_url), so a wrong --endpoint fails before any
-	// request is sent.
-	ValidateURL(apiURL string) error
 	// Body returns the JSON payload for req.
 	Body(req *Request) []byte
 	// Decode parses the data of one event (without "data: ") into c. The
@@ -79,59 +80,137 @@ type Backend interface {
 	Decode(eventType string, data []byte, c *Chunk) error
 }
 
-// ErrNotSupported marks a backend name vLLM has and gobench does not yet.
-var ErrNotSupported = errors.New("not supported yet")
+// Task is what a backend asks the server to do; it decides vLLM's default
+// --percentile-metrics (serve.py@11dfa3169 main_async).
+type Task int
 
-// Names lists every --backend choice vLLM accepts, in its order.
-var Names = []string{
-	"vllm", "openai", "openai-chat", "openai-audio", "openai-embeddings",
-	"openai-embeddings-chat", "openai-embeddings-clip", "openai-embeddings-vlm2vec",
-	"infinity-embeddings", "infinity-embeddings-clip", "vllm-pooling", "vllm-rerank",
-	"openai-responses",
+// The tasks.
+const (
+	// Generation streams generated tokens (completions, chat, audio,
+	// responses).
+	Generation Task = iota
+	// Pooling returns one answer per request (embeddings, pooling, rerank).
+	Pooling
+)
+
+// Spec describes one --backend. Everything that depends on which backend
+// a run uses asks its Spec, so a backend is added by adding its entry to
+// specs and its Backend in a file of its own (see docs/architecture.md).
+type Spec struct {
+	// Name is the --backend value.
+	Name string
+	// APIName names the API in vLLM's endpoint error message.
+	APIName string
+	// Suffixes are the endpoint endings the API serves (vLLM's
+	// _validate_api_url; "profile" is always accepted besides them).
+	Suffixes []string
+	// DefaultEndpoint is the path a server of this API serves it at.
+	DefaultEndpoint string
+	// Task is generation or pooling.
+	Task Task
+	// Streaming: responses arrive as a stream of events.
+	Streaming bool
+	// SamplingParams: the API takes sampling parameters (vLLM's
+	// OPENAI_COMPATIBLE_BACKENDS).
+	SamplingParams bool
+	// Impl builds and decodes the requests; nil means gobench does not have
+	// this backend yet, and asking for it fails with
+	// exitcode.ErrNotSupported.
+	Impl Backend
 }
 
-// OpenAICompatible lists the backends that take sampling parameters
-// (vLLM's OPENAI_COMPATIBLE_BACKENDS).
-var OpenAICompatible = []string{"vllm", "openai", "openai-chat", "openai-responses"}
+// Supported reports whether gobench can benchmark the backend.
+func (s *Spec) Supported() bool { return s.Impl != nil }
 
-// IsOpenAICompatible reports whether name takes sampling parameters.
-func IsOpenAICompatible(name string) bool {
-	for _, n := range OpenAICompatible {
-		if n == name {
-			return true
-		}
-	}
-	return false
-}
-
-// Lookup returns the backend called name.
-func Lookup(name string) (Backend, error) {
-	switch name {
-	case "openai", "vllm":
-		return Completions{name: name}, nil
-	case "openai-chat":
-		return Chat{}, nil
-	}
-	for _, n := range Names {
-		if n == name {
-			return nil, fmt.Errorf("--backend %s: %w (supported: openai, vllm, openai-chat)", name, ErrNotSupported)
-		}
-	}
-	return nil, fmt.Errorf("unknown backend %q", name)
-}
-
-// validateSuffix reproduces vLLM's _validate_api_url and its message.
-func validateSuffix(apiURL, apiName string, suffixes ...string) error {
-	all := append([]string{"profile"}, suffixes...)
-	for _, s := range all {
-		if strings.HasSuffix(apiURL, s) {
+// ValidateURL checks that apiURL ends with a suffix the API serves
+// (vLLM's _validate_api_url, with its message), so a wrong --endpoint fails
+// before any request is sent.
+func (s *Spec) ValidateURL(apiURL string) error {
+	all := append([]string{"profile"}, s.Suffixes...)
+	for _, suffix := range all {
+		if strings.HasSuffix(apiURL, suffix) {
 			return nil
 		}
 	}
 	sort.Strings(all)
 	quoted := make([]string, len(all))
-	for i, s := range all {
-		quoted[i] = "'" + s + "'"
+	for i, suffix := range all {
+		quoted[i] = "'" + suffix + "'"
 	}
-	return fmt.Errorf("%s URL must end with one of: {%s}.", apiName, strings.Join(quoted, ", "))
+	return fmt.Errorf("%s URL must end with one of: {%s}.", s.APIName, strings.Join(quoted, ", "))
+}
+
+// specs lists every --backend vLLM accepts, in its order
+// (vllm/benchmarks/lib/endpoint_request_func.py@11dfa3169
+// ASYNC_REQUEST_FUNCS, plus the later openai-responses).
+var specs = []Spec{
+	{Name: "vllm", APIName: "OpenAI Completions API", Suffixes: []string{"completions"}, DefaultEndpoint: "/v1/completions",
+		Streaming: true, SamplingParams: true, Impl: Completions{}},
+	{Name: "openai", APIName: "OpenAI Completions API", Suffixes: []string{"completions"}, DefaultEndpoint: "/v1/completions",
+		Streaming: true, SamplingParams: true, Impl: Completions{}},
+	{Name: "openai-chat", APIName: "OpenAI Chat Completions API", Suffixes: []string{"chat/completions"},
+		DefaultEndpoint: "/v1/chat/completions", Streaming: true, SamplingParams: true, Impl: Chat{}},
+	{Name: "openai-audio", APIName: "OpenAI Audio API", Suffixes: []string{"transcriptions", "translations"},
+		DefaultEndpoint: "/v1/audio/transcriptions", Streaming: true},
+	{Name: "openai-embeddings", APIName: "OpenAI Embeddings API", Suffixes: []string{"embeddings"},
+		DefaultEndpoint: "/v1/embeddings", Task: Pooling},
+	{Name: "openai-embeddings-chat", APIName: "OpenAI Embeddings API", Suffixes: []string{"embeddings"},
+		DefaultEndpoint: "/v1/embeddings", Task: Pooling},
+	{Name: "openai-embeddings-clip", APIName: "OpenAI Embeddings API", Suffixes: []string{"embeddings"},
+		DefaultEndpoint: "/v1/embeddings", Task: Pooling},
+	{Name: "openai-embeddings-vlm2vec", APIName: "OpenAI Embeddings API", Suffixes: []string{"embeddings"},
+		DefaultEndpoint: "/v1/embeddings", Task: Pooling},
+	{Name: "infinity-embeddings", APIName: "Infinity Embeddings API", Suffixes: []string{"embeddings"},
+		DefaultEndpoint: "/embeddings", Task: Pooling},
+	{Name: "infinity-embeddings-clip", APIName: "Infinity Embeddings API", Suffixes: []string{"embeddings"},
+		DefaultEndpoint: "/embeddings", Task: Pooling},
+	{Name: "vllm-pooling", APIName: "vLLM Pooling API", Suffixes: []string{"pooling"}, DefaultEndpoint: "/pooling",
+		Task: Pooling},
+	{Name: "vllm-rerank", APIName: "vLLM score API", Suffixes: []string{"rerank"}, DefaultEndpoint: "/rerank",
+		Task: Pooling},
+	{Name: "openai-responses", APIName: "OpenAI Responses API", Suffixes: []string{"responses"},
+		DefaultEndpoint: "/v1/responses", Streaming: true, SamplingParams: true},
+}
+
+// Specs returns every backend vLLM accepts, supported or not, in vLLM's
+// order.
+func Specs() []Spec { return slices.Clone(specs) }
+
+// Names lists every --backend choice vLLM accepts, in its order.
+func Names() []string {
+	names := make([]string, len(specs))
+	for i, s := range specs {
+		names[i] = s.Name
+	}
+	return names
+}
+
+// Lookup returns the Spec of a supported backend; a backend vLLM has and
+// gobench does not yet fails with exitcode.ErrNotSupported.
+func Lookup(name string) (*Spec, error) {
+	spec, err := LookupSpec(name)
+	if err != nil {
+		return nil, err
+	}
+	if !spec.Supported() {
+		var supported []string
+		for _, s := range specs {
+			if s.Supported() {
+				supported = append(supported, s.Name)
+			}
+		}
+		return nil, fmt.Errorf("--backend %s: %w (supported: %s)", name, exitcode.ErrNotSupported, strings.Join(supported, ", "))
+	}
+	return spec, nil
+}
+
+// LookupSpec returns the Spec of any backend vLLM accepts, supported or
+// not.
+func LookupSpec(name string) (*Spec, error) {
+	for i := range specs {
+		if specs[i].Name == name {
+			return &specs[i], nil
+		}
+	}
+	return nil, fmt.Errorf("unknown backend %q", name)
 }

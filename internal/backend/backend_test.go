@@ -2,6 +2,7 @@ package backend
 
 import (
 	"context"
+	"errors"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -13,6 +14,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/gobench/gobench/internal/exitcode"
 	"github.com/google/go-cmp/cmp"
 )
 
@@ -53,15 +55,25 @@ func TestBodies(t *testing.T) {
 	}
 }
 
+// spec looks up a backend's Spec or fails the test.
+func spec(t *testing.T, name string) *Spec {
+	t.Helper()
+	s, err := LookupSpec(name)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return s
+}
+
 func TestValidateURL(t *testing.T) {
 	t.Parallel()
-	if err := (Completions{}).ValidateURL("http://h/v1/completions"); err != nil {
+	if err := spec(t, "openai").ValidateURL("http://h/v1/completions"); err != nil {
 		t.Error(err)
 	}
-	if err := (Chat{}).ValidateURL("http://h/start_profile"); err != nil {
+	if err := spec(t, "openai-chat").ValidateURL("http://h/start_profile"); err != nil {
 		t.Error(err)
 	}
-	err := (Chat{}).ValidateURL("http://h/v1/completions")
+	err := spec(t, "openai-chat").ValidateURL("http://h/v1/completions")
 	want := "OpenAI Chat Completions API URL must end with one of: {'chat/completions', 'profile'}."
 	if err == nil || err.Error() != want {
 		t.Errorf("err = %v, want %q", err, want)
@@ -75,8 +87,8 @@ func TestLookup(t *testing.T) {
 			t.Errorf("%s: %v", n, err)
 		}
 	}
-	if _, err := Lookup("openai-embeddings"); err == nil || !strings.Contains(err.Error(), "not supported yet") {
-		t.Errorf("embeddings: %v", err)
+	if _, err := Lookup("openai-embeddings"); !errors.Is(err, exitcode.ErrNotSupported) {
+		t.Errorf("embeddings: %v, want exitcode.ErrNotSupported", err)
 	}
 	if _, err := Lookup("nope"); err == nil {
 		t.Error("unknown backend accepted")
@@ -195,8 +207,9 @@ func tokenEvents(chat bool, n int) []string {
 
 func TestDoTimingScripted(t *testing.T) {
 	t.Parallel()
-	for _, b := range []Backend{Completions{}, Chat{}} {
-		t.Run(b.Name(), func(t *testing.T) {
+	for _, name := range []string{"openai", "openai-chat"} {
+		b := spec(t, name).Impl
+		t.Run(name, func(t *testing.T) {
 			t.Parallel()
 			_, chat := b.(Chat)
 			evs := append(tokenEvents(chat, 5),
@@ -378,8 +391,9 @@ func BenchmarkDecodeCompletions(b *testing.B) {
 // whitespace and its multi-byte character, for completions and chat.
 func TestDoTextIndependentOfSplits(t *testing.T) {
 	t.Parallel()
-	for _, b := range []Backend{Completions{}, Chat{}} {
-		t.Run(b.Name(), func(t *testing.T) {
+	for _, name := range []string{"openai", "openai-chat"} {
+		b := spec(t, name).Impl
+		t.Run(name, func(t *testing.T) {
 			t.Parallel()
 			_, chat := b.(Chat)
 			field := `"text":" leading 中 trailing "`
@@ -401,5 +415,37 @@ func TestDoTextIndependentOfSplits(t *testing.T) {
 				t.Fatalf("success %v text %q error %q", out.Success, out.GeneratedText, out.Error)
 			}
 		})
+	}
+}
+
+// TestSpecs pins the table of backends: vLLM's names in vLLM's order, an
+// endpoint suffix and a default endpoint the backend's own check accepts,
+// and vLLM's OPENAI_COMPATIBLE_BACKENDS as the ones taking sampling
+// parameters.
+func TestSpecs(t *testing.T) {
+	t.Parallel()
+	want := []string{"vllm", "openai", "openai-chat", "openai-audio", "openai-embeddings",
+		"openai-embeddings-chat", "openai-embeddings-clip", "openai-embeddings-vlm2vec",
+		"infinity-embeddings", "infinity-embeddings-clip", "vllm-pooling", "vllm-rerank", "openai-responses"}
+	if diff := cmp.Diff(want, Names()); diff != "" {
+		t.Errorf("names (-vllm +gobench):\n%s", diff)
+	}
+	var sampling []string
+	for _, s := range Specs() {
+		if len(s.Suffixes) == 0 || s.APIName == "" {
+			t.Errorf("%s: no suffix or API name", s.Name)
+		}
+		if err := s.ValidateURL("http://h" + s.DefaultEndpoint); err != nil {
+			t.Errorf("%s: default endpoint %s: %v", s.Name, s.DefaultEndpoint, err)
+		}
+		if s.SamplingParams {
+			sampling = append(sampling, s.Name)
+		}
+		if s.Task == Pooling && s.Streaming {
+			t.Errorf("%s: a pooling backend does not stream", s.Name)
+		}
+	}
+	if diff := cmp.Diff([]string{"vllm", "openai", "openai-chat", "openai-responses"}, sampling); diff != "" {
+		t.Errorf("backends with sampling parameters (-vllm +gobench):\n%s", diff)
 	}
 }

@@ -38,8 +38,6 @@ type Client struct {
 	// long (vLLM's VLLM_BENCH_SOCK_READ), so a stalled stream cannot hang
 	// the run.
 	ReadTimeout time.Duration
-	// MaxEventSize bounds one stream event; 0 means stream.DefaultMaxEventSize.
-	MaxEventSize int
 }
 
 var readerPool = sync.Pool{New: func() any { return stream.NewReader(nil, 0) }}

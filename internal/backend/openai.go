@@ -8,7 +8,7 @@ import (
 )
 
 // Completions is the OpenAI completions API (--backend openai or vllm).
-type Completions struct{ name string }
+type Completions struct{}
 
 // Chat is the OpenAI chat completions API (--backend openai-chat).
 type Chat struct{}
@@ -17,19 +17,6 @@ var (
 	_ Backend = Completions{}
 	_ Backend = Chat{}
 )
-
-// Name implements Backend.
-func (c Completions) Name() string {
-	if c.name == "" {
-		return "openai"
-	}
-	return c.name
-}
-
-// ValidateURL implements Backend.
-func (Completions) ValidateURL(apiURL string) error {
-	return validateSuffix(apiURL, "OpenAI Completions API", "completions")
-}
 
 // Body implements Backend: vLLM's payload, in its key order: model, prompt,
 // repetition_penalty 1.0, max_tokens, logprobs, stream, stream_options, then
@@ -51,14 +38,6 @@ func (Completions) Body(req *Request) []byte {
 // Decode implements Backend.
 func (Completions) Decode(eventType string, data []byte, c *Chunk) error {
 	return decode(eventType, data, c, false)
-}
-
-// Name implements Backend.
-func (Chat) Name() string { return "openai-chat" }
-
-// ValidateURL implements Backend.
-func (Chat) ValidateURL(apiURL string) error {
-	return validateSuffix(apiURL, "OpenAI Chat Completions API", "chat/completions")
 }
 
 // Body implements Backend: model, messages (one user message whose content is

@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/gobench/gobench/internal/analyze"
+	"github.com/gobench/gobench/internal/exitcode"
 	"github.com/gobench/gobench/internal/gate"
 	"github.com/gobench/gobench/internal/metrics"
 	"github.com/gobench/gobench/internal/report"
@@ -76,13 +77,13 @@ func newAnalyzeCmd(_ *Deps, runF func(*AnalyzeOptions) error) *cobra.Command {
 			o.Result, o.Format = args[0], format.v
 			if o.Recompute.MetricPercentiles != "" {
 				if _, err := metrics.ParseMetricPercentiles(o.Recompute.MetricPercentiles); err != nil {
-					return &argError{msg: err.Error()}
+					return exitcode.Usage(err)
 				}
 			}
-			if items := dropEmpty(goodput.v); goodput.set {
+			if items := goodput.v; goodput.set {
 				g, err := metrics.ParseGoodput(items)
 				if err != nil {
-					return argErrorf("%v%s", err, fileHint(items))
+					return argErrorf("%w%s", err, fileHint(items))
 				}
 				o.Recompute.Goodput = g
 			}

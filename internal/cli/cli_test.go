@@ -14,6 +14,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/gobench/gobench/internal/exitcode"
+	"github.com/gobench/gobench/internal/report"
 	"github.com/gobench/gobench/internal/sim"
 	"github.com/gobench/gobench/internal/tokenizer"
 	"github.com/google/go-cmp/cmp"
@@ -62,7 +64,7 @@ func TestServeFlagsVLLMSpellings(t *testing.T) {
 		t.Fatalf("exit %d: %s", code, errOut)
 	}
 	r := o.Run
-	if r.NumPrompts != 5 || !math.IsInf(r.RequestRate, 1) || r.Burstiness != 0.5 || r.MaxConcurrency != 8 ||
+	if r.NumPrompts != 5 || !math.IsInf(r.Schedule.RequestRate, 1) || r.Schedule.Burstiness != 0.5 || r.MaxConcurrency != 8 ||
 		r.NumWarmups != 2 || r.Seed != 7 || r.Dataset.RandomInputLen != 64 || r.ServedModelName != "s" {
 		t.Errorf("options %+v", r)
 	}
@@ -72,7 +74,7 @@ func TestServeFlagsVLLMSpellings(t *testing.T) {
 	if got := []string{r.Headers[0].Key, r.Headers[0].Value, r.Headers[1].Key, r.Headers[1].Value}; strings.Join(got, ",") != "a,1,b,2" {
 		t.Errorf("headers %v", r.Headers)
 	}
-	if strings.Join(r.Metadata, ",") != "k=v,j=w" || strings.Join(r.LoRAModules, ",") != "l1,l2" {
+	if diff := cmp.Diff([]report.KV{{Key: "k", Value: "v"}, {Key: "j", Value: "w"}}, r.Metadata); diff != "" || strings.Join(r.LoRAModules, ",") != "l1,l2" {
 		t.Errorf("metadata %v lora %v", r.Metadata, r.LoRAModules)
 	}
 	if got := string(r.ExtraBody.AppendJSON(nil)); got != `{"top_k":5,"min_tokens":3}` {
@@ -100,7 +102,7 @@ func TestServeFlagMapping(t *testing.T) {
 	// Defaults.
 	o, _, _ = parse(t)
 	r := o.Run
-	if r.NumPrompts != 1000 || !math.IsInf(r.RequestRate, 1) || r.Burstiness != 1 || r.Port != 8000 || r.Host != "127.0.0.1" ||
+	if r.NumPrompts != 1000 || !math.IsInf(r.Schedule.RequestRate, 1) || r.Schedule.Burstiness != 1 || r.Port != 8000 || r.Host != "127.0.0.1" ||
 		r.Endpoint != "/v1/completions" || r.Backend != "openai" || r.Dataset.Name != "random" || r.Dataset.RandomInputLen != 1024 ||
 		r.Dataset.RandomOutputLen != 128 || r.MaxConcurrency != 0 || r.Logprobs != nil || r.Dataset.CustomOutputLen != 256 {
 		t.Errorf("defaults %+v", r)
@@ -147,7 +149,7 @@ func TestServeFlagErrors(t *testing.T) {
 		t.Run(strings.Join(tt.args, " "), func(t *testing.T) {
 			t.Parallel()
 			_, errOut, code := parse(t, tt.args...)
-			if code != ExitUsage {
+			if code != int(exitcode.BadUsage) {
 				t.Errorf("exit %d, want 2 (%s)", code, errOut)
 			}
 			if !strings.Contains(errOut, tt.want) {
@@ -224,8 +226,8 @@ func TestMainEndToEnd(t *testing.T) {
 	errOut.Reset()
 	code = Main(context.Background(), []string{"serve", "--base-url", bad.URL, "--model", "m", "--tokenizer", tokenizer.BuiltinName,
 		"--num-prompts", "2", "--random-input-len", "8", "--random-output-len", "2"}, Deps{Stdout: &out, Stderr: &errOut})
-	if code != ExitAllFailed {
-		t.Errorf("exit %d, want %d\n%s", code, ExitAllFailed, &errOut)
+	if code != int(exitcode.AllFailed) {
+		t.Errorf("exit %d, want %d\n%s", code, int(exitcode.AllFailed), &errOut)
 	}
 }
 
@@ -278,7 +280,7 @@ func TestInsecureTLS(t *testing.T) {
 		t.Fatalf("--insecure: exit %d\n%s", code, &errOut)
 	}
 	errOut.Reset()
-	if code := Main(context.Background(), args, Deps{Stdout: io.Discard, Stderr: &errOut}); code != ExitError ||
+	if code := Main(context.Background(), args, Deps{Stdout: io.Discard, Stderr: &errOut}); code != int(exitcode.Failure) ||
 		!strings.Contains(errOut.String(), "certificate") {
 		t.Errorf("without --insecure: exit %d\n%s", code, &errOut)
 	}

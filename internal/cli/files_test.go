@@ -14,6 +14,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/gobench/gobench/internal/exitcode"
 	"github.com/gobench/gobench/internal/resultfile"
 	"github.com/gobench/gobench/internal/sim"
 	"github.com/gobench/gobench/internal/tokenizer"
@@ -146,19 +147,19 @@ func TestAnalyzeOptions(t *testing.T) {
 		t.Errorf("markdown exit %d:\n%s", code, out)
 	}
 	out, _, code = runMain(t, "analyze", f, "--goodput", "e2el:1", "--threshold", "request_goodput>=1")
-	if code != ExitThresholds || !strings.Contains(out, "FAIL  request_goodput>=1  0 < 1") {
+	if code != int(exitcode.ThresholdFailed) || !strings.Contains(out, "FAIL  request_goodput>=1  0 < 1") {
 		t.Errorf("threshold on the new goodput: exit %d\n%s", code, out)
 	}
 	_, errOut, code := runMain(t, "analyze", "--goodput", "ttft:5", f)
-	if code != ExitUsage || !strings.Contains(errOut, "put it before --goodput") {
+	if code != int(exitcode.BadUsage) || !strings.Contains(errOut, "put it before --goodput") {
 		t.Errorf("file after --goodput: exit %d: %s", code, errOut)
 	}
 	_, errOut, code = runMain(t, "analyze", fixture("vllm_runs.jsonl#0"))
-	if code != ExitError || !strings.Contains(errOut, "--save-detailed") {
+	if code != int(exitcode.Failure) || !strings.Contains(errOut, "--save-detailed") {
 		t.Errorf("non-detailed file: exit %d: %s", code, errOut)
 	}
 	_, errOut, code = runMain(t, "analyze", f, "--metric-percentiles", "101")
-	if code != ExitUsage || !strings.Contains(errOut, "--metric-percentiles") {
+	if code != int(exitcode.BadUsage) || !strings.Contains(errOut, "--metric-percentiles") {
 		t.Errorf("bad percentiles: exit %d: %s", code, errOut)
 	}
 	out, errOut, code = runMain(t, "analyze", fixture("vllm_detailed.json"))
@@ -191,24 +192,24 @@ func TestCheckExitStatus(t *testing.T) {
 		stdout string // part of stdout
 		stderr string // part of stderr
 	}{
-		{"pass", []string{slow, "--threshold", "p99_ttft_ms<500", "--threshold", "failed_ratio<0.01"}, ExitOK,
+		{"pass", []string{slow, "--threshold", "p99_ttft_ms<500", "--threshold", "failed_ratio<0.01"}, int(exitcode.OK),
 			"PASS  failed_ratio<0.01  0 < 0.01", ""},
-		{"fail", []string{slow, "--baseline", fast, "--threshold", "p99_ttft_ms<=baseline*1.05", "--threshold", "completed>=24"}, ExitThresholds,
+		{"fail", []string{slow, "--baseline", fast, "--threshold", "p99_ttft_ms<=baseline*1.05", "--threshold", "completed>=24"}, int(exitcode.ThresholdFailed),
 			"FAIL  p99_ttft_ms<=baseline*1.05  25.88 > 23.97 (baseline 22.83)", "1 of 2 threshold(s) failed"},
-		{"all failed never passes", []string{allFailed, "--threshold", "p99_ttft_ms<500"}, ExitAllFailed,
+		{"all failed never passes", []string{allFailed, "--threshold", "p99_ttft_ms<500"}, int(exitcode.AllFailed),
 			"FAIL  p99_ttft_ms<500  every request failed", "every request failed"},
-		{"bad syntax", []string{slow, "--threshold", "p99_ttft_ms=<500"}, ExitUsage,
+		{"bad syntax", []string{slow, "--threshold", "p99_ttft_ms=<500"}, int(exitcode.BadUsage),
 			"", `argument --threshold: bad threshold "p99_ttft_ms=<500": "=<" is not a comparison`},
-		{"unknown key", []string{slow, "--threshold", "p99_ttf_ms<500"}, ExitUsage,
+		{"unknown key", []string{slow, "--threshold", "p99_ttf_ms<500"}, int(exitcode.BadUsage),
 			"FAIL  p99_ttf_ms<500  not in the result", `no numeric key "p99_ttf_ms" (it has: num_prompts`},
-		{"relative without baseline", []string{slow, "--threshold", "p99_ttft_ms<=baseline"}, ExitUsage,
+		{"relative without baseline", []string{slow, "--threshold", "p99_ttft_ms<=baseline"}, int(exitcode.BadUsage),
 			"", "give --baseline FILE"},
-		{"no threshold", []string{slow}, ExitUsage, "", "give at least one --threshold"},
-		{"no such run", []string{fixture("vllm_runs.jsonl#7"), "--threshold", "p99_ttft_ms<500"}, ExitUsage, "", "holds 3 run(s)"},
-		{"several runs", []string{fixture("vllm_runs.jsonl"), "--threshold", "p99_ttft_ms<500"}, ExitUsage, "", "#INDEX"},
-		{"run by label", []string{fixture("vllm_runs.jsonl#base"), "--threshold", "p99_ttft_ms<500"}, ExitOK, "PASS", ""},
-		{"missing file", []string{"no-such.json", "--threshold", "p99_ttft_ms<500"}, ExitError, "", "no-such.json"},
-		{"vLLM's bare Infinity", []string{fixture("vllm_detailed.json"), "--threshold", "burstiness>1e308"}, ExitOK, "inf > 1e+308", ""},
+		{"no threshold", []string{slow}, int(exitcode.BadUsage), "", "give at least one --threshold"},
+		{"no such run", []string{fixture("vllm_runs.jsonl#7"), "--threshold", "p99_ttft_ms<500"}, int(exitcode.BadUsage), "", "holds 3 run(s)"},
+		{"several runs", []string{fixture("vllm_runs.jsonl"), "--threshold", "p99_ttft_ms<500"}, int(exitcode.BadUsage), "", "#INDEX"},
+		{"run by label", []string{fixture("vllm_runs.jsonl#base"), "--threshold", "p99_ttft_ms<500"}, int(exitcode.OK), "PASS", ""},
+		{"missing file", []string{"no-such.json", "--threshold", "p99_ttft_ms<500"}, int(exitcode.Failure), "", "no-such.json"},
+		{"vLLM's bare Infinity", []string{fixture("vllm_detailed.json"), "--threshold", "burstiness>1e308"}, int(exitcode.OK), "inf > 1e+308", ""},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -244,7 +245,7 @@ func TestServeThresholds(t *testing.T) {
 	}
 
 	out, errOut, code = serve("--threshold", "p99_ttft_ms<0.001")
-	if code != ExitThresholds || !strings.Contains(out, "FAIL  p99_ttft_ms<0.001") || !strings.Contains(errOut, "1 of 1 threshold(s) failed") {
+	if code != int(exitcode.ThresholdFailed) || !strings.Contains(out, "FAIL  p99_ttft_ms<0.001") || !strings.Contains(errOut, "1 of 1 threshold(s) failed") {
 		t.Errorf("fail: exit %d\n%s\n%s", code, out, errOut)
 	}
 
@@ -282,7 +283,7 @@ func TestServeThresholdErrors(t *testing.T) {
 	}
 	for _, tt := range tests {
 		_, errOut, code := runMain(t, append(append([]string{}, args...), tt.extra...)...)
-		if code != ExitUsage || !strings.Contains(errOut, tt.stderr) {
+		if code != int(exitcode.BadUsage) || !strings.Contains(errOut, tt.stderr) {
 			t.Errorf("%s: exit %d: %s", tt.name, code, errOut)
 		}
 	}
@@ -296,7 +297,7 @@ func TestServeThresholdErrors(t *testing.T) {
 	defer bad.Close()
 	out, errOut, code := runMain(t, "serve", "--base-url", bad.URL, "--model", "m", "--tokenizer", tokenizer.BuiltinName,
 		"--num-prompts", "2", "--random-input-len", "8", "--random-output-len", "2", "--threshold", "p99_ttft_ms<500", "--threshold", "failed_ratio<=1")
-	if code != ExitAllFailed || !strings.Contains(out, "FAIL  p99_ttft_ms<500  every request failed") || !strings.Contains(out, "FAIL  failed_ratio<=1") {
+	if code != int(exitcode.AllFailed) || !strings.Contains(out, "FAIL  p99_ttft_ms<500  every request failed") || !strings.Contains(out, "FAIL  failed_ratio<=1") {
 		t.Errorf("all failed: exit %d\n%s\n%s", code, out, errOut)
 	}
 }
@@ -333,11 +334,11 @@ func TestCompareCommand(t *testing.T) {
 		code   int
 		stderr string
 	}{
-		{[]string{fast}, ExitUsage, "holds one run"},
-		{[]string{fast, fixture("vllm_runs.jsonl#tuned")}, ExitUsage, "runs 1, 2 all have the label"},
-		{[]string{fast, "missing.json"}, ExitError, "missing.json"},
-		{[]string{fast, slow, "--confidence", "1.5"}, ExitUsage, "--confidence"},
-		{[]string{fast, slow, "--format", "html"}, ExitUsage, "invalid choice"},
+		{[]string{fast}, int(exitcode.BadUsage), "holds one run"},
+		{[]string{fast, fixture("vllm_runs.jsonl#tuned")}, int(exitcode.BadUsage), "runs 1, 2 all have the label"},
+		{[]string{fast, "missing.json"}, int(exitcode.Failure), "missing.json"},
+		{[]string{fast, slow, "--confidence", "1.5"}, int(exitcode.BadUsage), "--confidence"},
+		{[]string{fast, slow, "--format", "html"}, int(exitcode.BadUsage), "invalid choice"},
 	}
 	for _, tt := range tests {
 		_, errOut, code := runMain(t, append([]string{"compare"}, tt.args...)...)

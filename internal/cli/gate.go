@@ -8,6 +8,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/gobench/gobench/internal/exitcode"
 	"github.com/gobench/gobench/internal/gate"
 	"github.com/gobench/gobench/internal/report"
 	"github.com/gobench/gobench/internal/resultfile"
@@ -24,24 +25,15 @@ command line (bad threshold, a key the result does not have, no such run),
 3 every request of the run failed (a run that sent nothing good never
 passes), 4 a threshold failed.`
 
-// stringsFlag is a repeatable flag taking one value per occurrence
-// (--threshold a --threshold b); unlike listFlag it never swallows the
-// arguments that follow, so positional arguments may come after it.
-type stringsFlag struct{ v []string }
-
-func (f *stringsFlag) String() string { return strings.Join(f.v, " ") }
-func (f *stringsFlag) Type() string   { return "stringArray" }
-func (f *stringsFlag) Set(s string) error {
-	f.v = append(f.v, s)
-	return nil
-}
-
 // thresholdError reports failed thresholds (exit status 4).
 type thresholdError struct{ failed, total int }
 
 func (e *thresholdError) Error() string {
 	return fmt.Sprintf("%d of %d threshold(s) failed", e.failed, e.total)
 }
+
+// ExitCode is exitcode.ThresholdFailed.
+func (e *thresholdError) ExitCode() exitcode.Code { return exitcode.ThresholdFailed }
 
 // formatFlag is the --format flag of the file commands.
 func formatFlag(choices ...string) *choiceFlag { return newChoice("format", choices[0], choices...) }
@@ -62,7 +54,7 @@ func parseThresholds(exprs []string) ([]gate.Threshold, error) {
 func openRun(spec string) (*resultfile.Run, error) {
 	r, err := resultfile.Open(spec)
 	if errors.Is(err, resultfile.ErrSelector) {
-		return nil, &argError{msg: err.Error()}
+		return nil, exitcode.Usage(err)
 	}
 	return r, err
 }

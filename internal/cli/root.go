@@ -11,35 +11,12 @@ import (
 	"io"
 	"net/http"
 	"os"
-	"strings"
 	"time"
 
-	"github.com/gobench/gobench/internal/backend"
-	"github.com/gobench/gobench/internal/dataset"
+	"github.com/gobench/gobench/internal/exitcode"
 	"github.com/gobench/gobench/internal/run"
-	"github.com/gobench/gobench/internal/tokenizer"
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
-)
-
-// Exit statuses, documented in `gobench serve --help` and the README.
-const (
-	// ExitOK: the command did what was asked.
-	ExitOK = 0
-	// ExitError: the run could not be carried out (server unreachable, bad
-	// file, ...).
-	ExitError = 1
-	// ExitUsage: the command line is wrong, or asks for a feature that is
-	// not supported yet.
-	ExitUsage = 2
-	// ExitAllFailed: the run completed but every request failed.
-	ExitAllFailed = 3
-	// ExitThresholds: a --threshold failed (serve, check, analyze); the
-	// run itself completed.
-	ExitThresholds = 4
-	// ExitInterrupted: the run was interrupted; what it measured was still
-	// printed and saved.
-	ExitInterrupted = 130
 )
 
 // Deps are the process's surroundings, injected so tests can run commands
@@ -114,6 +91,15 @@ result block and result JSON, measured with far less client overhead.`,
 		Version:       deps.Version,
 		SilenceUsage:  true,
 		SilenceErrors: true,
+		// A word that names no command is a usage error (exit status 2),
+		// not cobra's legacy "unknown command" text.
+		Args: func(_ *cobra.Command, args []string) error {
+			if len(args) > 0 {
+				return argErrorf("unknown command %q for %q", args[0], "gobench")
+			}
+			return nil
+		},
+		RunE: func(cmd *cobra.Command, _ []string) error { return cmd.Help() },
 	}
 	root.SetOut(deps.Stdout)
 	root.SetErr(deps.Stderr)
@@ -159,11 +145,12 @@ func commandName(root *cobra.Command, args []string) string {
 	return "gobench"
 }
 
-// toArgError rewords pflag's errors as argparse does.
+// toArgError rewords pflag's errors as argparse does; a flag value's own
+// usage error passes through.
 func toArgError(err error) error {
-	var ae *argError
-	if errors.As(err, &ae) {
-		return ae
+	var ue *exitcode.UsageError
+	if errors.As(err, &ue) {
+		return ue
 	}
 	var ne *pflag.NotExistError
 	if errors.As(err, &ne) {
@@ -173,39 +160,28 @@ func toArgError(err error) error {
 	if errors.As(err, &vr) {
 		return argErrorf("argument --%s: expected one argument", vr.GetSpecifiedName())
 	}
-	return &argError{msg: err.Error()}
+	return exitcode.Usage(err)
 }
 
-// exitCode prints err (if any) and maps it to the exit status.
+// exitCode prints err (if any) and returns the exit status it carries
+// (exitcode.Of): every error says its own status where it arises.
 func exitCode(err error, stderr io.Writer, name string) int {
-	var ae *argError
+	code := exitcode.Of(err)
+	var ue *exitcode.UsageError
 	switch {
 	case err == nil:
-		return ExitOK
-	case errors.Is(err, run.ErrAllFailed):
+	case code == exitcode.AllFailed:
 		fmt.Fprintf(stderr, "%s: every request failed (see the errors above)\n", name)
-		return ExitAllFailed
 	case errors.Is(err, run.ErrInterrupted):
-		return ExitInterrupted
-	case errors.As(err, new(*thresholdError)):
-		fmt.Fprintf(stderr, "%s: %s\n", name, err)
-		return ExitThresholds
-	case errors.As(err, &ae):
-		fmt.Fprintf(stderr, "%s: error: %s\nRun '%s --help' for usage.\n", name, ae.msg, name)
-		return ExitUsage
-	case errors.Is(err, errNotSupported), errors.Is(err, backend.ErrNotSupported),
-		errors.Is(err, dataset.ErrNotSupported), errors.Is(err, dataset.ErrChatTemplate),
-		errors.As(err, new(*tokenizer.UnsupportedError)):
-		fmt.Fprintf(stderr, "%s: error: %s\n", name, err)
-		return ExitUsage
-	case errors.Is(err, context.Canceled):
+		// The run said so, and printed and saved what it measured.
+	case code == exitcode.Interrupted:
 		fmt.Fprintf(stderr, "%s: cancelled\n", name)
-		return ExitInterrupted
-	}
-	if strings.HasPrefix(err.Error(), "unknown command") {
+	case code == exitcode.ThresholdFailed:
+		fmt.Fprintf(stderr, "%s: %s\n", name, err)
+	case errors.As(err, &ue):
+		fmt.Fprintf(stderr, "%s: error: %s\nRun '%s --help' for usage.\n", name, err, name)
+	default:
 		fmt.Fprintf(stderr, "%s: error: %s\n", name, err)
-		return ExitUsage
 	}
-	fmt.Fprintf(stderr, "%s: error: %s\n", name, err)
-	return ExitError
+	return int(code)
 }

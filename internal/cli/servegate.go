@@ -5,6 +5,7 @@ import (
 	"io"
 	"slices"
 	"strings"
+	"time"
 
 	"github.com/gobench/gobench/internal/gate"
 	"github.com/gobench/gobench/internal/metrics"
@@ -89,10 +90,9 @@ func serveResultKeys(o *run.Options) func(string) bool {
 
 // emptyResult is the result object of a run of o that sent nothing.
 func emptyResult(o *run.Options) *report.Object {
-	ps, _ := metrics.ParseMetricPercentiles(orDefault(o.MetricPercentiles, metrics.DefaultMetricPercentiles))
 	cfg := metrics.Config{
-		Goodput: o.Goodput, PercentileMetrics: metrics.ParsePercentileMetrics(o.PercentileMetrics),
-		Percentiles: ps, MaxConcurrency: o.MaxConcurrency, RequestRate: o.RequestRate,
+		Goodput: o.Goodput, PercentileMetrics: o.PercentileMetricsOrDefault(),
+		Percentiles: o.Percentiles, MaxConcurrency: o.MaxConcurrency, RequestRate: o.Schedule.RequestRate,
 	}
 	if !o.SkipTokenizerInit {
 		cfg.CountTokens = func(string) int { return 0 }
@@ -110,13 +110,6 @@ func latencyKeys(o *run.Options) []string {
 		}
 	}
 	return keys
-}
-
-func orDefault(s, def string) string {
-	if s == "" {
-		return def
-	}
-	return s
 }
 
 // serveGate is a ServeGate ready to judge a run: its baseline is loaded
@@ -146,13 +139,15 @@ func (sg ServeGate) prepare() (*serveGate, error) {
 	return g, nil
 }
 
-// blockWriter is where the run prints vLLM's block: nowhere when the
-// printout is Markdown (finish prints it), else stdout (nil).
-func (g *serveGate) blockWriter() io.Writer {
-	if g.Format == "markdown" {
-		return io.Discard
+// renderer draws the result block where the run prints it: vLLM's block
+// (nil, the run's default), or a Markdown summary with --format markdown.
+func (g *serveGate) renderer(deps *Deps) run.Renderer {
+	if g.Format != "markdown" {
+		return nil
 	}
-	return nil
+	return func(w io.Writer, b run.Block) error {
+		return report.Markdown(w, b.Metrics, b.Spec, blockTitle(b, deps.Now()))
+	}
 }
 
 // finish prints the Markdown summary and the thresholds' verdicts of a
@@ -164,11 +159,6 @@ func (g *serveGate) finish(deps *Deps, res *run.Result, runErr error) error {
 		return runErr // nothing was measured
 	}
 	title := runTitle(res.Object)
-	if g.Format == "markdown" {
-		if err := report.Markdown(deps.Stdout, res.Metrics, res.Spec, title); err != nil {
-			return err
-		}
-	}
 	var rep *gate.Report
 	if len(g.Thresholds) > 0 {
 		values, err := resultfile.FromObject("the run", res.Object)
@@ -199,14 +189,29 @@ func (g *serveGate) finish(deps *Deps, res *run.Result, runErr error) error {
 	return runErr
 }
 
-// runTitle is the Markdown heading of a run: model, label and date.
+// runTitle is the Markdown heading of a saved run: model, label and date.
 func runTitle(o *report.Object) string {
-	parts := []string{"gobench serve"}
+	var values []string
 	for _, k := range []string{"model_id", "label", "date"} {
-		if v, ok := o.Get(k); ok {
-			if s, ok := v.(string); ok && s != "" && !slices.Contains(parts, s) {
-				parts = append(parts, s)
-			}
+		v, _ := o.Get(k)
+		s, _ := v.(string)
+		values = append(values, s)
+	}
+	return title(values...)
+}
+
+// blockTitle is the Markdown heading of a run's block, dated when it is
+// printed.
+func blockTitle(b run.Block, now time.Time) string {
+	return title(b.ModelID, b.Label, report.DateString(now))
+}
+
+// title joins "gobench serve" and the non-empty parts that differ.
+func title(values ...string) string {
+	parts := []string{"gobench serve"}
+	for _, s := range values {
+		if s != "" && !slices.Contains(parts, s) {
+			parts = append(parts, s)
 		}
 	}
 	return strings.Join(parts, " · ")

@@ -8,6 +8,8 @@ import (
 	"os"
 	"strconv"
 
+	"github.com/gobench/gobench/internal/exitcode"
+	"github.com/gobench/gobench/internal/metrics"
 	"github.com/gobench/gobench/internal/sim"
 	"github.com/gobench/gobench/internal/tokenizer"
 	"github.com/spf13/cobra"
@@ -97,7 +99,7 @@ func newSimCmd(deps *Deps, runF func(context.Context, *SimOptions) error) *cobra
 					latency = append(latency, "--"+name)
 				}
 			}
-			cfg, err := sf.build(cmd.Flags(), seconds(ttft.v), seconds(itl.v), latency)
+			cfg, err := sf.build(cmd.Flags(), metrics.Duration(ttft.v), metrics.Duration(itl.v), latency)
 			if err != nil {
 				return err
 			}
@@ -161,7 +163,7 @@ func runSim(ctx context.Context, deps *Deps, o *SimOptions, stop <-chan struct{}
 	}
 	srv, err := sim.NewServer(cfg)
 	if err != nil {
-		return &argError{msg: err.Error()}
+		return exitcode.Usage(err)
 	}
 	ln, err := net.Listen("tcp", o.Addr)
 	if err != nil {

@@ -7,6 +7,7 @@ import (
 	"os"
 	"time"
 
+	"github.com/gobench/gobench/internal/metrics"
 	"github.com/gobench/gobench/internal/sim"
 	"github.com/gobench/gobench/internal/tokenizer"
 	"github.com/spf13/pflag"
@@ -25,13 +26,13 @@ func (f *serveFlags) simConfig(fs *pflag.FlagSet) (*sim.Config, error) {
 	if !(f.simTTFT.v >= 0) || !(f.simITL.v >= 0) {
 		return nil, argErrorf("--sim-ttft and --sim-itl must be non-negative seconds")
 	}
-	cfg, err := f.simx.build(fs, seconds(f.simTTFT.v), seconds(f.simITL.v), latency)
+	cfg, err := f.simx.build(fs, metrics.Duration(f.simTTFT.v), metrics.Duration(f.simITL.v), latency)
 	if err != nil {
 		return nil, err
 	}
 	cfg.Root = tokenizer.BuiltinName
 	if cfg.Scheduler != nil {
-		cfg.Scheduler.Seed = int64(f.seed.v)
+		cfg.Scheduler.Seed = f.opts.Seed
 	}
 	return &cfg, nil
 }

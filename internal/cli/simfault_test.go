@@ -8,6 +8,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/gobench/gobench/internal/exitcode"
 )
 
 // TestServeCountsSimFaults runs `gobench serve --sim` with each fault of
@@ -66,7 +68,7 @@ func TestServeCountsSimFaults(t *testing.T) {
 				"--sim-fault-" + tt.kind, struck}, tt.extra...)
 			var out, errOut bytes.Buffer
 			code := Main(context.Background(), args, Deps{Stdout: &out, Stderr: &errOut, Version: "test"})
-			if code != ExitOK {
+			if code != int(exitcode.OK) {
 				t.Fatalf("exit %d\n%s\n%s", code, &out, &errOut)
 			}
 			if want := "Failed requests:                         " + itoa(tt.failed); !strings.Contains(out.String(), want) {

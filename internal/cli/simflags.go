@@ -6,6 +6,8 @@ import (
 	"strings"
 	"time"
 
+	"github.com/gobench/gobench/internal/exitcode"
+	"github.com/gobench/gobench/internal/metrics"
 	"github.com/gobench/gobench/internal/sim"
 	"github.com/spf13/pflag"
 )
@@ -192,7 +194,7 @@ func (f *simFlags) build(fs *pflag.FlagSet, ttft, itl time.Duration, latencyFlag
 	}
 	cfg.EnablePerRequestMetrics = f.perRequestMetrics
 	cfg.StreamInterval = f.streamInterval.v
-	cfg.FrontendLatency = seconds(f.frontend.v)
+	cfg.FrontendLatency = metrics.Duration(f.frontend.v)
 	if cfg.Scheduler != nil {
 		if err := f.applyScheduler(fs, cfg.Scheduler); err != nil {
 			return cfg, err
@@ -202,13 +204,13 @@ func (f *simFlags) build(fs *pflag.FlagSet, ttft, itl time.Duration, latencyFlag
 		return cfg, err
 	}
 	if f.standalone {
-		cfg.LogStatsInterval = seconds(f.logStatsInterval.v)
+		cfg.LogStatsInterval = metrics.Duration(f.logStatsInterval.v)
 		if f.disableLogStats || !(f.logStatsInterval.v > 0) {
 			cfg.LogStatsInterval = -1
 		}
 	}
 	if _, err := sim.NewServer(cfg); err != nil {
-		return cfg, &argError{msg: err.Error()}
+		return cfg, exitcode.Usage(err)
 	}
 	return cfg, nil
 }
@@ -271,7 +273,7 @@ func (f *simFlags) applyScheduler(fs *pflag.FlagSet, sc *sim.SchedulerConfig) er
 	}
 	setDur := func(dst *time.Duration, name string, v float64) {
 		if f.changed(fs, name) {
-			*dst = seconds(v)
+			*dst = metrics.Duration(v)
 		}
 	}
 	setInt(&sc.MaxNumSeqs, "max-num-seqs", f.maxNumSeqs.v)
@@ -321,7 +323,7 @@ func (f *simFlags) applyFaults(cfg *sim.Config) error {
 	if f.dripBytes.v < 1 {
 		return argErrorf("argument --%sfault-drip-bytes: must be at least 1, got %d", p, f.dripBytes.v)
 	}
-	cfg.Faults.StallFor, cfg.Faults.DripEvery, cfg.Faults.DripBytes = seconds(f.stallFor.v), seconds(f.dripDur.v), f.dripBytes.v
+	cfg.Faults.StallFor, cfg.Faults.DripEvery, cfg.Faults.DripBytes = metrics.Duration(f.stallFor.v), metrics.Duration(f.dripDur.v), f.dripBytes.v
 	return nil
 }
 

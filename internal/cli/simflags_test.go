@@ -9,6 +9,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/gobench/gobench/internal/exitcode"
 	"github.com/gobench/gobench/internal/sim"
 	"github.com/spf13/pflag"
 )
@@ -98,7 +99,7 @@ func TestSimFlags(t *testing.T) {
 			t.Parallel()
 			o, errOut, code := parseSim(t, tt.args...)
 			if tt.wantErr != "" {
-				if code != ExitUsage || !strings.Contains(errOut, tt.wantErr) {
+				if code != int(exitcode.BadUsage) || !strings.Contains(errOut, tt.wantErr) {
 					t.Fatalf("exit %d, stderr %q, want %q", code, errOut, tt.wantErr)
 				}
 				return
@@ -125,7 +126,7 @@ func TestServeSimFlags(t *testing.T) {
 		o.Sim.Faults.Rules[sim.FaultHTTP503].Rate != 0.5 || !o.Sim.EnablePerRequestMetrics {
 		t.Errorf("sim options %+v, record %q", o.Sim, o.SimRecord)
 	}
-	if _, errOut, code := parse(t, "--sim", "--sim-preset", "8b-1gpu", "--sim-ttft", "0.2"); code != ExitUsage ||
+	if _, errOut, code := parse(t, "--sim", "--sim-preset", "8b-1gpu", "--sim-ttft", "0.2"); code != int(exitcode.BadUsage) ||
 		!strings.Contains(errOut, "--sim-ttft set the fixed engine's latencies; the scheduler engine's come from --sim-step-time-*") {
 		t.Errorf("exit %d: %s", code, errOut)
 	}

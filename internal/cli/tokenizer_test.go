@@ -10,6 +10,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/gobench/gobench/internal/exitcode"
 	"github.com/gobench/gobench/internal/sim"
 	"github.com/gobench/gobench/internal/tokenizer"
 )
@@ -38,11 +39,11 @@ func TestTokenizerModes(t *testing.T) {
 		code int
 		want string
 	}{
-		{"hf", []string{"--tokenizer-mode", "hf", "--tokenizer", tokenizer.BuiltinName, "--dry-run", "--model", "m", "--num-prompts", "3"}, ExitOK, ""},
-		{"mistral refused", []string{"--tokenizer-mode", "mistral", "--dry-run", "--model", "m"}, ExitUsage, "--tokenizer-mode mistral"},
-		{"not found offline", []string{"--model", "acme/absent", "--dry-run"}, ExitError, "huggingface-cli download acme/absent"},
+		{"hf", []string{"--tokenizer-mode", "hf", "--tokenizer", tokenizer.BuiltinName, "--dry-run", "--model", "m", "--num-prompts", "3"}, int(exitcode.OK), ""},
+		{"mistral refused", []string{"--tokenizer-mode", "mistral", "--dry-run", "--model", "m"}, int(exitcode.BadUsage), "--tokenizer-mode mistral"},
+		{"not found offline", []string{"--model", "acme/absent", "--dry-run"}, int(exitcode.Failure), "huggingface-cli download acme/absent"},
 		{"server", []string{"--base-url", srv.URL, "--tokenizer-mode", "server", "--dataset-name", "custom", "--dataset-path", prompts,
-			"--skip-chat-template", "--custom-output-len", "2", "--num-prompts", "1"}, ExitOK, "Successful requests:                     1"},
+			"--skip-chat-template", "--custom-output-len", "2", "--num-prompts", "1"}, int(exitcode.OK), "Successful requests:                     1"},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {

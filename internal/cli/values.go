@@ -2,58 +2,151 @@ package cli
 
 import (
 	"encoding/json"
-	"fmt"
 	"strconv"
 	"strings"
+	"time"
 	"unicode"
 
 	"github.com/gobench/gobench/internal/backend"
+	"github.com/gobench/gobench/internal/exitcode"
+	"github.com/gobench/gobench/internal/metrics"
 	"github.com/gobench/gobench/internal/pyfmt"
+	"github.com/gobench/gobench/internal/report"
 )
 
-// argError is a command-line error worded as Python's argparse words it
+// argErrorf is a command-line mistake worded as Python's argparse words it
 // ("argument --num-prompts: invalid int value: 'abc'"), so a vLLM user sees
-// the message they know. The command line exits with status 2 on it.
-type argError struct{ msg string }
-
-func (e *argError) Error() string { return e.msg }
-
-func argErrorf(format string, a ...any) error { return &argError{msg: fmt.Sprintf(format, a...)} }
+// the message they know; it exits with status 2. %w keeps a cause.
+func argErrorf(format string, a ...any) error { return exitcode.Usagef(format, a...) }
 
 // The flag value types below parse like argparse's type= callables (Python's
 // int() and float(), choices, nargs lists) and record whether the flag was
-// given, since many vLLM flags default to None.
+// given, since many vLLM flags default to None. Each also knows its Python
+// value, for the argument namespace saved with PyTorch records (argsObject).
 
-// intFlag is an int flag; set reports whether it was given.
-type intFlag struct {
-	name string
-	v    int
+// pythonValuer is a flag value that knows what vLLM's vars(args) holds for
+// it: nil stands for Python's None.
+type pythonValuer interface{ python() any }
+
+// scalar is a flag holding one value of type T: v is its value, and dst,
+// when the flag is bound to a field of an options struct, receives every
+// value set too.
+type scalar[T comparable] struct {
+	v    T
+	dst  *T
 	set  bool
+	name string
+	// kind is the pflag type ("int", "float", "string") and argparse's
+	// word for it in "invalid int value".
+	kind  string
+	parse func(string) (T, error)
+	show  func(T) string
 }
 
-func (f *intFlag) String() string {
-	if !f.set && f.v == 0 {
+func (f *scalar[T]) String() string {
+	var zero T
+	if f.show == nil || (!f.set && f.v == zero) {
 		return ""
 	}
-	return strconv.Itoa(f.v)
+	return f.show(f.v)
 }
-func (f *intFlag) Type() string { return "int" }
-func (f *intFlag) Set(s string) error {
-	v, err := parsePyInt(s)
+
+// Type is the pflag type name; "bool" would make pflag take no value.
+func (f *scalar[T]) Type() string { return f.kind }
+
+// Set parses s and stores the value.
+func (f *scalar[T]) Set(s string) error {
+	v, err := f.parse(s)
 	if err != nil {
-		return argErrorf("argument --%s: invalid int value: %s", f.name, pyfmt.StrRepr(s))
+		if exitcode.Of(err) == exitcode.BadUsage {
+			return err
+		}
+		return argErrorf("argument --%s: invalid %s value: %s", f.name, f.kind, pyfmt.StrRepr(s))
 	}
 	f.v, f.set = v, true
+	if f.dst != nil {
+		*f.dst = v
+	}
 	return nil
 }
 
-// ptr returns the value, or nil when the flag was not given.
-func (f *intFlag) ptr() *int {
+// python is the value, or None for a flag left at a zero default.
+func (f *scalar[T]) python() any {
+	var zero T
+	if !f.set && f.v == zero {
+		return nil
+	}
+	return f.v
+}
+
+// ptr returns a copy of the value, or nil when the flag was not given
+// (vLLM's None).
+func (f *scalar[T]) ptr() *T {
 	if !f.set {
 		return nil
 	}
 	v := f.v
 	return &v
+}
+
+// intFlag is an int flag parsed with Python's int().
+type intFlag = scalar[int]
+
+// floatFlag is a float flag parsed with Python's float(): "inf" works.
+type floatFlag = scalar[float64]
+
+// newInt is an int flag with default v.
+func newInt(name string, v int) *intFlag {
+	return &intFlag{v: v, name: name, kind: "int", parse: parsePyInt, show: strconv.Itoa}
+}
+
+// bindInt is an int flag writing to *dst, whose value is its default.
+func bindInt(name string, dst *int) *intFlag {
+	f := newInt(name, *dst)
+	f.dst = dst
+	return f
+}
+
+// newFloat is a float flag with default v.
+func newFloat(name string, v float64) *floatFlag {
+	return &floatFlag{v: v, name: name, kind: "float", parse: pyfmt.ParseFloat, show: pyfmt.Float}
+}
+
+// bindFloat is a float flag writing to *dst, whose value is its default.
+func bindFloat(name string, dst *float64) *floatFlag {
+	f := newFloat(name, *dst)
+	f.dst = dst
+	return f
+}
+
+// bindSeconds is a float flag of seconds writing a duration to *dst.
+func bindSeconds(name string, dst *time.Duration) *scalar[time.Duration] {
+	return &scalar[time.Duration]{v: *dst, dst: dst, name: name, kind: "float",
+		parse: func(s string) (time.Duration, error) {
+			v, err := pyfmt.ParseFloat(s)
+			return metrics.Duration(v), err
+		},
+		show: func(d time.Duration) string { return pyfmt.Float(d.Seconds()) }}
+}
+
+// bindWholeSeconds is an int flag of seconds writing a duration to *dst.
+func bindWholeSeconds(name string, dst *time.Duration) *scalar[time.Duration] {
+	return &scalar[time.Duration]{v: *dst, dst: dst, name: name, kind: "int",
+		parse: func(s string) (time.Duration, error) {
+			v, err := parsePyInt(s)
+			return time.Duration(v) * time.Second, err
+		},
+		show: func(d time.Duration) string { return strconv.Itoa(int(d / time.Second)) }}
+}
+
+// bindInt64 is an int flag writing to an int64.
+func bindInt64(name string, dst *int64) *scalar[int64] {
+	return &scalar[int64]{v: *dst, dst: dst, name: name, kind: "int",
+		parse: func(s string) (int64, error) {
+			v, err := parsePyInt(s)
+			return int64(v), err
+		},
+		show: func(v int64) string { return strconv.FormatInt(v, 10) }}
 }
 
 // parsePyInt is Python's int(str): surrounding whitespace, a sign, and
@@ -67,59 +160,31 @@ func parsePyInt(s string) (int, error) {
 	return strconv.Atoi(strings.ReplaceAll(t, "_", ""))
 }
 
-// floatFlag is a float flag parsed with Python's float(): "inf" works.
-type floatFlag struct {
-	name string
-	v    float64
-	set  bool
-}
-
-func (f *floatFlag) String() string {
-	if !f.set && f.v == 0 {
-		return ""
-	}
-	return pyfmt.Float(f.v)
-}
-func (f *floatFlag) Type() string { return "float" }
-func (f *floatFlag) Set(s string) error {
-	v, err := pyfmt.ParseFloat(s)
-	if err != nil {
-		return argErrorf("argument --%s: invalid float value: %s", f.name, pyfmt.StrRepr(s))
-	}
-	f.v, f.set = v, true
-	return nil
-}
-
-func (f *floatFlag) ptr() *float64 {
-	if !f.set {
-		return nil
-	}
-	v := f.v
-	return &v
-}
-
 // choiceFlag is a string flag limited to choices.
-type choiceFlag struct {
-	name    string
-	v       string
-	choices []string
-	set     bool
+type choiceFlag = scalar[string]
+
+// newChoice is a choice flag with default v ("" for vLLM's None).
+func newChoice(name, v string, choices ...string) *choiceFlag {
+	return &choiceFlag{v: v, name: name, kind: "string", show: func(s string) string { return s },
+		parse: func(s string) (string, error) {
+			for _, c := range choices {
+				if c == s {
+					return s, nil
+				}
+			}
+			quoted := make([]string, len(choices))
+			for i, c := range choices {
+				quoted[i] = pyfmt.StrRepr(c)
+			}
+			return "", argErrorf("argument --%s: invalid choice: %s (choose from %s)", name, pyfmt.StrRepr(s), strings.Join(quoted, ", "))
+		}}
 }
 
-func (f *choiceFlag) String() string { return f.v }
-func (f *choiceFlag) Type() string   { return "string" }
-func (f *choiceFlag) Set(s string) error {
-	for _, c := range f.choices {
-		if c == s {
-			f.v, f.set = s, true
-			return nil
-		}
-	}
-	quoted := make([]string, len(f.choices))
-	for i, c := range f.choices {
-		quoted[i] = pyfmt.StrRepr(c)
-	}
-	return argErrorf("argument --%s: invalid choice: %s (choose from %s)", f.name, pyfmt.StrRepr(s), strings.Join(quoted, ", "))
+// bindChoice is a choice flag writing to *dst, whose value is its default.
+func bindChoice(name string, dst *string, choices ...string) *choiceFlag {
+	f := newChoice(name, *dst, choices...)
+	f.dst = dst
+	return f
 }
 
 // listFlag collects the values of an nargs flag (--header a=1 b=2 arrives
@@ -131,14 +196,42 @@ type listFlag struct {
 
 func (f *listFlag) String() string { return strings.Join(f.v, " ") }
 func (f *listFlag) Type() string   { return "strings" }
+
+// Set adds one value; the normaliser's marker of an empty nargs="*" list
+// adds none.
 func (f *listFlag) Set(s string) error {
-	f.v, f.set = append(f.v, s), true
+	if s != emptyListMarker {
+		f.v = append(f.v, s)
+	}
+	f.set = true
 	return nil
+}
+
+// python is the list, or None when the flag was not given.
+func (f *listFlag) python() any {
+	if !f.set {
+		return nil
+	}
+	return append([]string{}, f.v...)
 }
 
 // emptyListMarker is what the argument normaliser passes for an nargs="*"
 // flag given without values (argparse then stores []).
 const emptyListMarker = "\x00empty"
+
+// stringsFlag is a repeatable flag taking one value per occurrence
+// (--threshold a --threshold b); unlike listFlag it never swallows the
+// arguments that follow, so positional arguments may come after it.
+type stringsFlag struct{ v []string }
+
+func (f *stringsFlag) String() string { return strings.Join(f.v, " ") }
+func (f *stringsFlag) Type() string   { return "stringArray" }
+
+// Set adds one value.
+func (f *stringsFlag) Set(s string) error {
+	f.v = append(f.v, s)
+	return nil
+}
 
 // jsonFlag is a flag holding a JSON object (--extra-body,
 // --chat-template-kwargs). Several occurrences (and vLLM's dotted form
@@ -146,6 +239,7 @@ const emptyListMarker = "\x00empty"
 type jsonFlag struct {
 	name string
 	v    backend.Object
+	dst  *backend.Object
 	set  bool
 }
 
@@ -155,7 +249,10 @@ func (f *jsonFlag) String() string {
 	}
 	return string(f.v.AppendJSON(nil))
 }
+
 func (f *jsonFlag) Type() string { return "json" }
+
+// Set merges one JSON object into the value.
 func (f *jsonFlag) Set(s string) error {
 	o, err := backend.ParseObject([]byte(s))
 	if err != nil {
@@ -167,5 +264,54 @@ func (f *jsonFlag) Set(s string) error {
 	}
 	f.v.Update(o)
 	f.set = true
+	if f.dst != nil {
+		*f.dst = f.v.Clone()
+	}
 	return nil
 }
+
+// python is the object as Python values, or None when not given.
+func (f *jsonFlag) python() any {
+	if !f.set {
+		return nil
+	}
+	v, err := report.FromJSON(f.v.AppendJSON(nil))
+	if err != nil {
+		return nil // cannot happen: it was parsed
+	}
+	return v
+}
+
+// percentilesFlag is --metric-percentiles: comma-separated Python floats
+// in [0, 100] (metrics.ParseMetricPercentiles).
+type percentilesFlag struct {
+	dst  *[]float64
+	text string
+	set  bool
+}
+
+func (f *percentilesFlag) String() string {
+	if f.set {
+		return f.text
+	}
+	parts := make([]string, len(*f.dst))
+	for i, p := range *f.dst {
+		parts[i] = metrics.PercentileLabel(p)
+	}
+	return strings.Join(parts, ",")
+}
+
+func (f *percentilesFlag) Type() string { return "string" }
+
+// Set parses the list.
+func (f *percentilesFlag) Set(s string) error {
+	ps, err := metrics.ParseMetricPercentiles(s)
+	if err != nil {
+		return exitcode.Usage(err)
+	}
+	*f.dst, f.text, f.set = ps, s, true
+	return nil
+}
+
+// python is the flag's text, as vLLM keeps it.
+func (f *percentilesFlag) python() any { return f.String() }

@@ -1,21 +1,24 @@
 // Package dataset builds the list of requests a run sends, as vLLM's
-// benchmark datasets do (vllm/benchmarks/datasets/datasets.py, §3 of the
-// reference). Given the same tokenizer and seed, the prompts, their lengths,
-// their order and their request ids equal vLLM's: the random dataset draws
-// from a port of NumPy's default_rng (package numpyrand) and the file
-// datasets shuffle and oversample with a port of CPython's random (package
-// pyrandom).
+// benchmark datasets do (vllm/benchmarks/datasets/datasets.py@11dfa3169).
+// Given the same tokenizer and seed, the prompts, their lengths, their order
+// and their request ids equal vLLM's: the random dataset draws from a port
+// of NumPy's default_rng (package numpyrand) and the file datasets shuffle
+// and oversample with a port of CPython's random (package pyrandom).
 //
-// Supported now: random, custom (JSONL) and sharegpt. vLLM's other dataset
-// names are accepted by the command line and refused here with
-// ErrNotSupported.
+// Every dataset is described once, by its Spec in table.go: what it needs
+// (a file, a tokenizer, the vocabulary), what the run must do for it
+// (re-align prompts, force ignore_eos), its flags and its loader. vLLM's
+// datasets that gobench does not have yet have a Spec without a loader and
+// are refused with exitcode.ErrNotSupported.
 package dataset
 
 import (
 	"errors"
 	"fmt"
 	"io"
+	"slices"
 
+	"github.com/gobench/gobench/internal/exitcode"
 	"github.com/gobench/gobench/internal/pyrandom"
 	"github.com/gobench/gobench/internal/tokenizer"
 )
@@ -32,18 +35,10 @@ type Sample struct {
 	RequestID string
 }
 
-// Names lists every --dataset-name choice vLLM accepts.
-var Names = []string{
-	"sharegpt", "burstgpt", "sonnet", "random", "random-mm", "random-rerank", "hf",
-	"custom", "custom_audio", "custom_image", "custom_mm", "prefix_repetition",
-	"spec_bench", "speed_bench", "timed_trace",
-}
-
-// ErrNotSupported marks a dataset vLLM has and gobench does not yet.
-var ErrNotSupported = errors.New("not supported yet")
-
-// Options are the dataset flags (§1.3), after vLLM's mapping of --input-len
-// and --output-len onto the dataset-specific flags.
+// Options are the dataset flags, after vLLM's mapping of --input-len and
+// --output-len onto the dataset-specific flags (serve.py@11dfa3169
+// main_async). NumPrompts, Seed and RequestIDPrefix are the run's, copied
+// in when the run is planned.
 type Options struct {
 	Name            string
 	Path            string
@@ -56,10 +51,11 @@ type Options struct {
 	// the tokenizer's chat template.
 	SkipChatTemplate bool
 
-	RandomInputLen   int
-	RandomOutputLen  int
-	RandomPrefixLen  int
-	RandomRangeRatio string
+	RandomInputLen  int
+	RandomOutputLen int
+	RandomPrefixLen int
+	// RandomRangeRatio is --random-range-ratio, parsed (ParseRangeRatio).
+	RandomRangeRatio RangeRatio
 	RandomBatchSize  int
 
 	// CustomOutputLen is --custom-output-len; -1 takes each row's
@@ -70,37 +66,43 @@ type Options struct {
 	SharegptOutputLen *int
 }
 
-// Validate checks what can be checked before anything is loaded: that the
-// dataset is supported and that --dataset-path is given or absent as it must
-// be. The command line calls it so a wrong flag fails before the server is
-// contacted.
-func Validate(opts Options) error {
-	switch opts.Name {
-	case "random":
-		if opts.Path != "" {
-			return pathForbidden(opts)
-		}
-		return nil
-	case "custom", "sharegpt":
-		if opts.Path == "" {
-			return fmt.Errorf("--dataset-name %s needs --dataset-path", opts.Name)
-		}
-		return nil
-	case "random-mm", "random-rerank", "prefix_repetition":
-		if opts.Path != "" {
-			return pathForbidden(opts)
-		}
-	}
-	for _, n := range Names {
-		if n == opts.Name {
-			return fmt.Errorf("--dataset-name %s: %w (supported: random, custom, sharegpt)", opts.Name, ErrNotSupported)
-		}
-	}
-	return fmt.Errorf("Unknown dataset: %s", opts.Name)
+// DefaultOptions are vLLM's defaults of the dataset flags
+// (vllm/benchmarks/datasets/datasets.py@11dfa3169 add_dataset_parser).
+func DefaultOptions() Options {
+	return Options{Name: "random", RandomInputLen: 1024, RandomOutputLen: 128, RandomBatchSize: 1, CustomOutputLen: 256}
 }
 
-// Load builds the samples. tok may be nil (--skip-tokenizer-init) for the
-// datasets that allow it. Warnings vLLM logs go to warn.
+// Validate checks what can be checked before anything is loaded: that the
+// dataset exists and is supported, that --dataset-path is given or absent
+// as it must be, and the values of the dataset's own flags. The run calls
+// it before the server is contacted.
+func Validate(opts Options) error {
+	spec, err := Lookup(opts.Name)
+	if err != nil {
+		return err
+	}
+	switch {
+	case spec.Path == PathForbidden && opts.Path != "":
+		return pathForbidden(opts)
+	case !spec.Supported():
+		return notSupported(opts.Name)
+	case spec.Path == PathRequired && opts.Path == "":
+		return fmt.Errorf("--dataset-name %s needs --dataset-path", opts.Name)
+	}
+	if slices.Contains(spec.Flags, "random-range-ratio") {
+		if err := opts.RandomRangeRatio.Validate(); err != nil {
+			return err
+		}
+	}
+	if opts.RandomBatchSize > 1 {
+		return fmt.Errorf("--random-batch-size: batched prompts (embedding backends) are %w", exitcode.ErrNotSupported)
+	}
+	return nil
+}
+
+// Load builds the samples with the dataset's loader. tok may be nil
+// (--skip-tokenizer-init) for the datasets that allow it. Warnings vLLM
+// logs go to warn.
 func Load(opts Options, tok tokenizer.Tokenizer, warn io.Writer) ([]Sample, error) {
 	if warn == nil {
 		warn = io.Discard
@@ -108,20 +110,11 @@ func Load(opts Options, tok tokenizer.Tokenizer, warn io.Writer) ([]Sample, erro
 	if err := Validate(opts); err != nil {
 		return nil, err
 	}
-	switch opts.Name {
-	case "random":
-		if tok == nil {
-			return nil, errors.New("the random dataset needs a tokenizer: remove --skip-tokenizer-init")
-		}
-		return Random(opts, tok, warn)
-	case "custom":
-		return Custom(opts, tok, warn)
-	default: // "sharegpt", the only other one Validate lets through
-		if tok == nil {
-			return nil, errors.New("the sharegpt dataset needs a tokenizer: remove --skip-tokenizer-init")
-		}
-		return ShareGPT(opts, tok, warn)
+	spec, _ := Lookup(opts.Name) // Validate found it
+	if spec.NeedsTokenizer && tok == nil {
+		return nil, fmt.Errorf("the %s dataset needs a tokenizer: remove --skip-tokenizer-init", opts.Name)
 	}
+	return spec.Load(opts, tok, warn)
 }
 
 // pathForbidden is vLLM's message for a synthetic dataset given a file.

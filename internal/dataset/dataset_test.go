@@ -10,6 +10,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/gobench/gobench/internal/exitcode"
 	"github.com/google/go-cmp/cmp"
 )
 
@@ -57,7 +58,7 @@ func TestRandomMatchesVLLM(t *testing.T) {
 	for _, c := range cases {
 		opts := Options{Name: "random", NumPrompts: c.NumPrompts, Seed: c.Seed, RequestIDPrefix: "bench-x-",
 			RandomInputLen: c.InputLen, RandomOutputLen: c.OutputLen, RandomPrefixLen: c.PrefixLen,
-			RandomRangeRatio: c.RangeRatio, RandomBatchSize: 1}
+			RandomRangeRatio: mustRangeRatio(t, c.RangeRatio), RandomBatchSize: 1}
 		got, err := Load(opts, newFake(), io.Discard)
 		if err != nil {
 			t.Fatalf("seed %d: %v", c.Seed, err)
@@ -118,7 +119,7 @@ func TestShareGPTMatchesVLLM(t *testing.T) {
 func TestRandomDeterminism(t *testing.T) {
 	t.Parallel()
 	opts := Options{Name: "random", NumPrompts: 16, Seed: 123, RandomInputLen: 50, RandomOutputLen: 20,
-		RandomPrefixLen: 7, RandomRangeRatio: "0.3", RandomBatchSize: 1}
+		RandomPrefixLen: 7, RandomRangeRatio: RangeRatio{0.3, 0.3}, RandomBatchSize: 1}
 	a, _ := Load(opts, newFake(), nil)
 	b, _ := Load(opts, newFake(), nil)
 	if !cmp.Equal(a, b) {
@@ -232,14 +233,13 @@ func TestLoadErrors(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			t.Parallel()
-			tt.opts.RandomRangeRatio = "0.0"
 			_, err := Load(tt.opts, newFake(), nil)
 			if err == nil || !strings.Contains(err.Error(), tt.want) {
 				t.Fatalf("err = %v, want it to contain %q", err, tt.want)
 			}
 		})
 	}
-	if _, err := Load(Options{Name: "sonnet"}, newFake(), nil); !errors.Is(err, ErrNotSupported) {
+	if _, err := Load(Options{Name: "sonnet"}, newFake(), nil); !errors.Is(err, exitcode.ErrNotSupported) {
 		t.Errorf("not ErrNotSupported: %v", err)
 	}
 }
@@ -294,4 +294,14 @@ func FuzzReadShareGPT(f *testing.F) {
 		}
 		_, _ = readShareGPT(p)
 	})
+}
+
+// mustRangeRatio parses a --random-range-ratio value of a golden case.
+func mustRangeRatio(t *testing.T, s string) RangeRatio {
+	t.Helper()
+	rr, err := ParseRangeRatio(s)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return rr
 }

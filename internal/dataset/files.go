@@ -12,12 +12,14 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/gobench/gobench/internal/exitcode"
 	"github.com/gobench/gobench/internal/tokenizer"
 )
 
 // ErrChatTemplate is returned when a dataset would apply the tokenizer's
 // chat template and the tokenizer has none (transformers raises there too).
-var ErrChatTemplate = errors.New("the tokenizer has no chat template to apply: pass --skip-chat-template to send the prompts as they are")
+// The command line can fix it, so it exits with status 2.
+var ErrChatTemplate = exitcode.With(errors.New("the tokenizer has no chat template to apply: pass --skip-chat-template to send the prompts as they are"), exitcode.BadUsage)
 
 // customRow is one line of a custom JSONL file.
 type customRow struct {
@@ -227,7 +229,7 @@ func ShareGPT(opts Options, tok tokenizer.Tokenizer, warn io.Writer) ([]Sample, 
 			continue
 		}
 		if !isNull(e.Image) || !isNull(e.Video) {
-			return nil, fmt.Errorf("%s: entry %d has an image or video: multimodal ShareGPT is %w", opts.Path, e.index, ErrNotSupported)
+			return nil, fmt.Errorf("%s: entry %d has an image or video: multimodal ShareGPT is %w", opts.Path, e.index, exitcode.ErrNotSupported)
 		}
 		samples = append(samples, Sample{
 			Prompt:            prompt,

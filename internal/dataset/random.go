@@ -2,6 +2,7 @@ package dataset
 
 import (
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"math"
@@ -60,17 +61,26 @@ func ParseRangeRatio(s string) (RangeRatio, error) {
 	return RangeRatio{in, out}, nil
 }
 
+// Validate checks both ratios are in [0, 1), with vLLM's messages
+// (get_sampling_params).
+func (rr RangeRatio) Validate() error {
+	if !(rr.Input >= 0 && rr.Input < 1) {
+		return errors.New("input_range_ratio must be in [0, 1).")
+	}
+	if !(rr.Output >= 0 && rr.Output < 1) {
+		return errors.New("output_range_ratio must be in [0, 1).")
+	}
+	return nil
+}
+
 // SamplingParams draws the per-request input lengths, output lengths and
 // offsets exactly as vLLM's get_sampling_params (datasets/utils.py) does:
 // special tokens are subtracted from the input only, bounds are
 // floor(x·(1−r)) and ceil(x·(1+r)) inclusive, the output floor is 1, and
 // the three arrays are drawn in that order from rng.
 func SamplingParams(rng *numpyrand.Generator, n int, rr RangeRatio, inputLen, outputLen int, tok tokenizer.Tokenizer) (in, out, offsets []int64, err error) {
-	if !(rr.Input >= 0 && rr.Input < 1) {
-		return nil, nil, nil, fmt.Errorf("input_range_ratio must be in [0, 1).")
-	}
-	if !(rr.Output >= 0 && rr.Output < 1) {
-		return nil, nil, nil, fmt.Errorf("output_range_ratio must be in [0, 1).")
+	if err := rr.Validate(); err != nil {
+		return nil, nil, nil, err
 	}
 	realIn := max(0, inputLen-tok.NumSpecialTokensToAdd())
 	inLow := int64(math.Floor(float64(realIn) * (1 - rr.Input)))
@@ -91,18 +101,12 @@ func SamplingParams(rng *numpyrand.Generator, n int, rr RangeRatio, inputLen, ou
 
 // Random builds vLLM's random dataset (RandomDataset.sample).
 func Random(opts Options, tok tokenizer.Tokenizer, warn io.Writer) ([]Sample, error) {
-	rr, err := ParseRangeRatio(opts.RandomRangeRatio)
-	if err != nil {
-		return nil, err
-	}
+	rr := opts.RandomRangeRatio
 	numSpecial := tok.NumSpecialTokensToAdd()
 	realIn := max(0, opts.RandomInputLen-numSpecial)
 	if minTotal := opts.RandomPrefixLen + int(math.Floor(float64(realIn)*(1-rr.Input))); minTotal < 1 {
 		return nil, fmt.Errorf("--random-input-len is too small: with tokenizer special tokens %d and input range ratio %s, the minimum possible total input tokens (prefix + sampled) is %d. Increase --random-input-len and/or --random-prefix-len, or decrease the input range ratio so that prefix_len + floor(max(0, random_input_len - num_special)) * (1 - input_range_ratio) >= 1.",
 			numSpecial, pyfmt.Float(rr.Input), minTotal)
-	}
-	if opts.RandomBatchSize > 1 {
-		return nil, fmt.Errorf("--random-batch-size %d: batched prompts are for embedding backends, which are %w", opts.RandomBatchSize, ErrNotSupported)
 	}
 	if opts.Seed < 0 {
 		return nil, fmt.Errorf("--seed %d: the random dataset needs a non-negative seed (NumPy's default_rng rejects negative seeds)", opts.Seed)

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"slices"
 	"strings"
 
 	"github.com/gobench/gobench/internal/pyfmt"
@@ -76,28 +77,27 @@ func ParseGoodput(items []string) (map[string]float64, error) {
 		slos[parts[0]] = v
 	}
 	for _, name := range order {
-		v := slos[name]
-		if !isGoodputName(name) {
-			return nil, fmt.Errorf("Invalid metric name found, %s: %s. "+
-				"The service level objective name should be one of "+
-				"['ttft', 'tpot', 'e2el']. ", name, pyfmt.Float(v))
-		}
-		if v < 0 {
-			return nil, fmt.Errorf("Invalid value found, %s: %s. "+
-				"The service level objective value should be "+
-				"non-negative.", name, pyfmt.Float(v))
+		if err := CheckSLO(name, slos[name]); err != nil {
+			return nil, err
 		}
 	}
 	return slos, nil
 }
 
-func isGoodputName(name string) bool {
-	for _, n := range goodputNames {
-		if n == name {
-			return true
-		}
+// CheckSLO checks one goodput SLO as check_goodput_args does, with its
+// messages: the name must be ttft, tpot or e2el, the value non-negative.
+func CheckSLO(name string, v float64) error {
+	if !slices.Contains(goodputNames[:], name) {
+		return fmt.Errorf("Invalid metric name found, %s: %s. "+
+			"The service level objective name should be one of "+
+			"['ttft', 'tpot', 'e2el']. ", name, pyfmt.Float(v))
 	}
-	return false
+	if v < 0 {
+		return fmt.Errorf("Invalid value found, %s: %s. "+
+			"The service level objective value should be "+
+			"non-negative.", name, pyfmt.Float(v))
+	}
+	return nil
 }
 
 // ParsePercentileMetrics splits the --percentile-metrics value as vLLM
@@ -126,13 +126,23 @@ func ParseMetricPercentiles(flag string) ([]float64, error) {
 		if err != nil {
 			return nil, fmt.Errorf("invalid --metric-percentiles %q: %w", flag, err)
 		}
-		if !(p >= 0 && p <= 100) {
-			return nil, fmt.Errorf("invalid --metric-percentiles %q: percentiles must be in the range [0, 100], got %s",
-				flag, pyfmt.Float(p))
-		}
 		ps = append(ps, p)
 	}
+	if err := ValidatePercentiles(ps); err != nil {
+		return nil, fmt.Errorf("invalid --metric-percentiles %q: %w", flag, err)
+	}
 	return ps, nil
+}
+
+// ValidatePercentiles checks that every percentile is in [0, 100] (NaN is
+// not), which np.percentile would check only after the run.
+func ValidatePercentiles(ps []float64) error {
+	for _, p := range ps {
+		if !(p >= 0 && p <= 100) {
+			return fmt.Errorf("percentiles must be in the range [0, 100], got %s", pyfmt.Float(p))
+		}
+	}
+	return nil
 }
 
 // PercentileLabel is how vLLM names percentile p in printed labels

@@ -1,5 +1,7 @@
 package metrics
 
+import "time"
+
 // Output is the record of one request, as vLLM's RequestFuncOutput keeps it
 // (vllm/benchmarks/lib/endpoint_request_func.py). Request functions in
 // package backend fill it; Calculate turns a slice of them into a Result.
@@ -51,3 +53,8 @@ type Output struct {
 	// vLLM's --enable-per-request-metrics (seconds), when present.
 	ServerQueueTime, ServerTTFT *float64
 }
+
+// Duration converts seconds as gobench keeps them (float64, like vLLM's
+// perf_counter readings and its flags) to a time.Duration, rounding toward
+// zero at the nanosecond.
+func Duration(seconds float64) time.Duration { return time.Duration(seconds * float64(time.Second)) }

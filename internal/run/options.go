@@ -1,41 +1,59 @@
 // Package run carries out one `gobench serve` run the way vLLM's
-// main_async and benchmark() do (vllm/benchmarks/serve.py): discover the
-// model, load the tokenizer and the dataset, check readiness, warm up,
-// send the requests on the seeded schedule under the concurrency limit,
-// then compute, print and save the results.
+// main_async and benchmark() do (vllm/benchmarks/serve.py@11dfa3169), in
+// two steps:
 //
+//   - NewPlan decides everything that comes before the first request: the
+//     model, the tokenizer, the dataset, the request bodies and the arrival
+//     offsets (what --dry-run prints, Plan.WriteJSONL);
+//   - Plan.Execute sends it: the ready check, the warm-ups, the requests on
+//     the seeded schedule under the concurrency limit, then the metrics,
+//     the printed block and the saved result.
+//
+// Options arrive parsed and typed (the command line converts text to
+// types), and Validate checks every value before anything is sent.
 // Everything the run touches outside itself comes in through Env (writers,
-// HTTP transport, clocks, the interrupt channel), so tests drive it
-// in-process against httptest servers.
+// HTTP transport, clocks, the interrupt channel, the block's renderer), so
+// tests drive it in-process against httptest servers.
 package run
 
 import (
+	"crypto/rand"
+	"encoding/hex"
+	"errors"
+	"fmt"
 	"io"
+	"maps"
+	"math"
 	"net/http"
+	"slices"
 	"time"
 
 	"github.com/gobench/gobench/internal/backend"
 	"github.com/gobench/gobench/internal/dataset"
+	"github.com/gobench/gobench/internal/exitcode"
+	"github.com/gobench/gobench/internal/metrics"
 	"github.com/gobench/gobench/internal/report"
 	"github.com/gobench/gobench/internal/schedule"
 )
 
-// Options are the settings of one run: vLLM's flags, already parsed and
-// checked for syntax by the command line.
+// Options are the settings of one run: vLLM's flags, parsed into types.
+// DefaultOptions holds vLLM's defaults; Validate checks the values.
 type Options struct {
 	// Target.
 	BaseURL  string // --base-url; when empty, http://Host:Port
 	Host     string
 	Port     int
 	Endpoint string
-	Backend  string
+	// Backend is --backend, a name of backend.Names().
+	Backend string
 	// Model is --model; empty asks the server (GET /v1/models).
 	Model string
 	// ServedModelName is --served-model-name, sent as "model" when set
 	// (only used together with --model, as in vLLM).
 	ServedModelName string
 	// Tokenizer is --tokenizer; empty means the model id.
-	Tokenizer         string
+	Tokenizer string
+	// TokenizerMode is --tokenizer-mode: auto, hf or server.
 	TokenizerMode     string
 	SkipTokenizerInit bool
 	Headers           []backend.Header
@@ -44,14 +62,16 @@ type Options struct {
 	Insecure bool
 
 	// Load shape.
-	NumPrompts  int
-	RequestRate float64 // +Inf sends everything at once
-	Burstiness  float64
+	NumPrompts int
+	// Schedule is --request-rate, --burstiness and the ramp-up. Its
+	// NumRequests is the dataset's size, which only the plan knows: it is
+	// ignored here.
+	Schedule schedule.Params
 	// MaxConcurrency is --max-concurrency; 0 means unlimited (unset).
 	MaxConcurrency int
-	Seed           int64
-	RampUp         *schedule.RampUp
-	NumWarmups     int
+	// Seed is --seed, in [0, 2**32).
+	Seed       int64
+	NumWarmups int
 	// ReadyCheckTimeout > 0 polls the endpoint with the test request first.
 	ReadyCheckTimeout time.Duration
 	Profile           bool
@@ -61,26 +81,33 @@ type Options struct {
 	// InterruptGrace bounds the wait for requests in flight after the first
 	// interrupt.
 	InterruptGrace time.Duration
-	// LoRAModules and LoRAAssignment pick a LoRA per request.
+	// LoRAModules and LoRAAssignment ("random" or "round-robin") pick a
+	// LoRA per request.
 	LoRAModules    []string
 	LoRAAssignment string
 
 	// Payload.
 	Logprobs *int
-	// IgnoreEOS is --ignore-eos; the random dataset forces it on for the
-	// OpenAI-compatible backends, as vLLM does.
+	// IgnoreEOS is --ignore-eos; some datasets force it on (their
+	// dataset.Spec says when), as vLLM does.
 	IgnoreEOS bool
 	// SamplingParams holds the sampling flags that were given, in vLLM's
 	// order (top_p, top_k, min_p, temperature, ...).
 	SamplingParams backend.Object
 	ExtraBody      backend.Object
 
-	// Dataset holds the dataset flags.
+	// Dataset holds the dataset flags; its NumPrompts, Seed and
+	// RequestIDPrefix are taken from the run's when the run is planned.
 	Dataset dataset.Options
 
 	// Metrics and output.
-	PercentileMetrics  string // "" means vLLM's default "ttft,tpot,itl"
-	MetricPercentiles  string
+	// PercentileMetrics is --percentile-metrics split into names; nil
+	// means vLLM's default for the backend (PercentileMetricsOrDefault).
+	PercentileMetrics []string
+	// Percentiles is --metric-percentiles.
+	Percentiles []float64
+	// Goodput holds the --goodput SLOs in milliseconds; empty disables
+	// goodput.
 	Goodput            map[string]float64
 	SaveResult         bool
 	SaveDetailed       bool
@@ -88,15 +115,127 @@ type Options struct {
 	ResultDir          string
 	ResultFilename     string
 	Label              string
-	Metadata           []string
+	Metadata           []report.KV
 	ReportCachedTokens bool
 	DisableProgress    bool
-	// DryRun builds the dataset and schedule, prints one JSON line per
-	// request and sends nothing.
+	// DryRun builds the plan, prints one JSON line per request and sends
+	// nothing.
 	DryRun bool
 	// Args is the argument namespace as vLLM's vars(args) would hold it
 	// (header values redacted), for the PyTorch benchmark records.
 	Args *report.Object
+}
+
+// Tokenizer modes gobench has (--tokenizer-mode).
+var tokenizerModes = []string{"auto", "hf", "server"}
+
+// LoRA assignments (--lora-assignment).
+var loraAssignments = []string{"random", "round-robin"}
+
+// DefaultOptions are vLLM's defaults for every flag
+// (vllm/benchmarks/serve.py@11dfa3169 add_cli_args), with a fresh request
+// id prefix as vLLM draws one per process. The command line registers its
+// flags with these values.
+func DefaultOptions() Options {
+	ps, err := metrics.ParseMetricPercentiles(metrics.DefaultMetricPercentiles)
+	if err != nil {
+		panic(err) // a constant
+	}
+	return Options{
+		Host: "127.0.0.1", Port: 8000, Endpoint: "/v1/completions", Backend: "openai", TokenizerMode: "auto",
+		NumPrompts:      1000,
+		Schedule:        schedule.Params{RequestRate: math.Inf(1), Burstiness: 1},
+		RequestIDPrefix: NewRequestIDPrefix(),
+		InterruptGrace:  30 * time.Second,
+		LoRAAssignment:  "random",
+		Percentiles:     ps,
+		Dataset:         dataset.DefaultOptions(),
+	}
+}
+
+// NewRequestIDPrefix draws vLLM's default request id prefix:
+// "bench-" + 8 random hex digits + "-".
+func NewRequestIDPrefix() string {
+	b := make([]byte, 4)
+	_, _ = rand.Read(b)
+	return "bench-" + hex.EncodeToString(b) + "-"
+}
+
+// PercentileMetricsOrDefault is --percentile-metrics, or vLLM's default
+// when it was not given ("ttft,tpot,itl" for the generation backends).
+func (o *Options) PercentileMetricsOrDefault() []string {
+	if o.PercentileMetrics != nil {
+		return o.PercentileMetrics
+	}
+	return metrics.ParsePercentileMetrics("")
+}
+
+// Validate checks every value of o the way vLLM's argument handling does
+// (with its messages where it has one), so that a run never starts on a
+// value it would refuse later. A mistake is an exitcode.UsageError; a
+// feature gobench does not have yet wraps exitcode.ErrNotSupported.
+func (o *Options) Validate() error {
+	for _, check := range []func() error{o.validateTarget, o.validateLoad, o.validateOutput} {
+		if err := check(); err != nil {
+			if errors.Is(err, exitcode.ErrNotSupported) {
+				return err
+			}
+			return exitcode.Usage(err)
+		}
+	}
+	return nil
+}
+
+// validateTarget checks where and what the run sends.
+func (o *Options) validateTarget() error {
+	if !slices.Contains(tokenizerModes, o.TokenizerMode) {
+		return fmt.Errorf("--tokenizer-mode %s: tokenizer modes other than auto, hf and server are %w", o.TokenizerMode, exitcode.ErrNotSupported)
+	}
+	spec, err := backend.Lookup(o.Backend)
+	if err != nil {
+		return err
+	}
+	if o.SamplingParams.Len() > 0 && !spec.SamplingParams {
+		return errors.New("Sampling parameters are only supported by openai-compatible backends.")
+	}
+	if o.DryRun && o.Model == "" && o.Tokenizer == "" && !o.SkipTokenizerInit {
+		return errors.New("--dry-run sends nothing to the server, so it cannot ask it for the model: give --model or --tokenizer")
+	}
+	return nil
+}
+
+// validateLoad checks the schedule, the concurrency and the dataset. The
+// schedule is checked before the dataset, as vLLM checks the ramp-up
+// first.
+func (o *Options) validateLoad() error {
+	sched := o.Schedule
+	sched.NumRequests = 1 // the dataset's size is not known yet
+	if err := schedule.Validate(sched); err != nil {
+		return err
+	}
+	if o.Seed < 0 || o.Seed > math.MaxUint32 {
+		return errors.New("argument --seed: Seed must be between 0 and 2**32 - 1")
+	}
+	if o.MaxConcurrency < 0 {
+		return errors.New("--max-concurrency must be greater than 0")
+	}
+	if !slices.Contains(loraAssignments, o.LoRAAssignment) {
+		return fmt.Errorf("argument --lora-assignment: invalid choice: %q", o.LoRAAssignment)
+	}
+	return dataset.Validate(o.Dataset)
+}
+
+// validateOutput checks what the run reports.
+func (o *Options) validateOutput() error {
+	if err := metrics.ValidatePercentiles(o.Percentiles); err != nil {
+		return fmt.Errorf("invalid --metric-percentiles: %w", err)
+	}
+	for _, name := range slices.Sorted(maps.Keys(o.Goodput)) {
+		if err := metrics.CheckSLO(name, o.Goodput[name]); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 // Env is everything a run takes from its surroundings.
@@ -111,17 +250,54 @@ type Env struct {
 	Now func() time.Time
 	// Stop is closed on the first interrupt: stop sending, let requests in
 	// flight finish (bounded by InterruptGrace), then report. Cancelling the
-	// context passed to Serve cancels what is in flight.
+	// context passed to Execute cancels what is in flight.
 	Stop <-chan struct{}
 	// Progress, when true, draws a progress bar on Stderr.
 	Progress bool
 	// Version is gobench's version, saved in detailed results.
 	Version string
-	// BlockWriter receives the printed result block; nil means Stdout.
-	// `gobench serve --format markdown` discards it and prints its own
-	// summary from the Result.
-	BlockWriter io.Writer
+	// Render prints the result block where vLLM prints it; nil prints
+	// vLLM's text block (report.Text).
+	Render Renderer
 	// Getenv reads the environment (SAVE_TO_PYTORCH_BENCHMARK_FORMAT); nil
 	// reads nothing.
 	Getenv func(string) string
+}
+
+// Renderer prints a run's result block on w.
+type Renderer func(w io.Writer, b Block) error
+
+// Block is what a Renderer draws: the run's metrics and what names the
+// run.
+type Block struct {
+	// Metrics are the computed results.
+	Metrics *metrics.Result
+	// Spec is the speculative-decoding section, nil when the server
+	// exposed no counters.
+	Spec *report.SpecDecode
+	// ModelID and Label name the run.
+	ModelID, Label string
+}
+
+// withDefaults fills the writers, clock and transport left nil.
+func (env Env) withDefaults() Env {
+	if env.Stdout == nil {
+		env.Stdout = io.Discard
+	}
+	if env.Stderr == nil {
+		env.Stderr = io.Discard
+	}
+	if env.Now == nil {
+		env.Now = time.Now
+	}
+	if env.Transport == nil {
+		env.Transport = NewTransport
+	}
+	if env.Getenv == nil {
+		env.Getenv = func(string) string { return "" }
+	}
+	if env.Render == nil {
+		env.Render = func(w io.Writer, b Block) error { return report.Text(w, b.Metrics, b.Spec) }
+	}
+	return env
 }

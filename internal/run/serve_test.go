@@ -38,13 +38,10 @@ func startSim(t *testing.T, ttft, itl time.Duration) *httptest.Server {
 
 // baseOptions are the command line's defaults for a small random run.
 func baseOptions(url string) Options {
-	return Options{
-		BaseURL: url, Endpoint: "/v1/completions", Backend: "openai", NumPrompts: 12,
-		RequestRate: math.Inf(1), Burstiness: 1, RequestIDPrefix: "bench-test-",
-		InterruptGrace: 5 * time.Second, MetricPercentiles: "99",
-		Dataset: dataset.Options{Name: "random", NumPrompts: 12, RandomInputLen: 32, RandomOutputLen: 8,
-			RandomRangeRatio: "0.0", RandomBatchSize: 1, CustomOutputLen: 256},
-	}
+	o := DefaultOptions()
+	o.BaseURL, o.NumPrompts, o.RequestIDPrefix, o.InterruptGrace = url, 12, "bench-test-", 5*time.Second
+	o.Dataset.RandomInputLen, o.Dataset.RandomOutputLen = 32, 8
+	return o
 }
 
 type buffers struct{ out, err bytes.Buffer }
@@ -85,8 +82,8 @@ func TestServeAgainstSim(t *testing.T) {
 			if backendName == "openai-chat" {
 				o.Endpoint = "/v1/chat/completions"
 			}
-			o.RequestRate, o.MaxConcurrency = 20, 4
-			o.PercentileMetrics = "ttft,tpot,itl,e2el"
+			o.Schedule.RequestRate, o.MaxConcurrency = 20, 4
+			o.PercentileMetrics = []string{"ttft", "tpot", "itl", "e2el"}
 			o.SaveResult, o.SaveDetailed, o.ResultDir = true, true, dir
 			var b buffers
 			res, err := Serve(context.Background(), o, b.env())
@@ -149,7 +146,7 @@ func TestDryRunSchedule(t *testing.T) {
 	srv := httptest.NewServer(rc)
 	defer srv.Close()
 	o := baseOptions(srv.URL)
-	o.NumPrompts, o.Dataset.NumPrompts, o.RequestRate, o.DryRun = 10, 10, 4, true
+	o.NumPrompts, o.Dataset.NumPrompts, o.Schedule.RequestRate, o.DryRun = 10, 10, 4, true
 	o.Tokenizer = tokenizer.BuiltinName
 	var b buffers
 	if _, err := Serve(context.Background(), o, b.env()); err != nil {
@@ -207,8 +204,8 @@ func TestClientQueueTime(t *testing.T) {
 	path := filepath.Join(dir, "p.jsonl")
 	os.WriteFile(path, []byte("{\"prompt\":\"hi\"}\n{\"prompt\":\"hi\"}\n{\"prompt\":\"hi\"}\n"), 0o644)
 	o := baseOptions(srv.URL)
-	o.Model, o.SkipTokenizerInit, o.MaxConcurrency, o.Burstiness = "mock", true, 1, math.Inf(1)
-	o.PercentileMetrics = "ttft,e2el"
+	o.Model, o.SkipTokenizerInit, o.MaxConcurrency, o.Schedule.Burstiness = "mock", true, 1, math.Inf(1)
+	o.PercentileMetrics = []string{"ttft", "e2el"}
 	o.NumPrompts = 3
 	o.Dataset = dataset.Options{Name: "custom", Path: path, NumPrompts: 3, CustomOutputLen: 1, DisableShuffle: true}
 	o.SaveResult, o.SaveDetailed, o.ResultDir = true, true, dir
@@ -322,7 +319,7 @@ func TestInterrupt(t *testing.T) {
 	srv := startSim(t, 20*time.Millisecond, 10*time.Millisecond)
 	dir := t.TempDir()
 	o := baseOptions(srv.URL)
-	o.NumPrompts, o.Dataset.NumPrompts, o.RequestRate = 200, 200, 20
+	o.NumPrompts, o.Dataset.NumPrompts, o.Schedule.RequestRate = 200, 200, 20
 	o.SaveResult, o.SaveDetailed, o.ResultDir = true, true, dir
 	stop := make(chan struct{})
 	time.AfterFunc(400*time.Millisecond, func() { close(stop) })
@@ -357,7 +354,7 @@ func TestInterruptCancel(t *testing.T) {
 	srv := startSim(t, 20*time.Millisecond, 50*time.Millisecond)
 	dir := t.TempDir()
 	o := baseOptions(srv.URL)
-	o.NumPrompts, o.Dataset.NumPrompts, o.RequestRate = 50, 50, 50
+	o.NumPrompts, o.Dataset.NumPrompts, o.Schedule.RequestRate = 50, 50, 50
 	o.InterruptGrace = 0
 	o.SaveResult, o.ResultDir = true, dir
 	stop := make(chan struct{})
@@ -476,7 +473,7 @@ func TestTTFTAgainstServerTruth(t *testing.T) {
 	defer srv.Close()
 	dir := t.TempDir()
 	o := baseOptions(srv.URL)
-	o.RequestRate, o.MaxConcurrency = 50, 8
+	o.Schedule.RequestRate, o.MaxConcurrency = 50, 8
 	o.SaveResult, o.SaveDetailed, o.ResultDir = true, true, dir
 	var b buffers
 	res, err := Serve(context.Background(), o, b.env())

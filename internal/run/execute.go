@@ -1,0 +1,231 @@
+package run
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/gobench/gobench/internal/backend"
+	"github.com/gobench/gobench/internal/exitcode"
+	"github.com/gobench/gobench/internal/metrics"
+	"github.com/gobench/gobench/internal/report"
+)
+
+// ErrAllFailed is returned (with the result) when no request succeeded:
+// such a run must not look like a pass.
+var ErrAllFailed = exitcode.With(errors.New("every request failed"), exitcode.AllFailed)
+
+// ErrInterrupted is returned (with the result, which was still printed and
+// saved) when the run was interrupted.
+var ErrInterrupted = exitcode.With(errors.New("run interrupted"), exitcode.Interrupted)
+
+// Result is what a run produced.
+type Result struct {
+	// Metrics is the computed result.
+	Metrics *metrics.Result
+	// Object is the result as saved (or as it would be saved).
+	Object *report.Object
+	// File is the path the result was written to, "" if not saved.
+	File string
+	// EndReason is report.EndCompleted or report.EndInterrupted.
+	EndReason string
+	// Spec is the speculative-decoding section, nil when the server
+	// exposed no counters.
+	Spec *report.SpecDecode
+}
+
+// Serve plans the run described by opts and carries it out; a dry run
+// prints the plan's JSON lines on env.Stdout instead (and returns nil).
+func Serve(ctx context.Context, opts Options, env Env) (*Result, error) {
+	p, err := NewPlan(ctx, opts, env)
+	if err != nil {
+		return nil, err
+	}
+	if opts.DryRun {
+		return nil, p.WriteJSONL(env.withDefaults().Stdout)
+	}
+	return p.Execute(ctx, env)
+}
+
+// execution is one Execute of a plan.
+type execution struct {
+	*Plan
+	env Env
+	// test is the ready check's and the warm-ups' request: request 0
+	// without its request id, and its body.
+	test     backend.Request
+	testBody []byte
+}
+
+// Execute is vLLM's benchmark(): the ready check, the warm-ups, the
+// profiler, the main run on the schedule, the metrics, the printed block
+// (env.Render), then the result file. The result is returned with
+// ErrAllFailed when no request succeeded and ErrInterrupted after an
+// interrupt; it is still printed and saved then.
+func (p *Plan) Execute(ctx context.Context, env Env) (*Result, error) {
+	x := &execution{Plan: p, env: env.withDefaults()}
+	x.test = *p.jobs[0].req
+	x.test.RequestID = ""
+	x.testBody = p.Backend.Impl.Body(&x.test)
+	if err := x.readyCheck(ctx); err != nil {
+		return nil, err
+	}
+	if err := x.warmUp(ctx); err != nil {
+		return nil, err
+	}
+	fmt.Fprintln(x.out, "Starting main benchmark run...")
+	x.profile(ctx, true)
+	x.announce()
+	before := fetchMetrics(ctx, x.hc, x.BaseURL)
+	bar := newProgress(x.env, x.Options, len(x.jobs), "")
+	rampStart := isoformat(x.env.Now())
+	res := x.dispatch(ctx, bar)
+	bar.finish()
+	after := fetchMetrics(context.WithoutCancel(ctx), x.hc, x.BaseURL)
+	m, sentOffsets := x.measure(res, before, after)
+	spec := specDecodeStats(before.spec, after.spec)
+	if err := report.Block(x.out, x.env.Stderr, m, func() error {
+		return x.env.Render(x.out, Block{Metrics: m, Spec: spec, ModelID: x.ModelID, Label: x.Options.Label})
+	}); err != nil {
+		return nil, err
+	}
+	x.profile(context.WithoutCancel(ctx), false)
+	result, err := x.save(m, spec, res, rampStart, sentOffsets)
+	if terr := checkTokenizer(x.Tokenizer, "counting output tokens"); terr != nil {
+		fmt.Fprintf(x.env.Stderr, "WARNING: %v\n", terr)
+	}
+	switch {
+	case err != nil:
+		return result, err
+	case res.interrupted:
+		return result, ErrInterrupted
+	case m.Completed == 0:
+		return result, ErrAllFailed
+	}
+	return result, nil
+}
+
+// readyCheck sends the test request until the endpoint answers, when
+// --ready-check-timeout-sec asks for it.
+func (x *execution) readyCheck(ctx context.Context) error {
+	o := &x.Options
+	fmt.Fprintln(x.out, "Starting initial single prompt test run...")
+	if o.ReadyCheckTimeout <= 0 {
+		fmt.Fprintln(x.out, "Skipping endpoint ready check.")
+		return nil
+	}
+	fmt.Fprintf(x.out, "Waiting for endpoint to become up in %d seconds\n", int(o.ReadyCheckTimeout/time.Second))
+	res, err := waitForEndpoint(ctx, func(pctx context.Context) metrics.Output {
+		return x.client.Do(pctx, x.Backend.Impl, &x.test, x.testBody)
+	}, o.ReadyCheckTimeout, retryInterval, x.env.Stderr)
+	if err != nil {
+		return err
+	}
+	if !res.Success {
+		return fmt.Errorf("Initial test run failed - Please make sure benchmark arguments are correctly specified. Error: %s", res.Error)
+	}
+	fmt.Fprintln(x.out, "Initial test run completed.")
+	return nil
+}
+
+// warmUp sends --num-warmups copies of the test request and discards them.
+func (x *execution) warmUp(ctx context.Context) error {
+	o := &x.Options
+	if o.NumWarmups <= 0 {
+		return nil
+	}
+	fmt.Fprintf(x.out, "Warming up with %d requests...\n", o.NumWarmups)
+	bar := newProgress(x.env, *o, o.NumWarmups, "warmup")
+	err := warmUp(ctx, x.client, x.Backend.Impl, &x.test, x.testBody, o.NumWarmups, o.MaxConcurrency, bar.add)
+	bar.finish()
+	if err != nil {
+		return fmt.Errorf("warm-up: %w", err)
+	}
+	fmt.Fprintln(x.out, "Warmup run completed.")
+	return nil
+}
+
+// profile starts (start true) or stops the server's profiler with
+// --profile; a failure is a warning, as the run itself is still good.
+func (x *execution) profile(ctx context.Context, start bool) {
+	if !x.Options.Profile {
+		return
+	}
+	path, verb, doing, done := "/stop_profile", "Stopping", "stopping", "stopped"
+	if start {
+		path, verb, doing, done = "/start_profile", "Starting", "starting", "started"
+	}
+	fmt.Fprintf(x.out, "%s profiler...\n", verb)
+	if err := postProfile(ctx, x.hc, x.BaseURL+path, x.client.Headers(x.Options.Headers, "")); err != nil {
+		fmt.Fprintf(x.env.Stderr, "WARNING: %s the profiler failed: %v\n", doing, err)
+		return
+	}
+	fmt.Fprintf(x.out, "Profiler %s\n", done)
+}
+
+// announce prints the load shape, as vLLM does before the main run.
+func (x *execution) announce() {
+	o := &x.Options
+	if ru := o.Schedule.RampUp; ru != nil {
+		fmt.Fprintf(x.out, "Traffic ramp-up strategy: %s.\n", ru.Strategy)
+		fmt.Fprintf(x.out, "Will increase RPS from %d to %d RPS over the duration of the benchmark.\n", int(ru.StartRPS), int(ru.EndRPS))
+	} else {
+		fmt.Fprintf(x.out, "Traffic request rate: %s\n", describeRate(o.Schedule.RequestRate))
+	}
+	dist := "Gamma distribution"
+	if o.Schedule.Burstiness == 1.0 {
+		dist = "Poisson process"
+	}
+	fmt.Fprintf(x.out, "Burstiness factor: %s (%s)\n", describeRate(o.Schedule.Burstiness), dist)
+	if o.MaxConcurrency > 0 {
+		fmt.Fprintf(x.out, "Maximum request concurrency: %d\n", o.MaxConcurrency)
+	} else {
+		fmt.Fprintln(x.out, "Maximum request concurrency: None")
+	}
+}
+
+// dispatch sends the requests on the schedule.
+func (x *execution) dispatch(ctx context.Context, bar *progress) dispatchResult {
+	o := &x.Options
+	var sem *fifo
+	if o.MaxConcurrency > 0 {
+		sem = newFIFO(o.MaxConcurrency)
+	}
+	d := &dispatcher{client: x.client, be: x.Backend.Impl, sem: sem, stop: x.env.Stop, grace: o.InterruptGrace, done: bar.add}
+	if o.Schedule.RampUp != nil {
+		d.released = make([]time.Time, len(x.jobs))
+	}
+	return d.run(ctx, x.clock.Seconds, x.jobs, x.Offsets)
+}
+
+// measure computes the metrics over the requests that were sent (an
+// interrupt leaves the rest out) and adds the warm-cache warning.
+func (x *execution) measure(res dispatchResult, before, after scrape) (*metrics.Result, []float64) {
+	o := &x.Options
+	var outputs []metrics.Output
+	var sentOffsets []float64
+	for i, out := range res.outputs {
+		if res.sent[i] {
+			outputs = append(outputs, out)
+			sentOffsets = append(sentOffsets, x.Offsets[i])
+		}
+	}
+	if res.interrupted {
+		fmt.Fprintf(x.out, "Interrupted: reporting the %d of %d requests that were sent.\n", len(outputs), len(x.jobs))
+	}
+	cfg := metrics.Config{
+		Goodput: o.Goodput, PercentileMetrics: o.PercentileMetricsOrDefault(), Percentiles: o.Percentiles,
+		MaxConcurrency: o.MaxConcurrency, RequestRate: o.Schedule.RequestRate,
+		ReportCachedTokens: o.ReportCachedTokens,
+	}
+	if tok := x.Tokenizer; tok != nil {
+		cfg.CountTokens = func(s string) int { return len(tok.Encode(s, false)) }
+	}
+	m := metrics.Calculate(outputs, res.end-res.start, cfg)
+	d := o.Dataset
+	if w := warmPrefixCache(d.Name, d.RandomPrefixLen, d.RandomInputLen, before.prefix, after.prefix); w != "" {
+		m.Warnings = append(m.Warnings, w)
+	}
+	return &m, sentOffsets
+}

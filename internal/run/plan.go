@@ -1,0 +1,309 @@
+package run
+
+import (
+	"context"
+	"crypto/tls"
+	"errors"
+	"fmt"
+	"io"
+	"net"
+	"net/http"
+	"strconv"
+	"time"
+
+	"github.com/gobench/gobench/internal/backend"
+	"github.com/gobench/gobench/internal/dataset"
+	"github.com/gobench/gobench/internal/numpyrand"
+	"github.com/gobench/gobench/internal/pyrandom"
+	"github.com/gobench/gobench/internal/report"
+	"github.com/gobench/gobench/internal/schedule"
+	"github.com/gobench/gobench/internal/tokenizer"
+	"github.com/gobench/gobench/internal/tokenizer/hub"
+)
+
+// Plan is everything a run decides before it sends a request: the target,
+// the model, the tokenizer, every request with its body, and when each is
+// due. It is what --dry-run prints (WriteJSONL); Execute sends it.
+type Plan struct {
+	// Options are the run's options, validated.
+	Options Options
+	// Backend is the --backend's description.
+	Backend *backend.Spec
+	// Dataset is the --dataset-name's description.
+	Dataset *dataset.Spec
+	// BaseURL is the server; APIURL the benchmarked endpoint.
+	BaseURL, APIURL string
+	// ModelName is the served model name sent in requests ("" when the
+	// model id is sent); ModelID names the model (the result's model_id).
+	ModelName, ModelID string
+	// TokenizerID names the tokenizer ("" with --skip-tokenizer-init).
+	TokenizerID string
+	// Tokenizer counts tokens; nil with --skip-tokenizer-init.
+	Tokenizer tokenizer.Tokenizer
+	// Arrivals are the scheduled arrivals, one per request; Offsets their
+	// offsets in seconds from the start of the run.
+	Arrivals []schedule.Arrival
+	Offsets  []float64
+
+	jobs   []job
+	hc     *http.Client
+	client *backend.Client
+	clock  *clock
+	// out receives the transcript: stdout, or stderr for a dry run, whose
+	// stdout carries only the JSON lines.
+	out io.Writer
+}
+
+// NewPlan validates opts and plans the run: it asks the server for the
+// model when --model is not given, finds the tokenizer, builds the dataset
+// (re-aligned to the server's tokenizer where vLLM does that), the request
+// bodies and the arrival schedule. A dry run contacts nothing.
+func NewPlan(ctx context.Context, opts Options, env Env) (*Plan, error) {
+	if err := opts.Validate(); err != nil {
+		return nil, err
+	}
+	env = env.withDefaults()
+	p := &Plan{Options: opts, out: env.Stdout}
+	if opts.DryRun {
+		p.out = env.Stderr
+	}
+	if err := p.target(env); err != nil {
+		return nil, err
+	}
+	if err := p.model(ctx); err != nil {
+		return nil, err
+	}
+	if err := p.tokenizer(ctx, env); err != nil {
+		return nil, err
+	}
+	samples, err := p.samples(ctx, env)
+	if err != nil {
+		return nil, err
+	}
+	p.requests(samples)
+	return p, p.schedule()
+}
+
+// target resolves the server, the endpoint and the backend, and builds the
+// HTTP clients (one connection pool bounded by --max-concurrency).
+func (p *Plan) target(env Env) error {
+	o := &p.Options
+	p.BaseURL = o.BaseURL
+	if p.BaseURL == "" {
+		p.BaseURL = "http://" + net.JoinHostPort(o.Host, strconv.Itoa(o.Port))
+	}
+	p.APIURL = p.BaseURL + o.Endpoint
+	var err error
+	if p.Backend, err = backend.Lookup(o.Backend); err != nil {
+		return err
+	}
+	if err := p.Backend.ValidateURL(p.APIURL); err != nil {
+		return err
+	}
+	if p.Dataset, err = dataset.Lookup(o.Dataset.Name); err != nil {
+		return err
+	}
+	p.hc = &http.Client{Transport: env.Transport(o.MaxConcurrency, o.Insecure)}
+	p.clock = newClock()
+	p.client = &backend.Client{HTTP: p.hc, Now: p.clock.Seconds, APIKey: o.APIKey, ReadTimeout: o.ReadTimeout}
+	return nil
+}
+
+// model names the model: --model, else the server's first model (vLLM's
+// get_first_model_from_server). A dry run asks nothing.
+func (p *Plan) model(ctx context.Context) error {
+	o := &p.Options
+	p.ModelName, p.ModelID = o.ServedModelName, o.Model
+	if o.Model != "" || o.DryRun {
+		return nil
+	}
+	fmt.Fprintln(p.out, "Model not specified, fetching first model from server...")
+	var err error
+	p.ModelName, p.ModelID, err = fetchModel(ctx, p.hc, p.BaseURL, p.client.Headers(o.Headers, ""))
+	if err != nil {
+		return err
+	}
+	fmt.Fprintf(p.out, "First model name: %s, first model id: %s\n", p.ModelName, p.ModelID)
+	return nil
+}
+
+// servedModel is the model name requests carry: the served name when
+// there is one, which is what the server accepts.
+func (p *Plan) servedModel() string {
+	if p.ModelName != "" {
+		return p.ModelName
+	}
+	return p.ModelID
+}
+
+// tokenizer finds the tokenizer named by --tokenizer or the model id.
+func (p *Plan) tokenizer(ctx context.Context, env Env) error {
+	o := &p.Options
+	if o.SkipTokenizerInit {
+		return nil
+	}
+	p.TokenizerID = o.Tokenizer
+	if p.TokenizerID == "" {
+		p.TokenizerID = p.ModelID
+	}
+	src := tokenizerSource{name: p.TokenizerID, mode: o.TokenizerMode, opts: *o, env: env,
+		model: p.servedModel(), headers: p.client.Headers(o.Headers, ""), needVocab: p.Dataset.NeedsVocabulary}
+	if !o.DryRun { // a dry run sends nothing, not even /tokenize
+		src.baseURL = p.BaseURL
+	}
+	tok, err := resolveTokenizer(ctx, src)
+	if err != nil {
+		return err
+	}
+	p.Tokenizer = tok
+	return nil
+}
+
+// samples builds the dataset and, where vLLM does, re-aligns its prompts to
+// the server's tokenizer.
+func (p *Plan) samples(ctx context.Context, env Env) ([]dataset.Sample, error) {
+	o := &p.Options
+	d := o.Dataset
+	d.NumPrompts, d.Seed, d.RequestIDPrefix = o.NumPrompts, o.Seed, o.RequestIDPrefix
+	if p.Tokenizer != nil && p.Tokenizer.VocabSize() == 0 && p.Dataset.NeedsVocabulary {
+		// The server's tokenizer does not know its vocabulary, which the
+		// dataset draws from: say so before it fails obscurely.
+		return nil, fmt.Errorf("--dataset-name %s with tokenizer %s: %w", d.Name, p.Tokenizer.Name(), hub.ErrNoVocabulary)
+	}
+	samples, err := dataset.Load(d, p.Tokenizer, env.Stderr)
+	if err != nil {
+		return nil, err
+	}
+	if err := checkTokenizer(p.Tokenizer, "--dataset-name "+d.Name); err != nil {
+		return nil, err
+	}
+	if p.Dataset.RealignToServer && !o.DryRun {
+		hc := &http.Client{Transport: env.Transport(alignConcurrency, o.Insecure)}
+		samples = alignPrompts(ctx, hc, p.BaseURL, p.servedModel(), samples, p.out)
+	}
+	if len(samples) == 0 {
+		return nil, errors.New("the dataset produced no request")
+	}
+	return samples, nil
+}
+
+// ignoreEOS tells whether requests carry ignore_eos: --ignore-eos, or
+// forced by the dataset as vLLM forces it ("when using random datasets,
+// default to ignoring EOS so generation runs to the requested length",
+// silently).
+func (p *Plan) ignoreEOS() bool {
+	switch p.Dataset.IgnoreEOS {
+	case dataset.IgnoreEOSAlways:
+		return true
+	case dataset.IgnoreEOSForSampling:
+		return p.Options.IgnoreEOS || p.Backend.SamplingParams
+	}
+	return p.Options.IgnoreEOS
+}
+
+// requests builds every request and its body, with its LoRA.
+func (p *Plan) requests(samples []dataset.Sample) {
+	o := &p.Options
+	if _, ok := o.SamplingParams.Get("temperature"); !ok {
+		fmt.Fprintln(p.out, "WARNING: vllm bench serve no longer sets temperature==0 (greedy) in requests by default. The default will be determined on the server side and can be model/API specific. For the old behavior, include --temperature=0.")
+	}
+	extra := o.SamplingParams.Clone()
+	extra.Update(o.ExtraBody)
+	ignoreEOS := p.ignoreEOS()
+	loras := pickLoRAs(*o, len(samples))
+	p.jobs = make([]job, len(samples))
+	for i, s := range samples {
+		req := &backend.Request{
+			Prompt: s.Prompt, APIURL: p.APIURL, PromptLen: s.PromptLen, OutputLen: s.ExpectedOutputLen,
+			Model: p.ModelID, ModelName: p.ModelName, Logprobs: o.Logprobs, IgnoreEOS: ignoreEOS,
+			ExtraHeaders: o.Headers, ExtraBody: extra, RequestID: s.RequestID,
+		}
+		if loras != nil {
+			req.Model, req.ModelName = loras[i], loras[i]
+		}
+		p.jobs[i] = job{req: req, body: p.Backend.Impl.Body(req)}
+	}
+}
+
+// schedule draws the arrival offsets from NumPy's legacy generator seeded
+// with --seed, as vLLM's get_request does.
+func (p *Plan) schedule() error {
+	params := p.Options.Schedule
+	params.NumRequests = len(p.jobs)
+	arrivals, err := schedule.Offsets(params, numpyrand.NewLegacy(uint32(p.Options.Seed)))
+	if err != nil {
+		return err
+	}
+	p.Arrivals = arrivals
+	p.Offsets = make([]float64, len(arrivals))
+	for i, a := range arrivals {
+		p.Offsets[i] = a.Offset
+	}
+	return nil
+}
+
+// pickLoRAs draws one LoRA module per request: round-robin, or
+// random.choice from CPython's global random as vLLM leaves it (seeded with
+// --seed; exact for the random dataset, which does not touch it).
+func pickLoRAs(opts Options, n int) []string {
+	if len(opts.LoRAModules) == 0 {
+		return nil
+	}
+	out := make([]string, n)
+	rng := pyrandom.New(opts.Seed)
+	for i := range out {
+		if opts.LoRAAssignment == "round-robin" {
+			out[i] = opts.LoRAModules[i%len(opts.LoRAModules)]
+		} else {
+			out[i] = opts.LoRAModules[rng.Choice(len(opts.LoRAModules))]
+		}
+	}
+	return out
+}
+
+// WriteJSONL prints the planned requests, one JSON line each (index,
+// offset_s, prompt_len, output_len, request_id): the output of --dry-run.
+func (p *Plan) WriteJSONL(w io.Writer) error {
+	for i, j := range p.jobs {
+		o := report.NewObject()
+		o.Set("index", i)
+		o.Set("offset_s", p.Offsets[i])
+		o.Set("prompt_len", j.req.PromptLen)
+		o.Set("output_len", j.req.OutputLen)
+		o.Set("request_id", j.req.RequestID)
+		if err := report.WriteJSON(w, o); err != nil {
+			return err
+		}
+		if _, err := io.WriteString(w, "\n"); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// NewTransport returns gobench's HTTP transport: the connection pool is the
+// concurrency limit (vLLM's connector limit), keep-alive connections are
+// reused, nothing is compressed (a gzip layer would buffer the stream) and
+// proxies come from the environment (aiohttp's trust_env).
+func NewTransport(maxConns int, insecure bool) http.RoundTripper {
+	idle := maxConns
+	if idle <= 0 {
+		idle = 1024
+	}
+	t := &http.Transport{
+		Proxy:               http.ProxyFromEnvironment,
+		DialContext:         (&net.Dialer{Timeout: 30 * time.Second, KeepAlive: 30 * time.Second}).DialContext,
+		MaxConnsPerHost:     maxConns,
+		MaxIdleConns:        idle,
+		MaxIdleConnsPerHost: idle,
+		IdleConnTimeout:     60 * time.Second,
+		DisableCompression:  true,
+		ForceAttemptHTTP2:   false,
+		WriteBufferSize:     64 << 10,
+		ReadBufferSize:      64 << 10,
+	}
+	if insecure {
+		t.TLSClientConfig = &tls.Config{InsecureSkipVerify: true} //nolint:gosec // --insecure asks for it
+	}
+	return t
+}
