@@ -19,6 +19,7 @@ import (
 	"github.com/gobench/gobench/internal/metrics"
 	"github.com/gobench/gobench/internal/report"
 	"github.com/gobench/gobench/internal/resultfile"
+	"github.com/gobench/gobench/internal/resultkey"
 )
 
 // Options select what to recompute. Empty fields take what the run used,
@@ -57,9 +58,9 @@ func Recompute(run *resultfile.Run, o Options) (*Result, error) {
 	if err != nil {
 		return nil, err
 	}
-	duration, ok := run.Number("duration")
+	duration, ok := run.Number(resultkey.Duration)
 	if !ok {
-		return nil, fmt.Errorf("%s: no \"duration\" in the result", run.Name())
+		return nil, fmt.Errorf("%s: no %q in the result", run.Name(), resultkey.Duration)
 	}
 	res := &Result{PercentileMetrics: o.PercentileMetrics, MetricPercentiles: o.MetricPercentiles}
 	if res.PercentileMetrics == "" || res.MetricPercentiles == "" {
@@ -81,20 +82,20 @@ func Recompute(run *resultfile.Run, o Options) (*Result, error) {
 		Percentiles:       ps,
 		RequestRate:       math.Inf(1),
 	}
-	if v, ok := run.Number("request_rate"); ok {
+	if v, ok := run.Number(resultkey.RequestRate); ok {
 		cfg.RequestRate = v
 	}
-	if v, ok := run.Number("max_concurrency"); ok && v > 0 {
+	if v, ok := run.Number(resultkey.MaxConcurrency); ok && v > 0 {
 		cfg.MaxConcurrency = int(v)
 	}
-	if raw, ok := run.Raw("tokenizer_id"); !ok || string(raw) != "null" {
+	if raw, ok := run.Raw(resultkey.TokenizerID); !ok || string(raw) != "null" {
 		// The run had a tokenizer. output_lens already hold the lengths it
 		// counted, so the fallback is never needed again: a successful
 		// request saved with 0 tokens was counted as 0.
 		cfg.CountTokens = func(string) int { return 0 }
 	}
 	if len(o.Goodput) == 0 {
-		if raw, ok := run.Raw("request_goodput"); ok && string(raw) != "null" {
+		if raw, ok := run.Raw(resultkey.RequestGoodput); ok && string(raw) != "null" {
 			res.Notes = append(res.Notes, "the run measured goodput, but result files do not record the SLOs: pass --goodput to recompute it")
 		}
 	}
@@ -112,10 +113,10 @@ func (res *Result) patch(run *resultfile.Run, d *resultfile.Detailed) {
 		res.Notes = append(res.Notes, "no latencies in the file: E2EL is TTFT plus the ITLs (vLLM's differs in the last digits)")
 	}
 	if !d.HasStartTimes {
-		if v, ok := run.Number("max_output_tokens_per_s"); ok {
+		if v, ok := run.Number(resultkey.MaxOutputTokensPerS); ok {
 			m.MaxOutputTokensPerS = v
 		}
-		if v, ok := run.Number("max_concurrent_requests"); ok {
+		if v, ok := run.Number(resultkey.MaxConcurrentRequests); ok {
 			m.MaxConcurrentRequests = int(v)
 		}
 		res.Notes = append(res.Notes, "no start_times in the file: peak output throughput and peak concurrency are the saved values")
@@ -124,70 +125,66 @@ func (res *Result) patch(run *resultfile.Run, d *resultfile.Detailed) {
 		m.ClientQueue, m.E2ELInclQueue = nil, nil
 		res.Notes = append(res.Notes, "no queue_times in the file: the client queue sections cannot be recomputed")
 	}
-	if c, ok := run.Number("completed"); ok && int(c) != m.Completed {
+	if c, ok := run.Number(resultkey.Completed); ok && int(c) != m.Completed {
 		res.Notes = append(res.Notes, fmt.Sprintf("the file says %d requests completed, its per-request errors say %d", int(c), m.Completed))
 	}
 }
 
-// sectionMetrics are the metrics whose keys reveal the run's selection,
-// in vLLM's order.
-var sectionMetrics = []string{
-	metrics.MetricTTFT, metrics.MetricTPOT, metrics.MetricITL, metrics.MetricE2EL,
-	metrics.MetricClientQueueTime, metrics.MetricE2ELIncludingClientQueue,
-}
-
 // InferSelection returns the --percentile-metrics and --metric-percentiles
-// a run used, as far as its keys tell: the metrics with a mean_*_ms key
-// (among ttft, tpot, itl, e2el) and the percentiles of the first section's
-// p*_ms keys, in file order. Without such keys it returns vLLM's defaults.
+// a run used, as far as its keys tell (resultkey.ParseStatKey): the
+// metrics with a mean key among those --percentile-metrics selects (not
+// the client queue ones), and the percentiles of the first section's keys,
+// in file order. Without such keys it returns vLLM's defaults.
 func InferSelection(run *resultfile.Run) (percentileMetrics, metricPercentiles string) {
-	var pm []string
-	for _, m := range sectionMetrics[:4] {
-		if run.Has("mean_" + m + "_ms") {
-			pm = append(pm, m)
+	hasMean := map[string]bool{}
+	labels := map[string][]string{}
+	for _, k := range run.Keys() {
+		m, st, ok := resultkey.ParseStatKey(k)
+		switch {
+		case !ok:
+		case st.Kind == resultkey.Mean:
+			hasMean[m] = true
+		case st.Kind == resultkey.Percentile:
+			labels[m] = append(labels[m], resultkey.PercentileLabel(st.P))
 		}
 	}
-	percentileMetrics = metrics.DefaultPercentileMetrics
-	if len(pm) > 0 {
-		percentileMetrics = strings.Join(pm, ",")
-	}
-	metricPercentiles = metrics.DefaultMetricPercentiles
-	for _, m := range sectionMetrics {
-		if !run.Has("mean_" + m + "_ms") {
+	var pm []string
+	percentileMetrics, metricPercentiles = metrics.DefaultPercentileMetrics, metrics.DefaultMetricPercentiles
+	first := true
+	for _, m := range resultkey.Metrics() {
+		if !hasMean[m.Key] {
 			continue
 		}
-		var labels []string
-		for _, k := range run.Keys() {
-			if label, ok := strings.CutSuffix(k, "_"+m+"_ms"); ok && strings.HasPrefix(label, "p") {
-				labels = append(labels, label[1:])
-			}
+		if !m.ClientQueue {
+			pm = append(pm, m.Key)
 		}
-		if len(labels) > 0 {
-			if _, err := metrics.ParseMetricPercentiles(strings.Join(labels, ",")); err == nil {
-				metricPercentiles = strings.Join(labels, ",")
-			}
+		if first && len(labels[m.Key]) > 0 {
+			metricPercentiles = strings.Join(labels[m.Key], ",")
 		}
-		break
+		first = false
+	}
+	if len(pm) > 0 {
+		percentileMetrics = strings.Join(pm, ",")
 	}
 	return percentileMetrics, metricPercentiles
 }
 
 // specDecode reads the speculative-decoding keys back.
 func specDecode(run *resultfile.Run) *report.SpecDecode {
-	rate, ok := run.Number("spec_decode_acceptance_rate")
+	rate, ok := run.Number(resultkey.SpecDecodeAcceptanceRate)
 	if !ok {
 		return nil
 	}
 	s := &report.SpecDecode{AcceptanceRate: rate}
-	s.AcceptanceLength, _ = run.Number("spec_decode_acceptance_length")
+	s.AcceptanceLength, _ = run.Number(resultkey.SpecDecodeAcceptanceLength)
 	for key, dst := range map[string]*int{
-		"spec_decode_num_drafts": &s.NumDrafts, "spec_decode_draft_tokens": &s.DraftTokens,
-		"spec_decode_accepted_tokens": &s.AcceptedTokens,
+		resultkey.SpecDecodeNumDrafts: &s.NumDrafts, resultkey.SpecDecodeDraftTokens: &s.DraftTokens,
+		resultkey.SpecDecodeAcceptedTokens: &s.AcceptedTokens,
 	} {
 		v, _ := run.Number(key)
 		*dst = int(v)
 	}
-	if raw, ok := run.Raw("spec_decode_per_position_acceptance_rates"); ok {
+	if raw, ok := run.Raw(resultkey.SpecDecodePerPositionAcceptanceRates); ok {
 		_ = json.Unmarshal(raw, &s.PerPositionAcceptanceRates)
 	}
 	return s
@@ -197,13 +194,13 @@ func specDecode(run *resultfile.Run) *report.SpecDecode {
 // the per-request lists), for thresholds and JSON output: the file's own
 // setup keys, then the recomputed metric keys.
 func (res *Result) Object(run *resultfile.Run) *report.Object {
-	burstiness, _ := run.Number("burstiness")
-	warmups, _ := run.Number("num_warmups")
-	prompts, _ := run.Number("num_prompts")
-	date, _ := run.String("date")
-	backend, _ := run.String("backend")
-	model, _ := run.String("model_id")
-	tok, _ := run.String("tokenizer_id")
+	burstiness, _ := run.Number(resultkey.Burstiness)
+	warmups, _ := run.Number(resultkey.NumWarmups)
+	prompts, _ := run.Number(resultkey.NumPrompts)
+	date, _ := run.String(resultkey.Date)
+	backend, _ := run.String(resultkey.Backend)
+	model, _ := run.String(resultkey.ModelID)
+	tok, _ := run.String(resultkey.TokenizerID)
 	return report.ResultObject(&res.Metrics, &report.Run{
 		Date: date, Backend: backend, Label: run.Label(), ModelID: model, TokenizerID: tok,
 		NumPrompts: int(prompts), Burstiness: burstiness, NumWarmups: int(warmups), SpecDecode: res.Spec,

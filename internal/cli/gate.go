@@ -12,6 +12,7 @@ import (
 	"github.com/gobench/gobench/internal/gate"
 	"github.com/gobench/gobench/internal/report"
 	"github.com/gobench/gobench/internal/resultfile"
+	"github.com/gobench/gobench/internal/resultkey"
 	"github.com/gobench/gobench/internal/run"
 )
 
@@ -140,8 +141,8 @@ func numericKeys(r *resultfile.Run) []string {
 			keys = append(keys, k)
 		}
 	}
-	if _, ok := r.Number(resultfile.KeyFailedRatio); ok && !slices.Contains(keys, resultfile.KeyFailedRatio) {
-		keys = append(keys, resultfile.KeyFailedRatio)
+	if _, ok := r.Number(resultkey.FailedRatio); ok && !slices.Contains(keys, resultkey.FailedRatio) {
+		keys = append(keys, resultkey.FailedRatio)
 	}
 	return keys
 }

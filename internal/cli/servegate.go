@@ -8,9 +8,9 @@ import (
 	"time"
 
 	"github.com/gobench/gobench/internal/gate"
-	"github.com/gobench/gobench/internal/metrics"
 	"github.com/gobench/gobench/internal/report"
 	"github.com/gobench/gobench/internal/resultfile"
+	"github.com/gobench/gobench/internal/resultkey"
 	"github.com/gobench/gobench/internal/run"
 	"github.com/spf13/pflag"
 )
@@ -64,52 +64,24 @@ func (g *gateFlags) options(o *run.Options) (ServeGate, error) {
 	if gate.AnyRelative(ths) && g.baseline == "" {
 		return sg, argErrorf("a threshold is relative to a baseline: give --threshold-baseline FILE")
 	}
-	keys := serveResultKeys(o)
+	sel := selectionOf(o)
 	for _, t := range ths {
-		if !keys(t.Key) {
+		if !sel.Has(t.Key) {
 			return sg, argErrorf("argument --threshold: %q: a result of this command line has no key %q; latency keys follow --percentile-metrics and --metric-percentiles (this run's: %s)",
-				t.Expr, t.Key, strings.Join(latencyKeys(o), ", "))
+				t.Expr, t.Key, strings.Join(sel.StatKeys(), ", "))
 		}
 	}
 	return sg, nil
 }
 
-// serveResultKeys reports which keys the result of a run with options o
-// will have: those of the result object built from an empty run with the
-// same settings, failed_ratio, and the keys that depend on what the
-// server reports (spec_decode_*, total_cached_tokens).
-func serveResultKeys(o *run.Options) func(string) bool {
-	obj := emptyResult(o)
-	return func(key string) bool {
-		if _, ok := obj.Get(key); ok {
-			return true
-		}
-		return key == resultfile.KeyFailedRatio || key == "total_cached_tokens" || strings.HasPrefix(key, "spec_decode_")
+// selectionOf is what decides the keys of the result of a run with
+// options o (the one place that reads run.Options for it).
+func selectionOf(o *run.Options) resultkey.Selection {
+	return resultkey.Selection{
+		PercentileMetrics: o.PercentileMetricsOrDefault(), Percentiles: o.Percentiles,
+		Tokenizer: !o.SkipTokenizerInit, ClientQueue: o.MaxConcurrency > 0, RampUp: o.Schedule.RampUp != nil,
+		Detailed: o.SaveDetailed, ReportCachedTokens: o.ReportCachedTokens,
 	}
-}
-
-// emptyResult is the result object of a run of o that sent nothing.
-func emptyResult(o *run.Options) *report.Object {
-	cfg := metrics.Config{
-		Goodput: o.Goodput, PercentileMetrics: o.PercentileMetricsOrDefault(),
-		Percentiles: o.Percentiles, MaxConcurrency: o.MaxConcurrency, RequestRate: o.Schedule.RequestRate,
-	}
-	if !o.SkipTokenizerInit {
-		cfg.CountTokens = func(string) int { return 0 }
-	}
-	m := metrics.Calculate(nil, 1, cfg)
-	return report.ResultObject(&m, &report.Run{})
-}
-
-// latencyKeys lists the *_ms keys a run of o will have, for messages.
-func latencyKeys(o *run.Options) []string {
-	var keys []string
-	for _, k := range emptyResult(o).Keys() {
-		if strings.HasSuffix(k, "_ms") {
-			keys = append(keys, k)
-		}
-	}
-	return keys
 }
 
 // serveGate is a ServeGate ready to judge a run: its baseline is loaded

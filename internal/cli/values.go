@@ -12,6 +12,7 @@ import (
 	"github.com/gobench/gobench/internal/metrics"
 	"github.com/gobench/gobench/internal/pyfmt"
 	"github.com/gobench/gobench/internal/report"
+	"github.com/gobench/gobench/internal/resultkey"
 )
 
 // argErrorf is a command-line mistake worded as Python's argparse words it
@@ -296,7 +297,7 @@ func (f *percentilesFlag) String() string {
 	}
 	parts := make([]string, len(*f.dst))
 	for i, p := range *f.dst {
-		parts[i] = metrics.PercentileLabel(p)
+		parts[i] = resultkey.PercentileLabel(p)
 	}
 	return strings.Join(parts, ",")
 }

@@ -9,29 +9,28 @@ import (
 	"slices"
 	"sync"
 	"sync/atomic"
+
+	"github.com/gobench/gobench/internal/resultkey"
 )
 
-// Kind is the kind of a latency statistic.
-type Kind int
+// Kind is the kind of a latency statistic (resultkey.Kind).
+type Kind = resultkey.Kind
 
-// The statistics vLLM reports for each latency metric.
+// The location statistics the bootstrap estimates, as resultkey names
+// them (resultkey.Std, a spread, is not estimated).
 const (
 	// Mean is np.mean.
-	Mean Kind = iota
+	Mean = resultkey.Mean
 	// Median is np.median.
-	Median
+	Median = resultkey.Median
 	// Percentile is np.percentile with NumPy's default "linear" method.
-	Percentile
+	Percentile = resultkey.Percentile
 )
 
 // Statistic is one latency statistic: the mean, the median or a
-// percentile P (0..100).
-type Statistic struct {
-	// Kind is Mean, Median or Percentile.
-	Kind Kind
-	// P is the percentile, for Kind Percentile.
-	P float64
-}
+// percentile P (0..100), the statistic a result key names
+// (resultkey.Stat).
+type Statistic = resultkey.Stat
 
 // Defaults of Options.
 const (
@@ -205,7 +204,7 @@ func (s *Sample) eval(e *evaluator, w []int) []float64 {
 	for i, st := range e.stats {
 		var a, b int
 		switch st.Kind {
-		case Mean:
+		case Mean, resultkey.Std:
 			continue
 		case Median:
 			a, b = (n-1)/2, n/2
@@ -246,6 +245,8 @@ func (s *Sample) eval(e *evaluator, w []int) []float64 {
 			e.out[i] = (e.lo[i] + e.hi[i]) / 2
 		case Percentile:
 			e.out[i] = lerp(e.lo[i], e.hi[i], e.frac[i])
+		default:
+			e.out[i] = math.NaN() // a spread (Std) is not estimated
 		}
 	}
 	return e.out

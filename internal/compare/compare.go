@@ -14,52 +14,24 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/gobench/gobench/internal/metrics"
-	"github.com/gobench/gobench/internal/pyfmt"
 	"github.com/gobench/gobench/internal/resultfile"
+	"github.com/gobench/gobench/internal/resultkey"
 )
 
-// Better says which direction of a metric is an improvement.
-type Better int
+// Better says which direction of a metric is an improvement
+// (resultkey.Direction decides it per key).
+type Better = resultkey.Better
 
-// Directions of improvement.
+// Directions of improvement, as resultkey defines them.
 const (
 	// Neither: the value describes the workload or is a count whose
 	// direction depends on the goal (tokens sent, peak concurrency).
-	Neither Better = iota
+	Neither = resultkey.Neither
 	// Lower is better: latencies, failures, duration.
-	Lower
+	Lower = resultkey.Lower
 	// Higher is better: throughputs, goodput, completed requests.
-	Higher
+	Higher = resultkey.Higher
 )
-
-// String returns "lower", "higher" or "".
-func (b Better) String() string { return [...]string{"", "lower", "higher"}[b] }
-
-// Direction returns which direction of the result key is better.
-func Direction(key string) Better {
-	if strings.HasSuffix(key, "_ms") {
-		return Lower
-	}
-	switch key {
-	case "failed", resultfile.KeyFailedRatio, "duration":
-		return Lower
-	case "completed", "request_throughput", "request_goodput", "output_throughput", "total_token_throughput",
-		"max_output_tokens_per_s", "rtfx", "spec_decode_acceptance_rate", "spec_decode_acceptance_length",
-		"input_throughput":
-		return Higher
-	}
-	return Neither
-}
-
-// settingKeys are the keys that describe how a run was set up rather than
-// what it measured; they are listed side by side, not compared.
-var settingKeys = map[string]bool{
-	"date": true, "endpoint_type": true, "backend": true, "label": true, "model_id": true, "tokenizer_id": true,
-	"num_prompts": true, "request_rate": true, "burstiness": true, "max_concurrency": true,
-	"ramp_up_strategy": true, "ramp_up_start_rps": true, "ramp_up_end_rps": true, "num_warmups": true,
-	"gobench_version": true, "end_reason": true,
-}
 
 // Verdicts of the significance test.
 const (
@@ -192,7 +164,7 @@ func settingRows(runs []*resultfile.Run) []Row {
 		for _, k := range r.Keys() {
 			// Metadata (strings, booleans) counts as setup; a metric that
 			// some runs lack (request_goodput null) does not.
-			setting := settingKeys[k] || !anyNumeric(runs, k) && !isNullEverywhere(runs, k)
+			setting := resultkey.IsSetting(k) || !anyNumeric(runs, k) && !isNullEverywhere(runs, k)
 			if seen[k] || isList(r, k) || !setting {
 				continue
 			}
@@ -245,7 +217,7 @@ func metricRows(runs []*resultfile.Run) ([]Row, []string) {
 	var notShared []string
 	for _, r := range runs {
 		for _, k := range r.Keys() {
-			if seen[k] || settingKeys[k] || !r.IsNumeric(k) {
+			if seen[k] || resultkey.IsSetting(k) || !r.IsNumeric(k) {
 				continue
 			}
 			seen[k] = true
@@ -254,14 +226,14 @@ func metricRows(runs []*resultfile.Run) ([]Row, []string) {
 				continue
 			}
 			keys = append(keys, k)
-			if k == "failed" {
-				keys = append(keys, resultfile.KeyFailedRatio)
+			if k == resultkey.Failed {
+				keys = append(keys, resultkey.FailedRatio)
 			}
 		}
 	}
 	rows := make([]Row, 0, len(keys))
 	for _, k := range keys {
-		row := Row{Key: k, Better: Direction(k)}
+		row := Row{Key: k, Better: resultkey.Direction(k)}
 		for _, r := range runs {
 			v, _ := r.Number(k)
 			row.Values = append(row.Values, v)
@@ -285,37 +257,15 @@ func everyNumeric(runs []*resultfile.Run, key string) bool {
 	return true
 }
 
-// latencyMetrics are the metrics whose statistics are tested, in the
-// order of their suffix match (longest first).
-var latencyMetrics = []string{
-	metrics.MetricE2ELIncludingClientQueue, metrics.MetricClientQueueTime,
-	metrics.MetricTTFT, metrics.MetricTPOT, metrics.MetricITL, metrics.MetricE2EL,
-}
-
 // ParseStatKey splits a latency statistic key such as "p99.9_ttft_ms" into
-// its metric and statistic; ok is false for other keys (std_* included:
-// the spread is not a location and is not tested).
+// its metric and statistic (resultkey.ParseStatKey); ok is false for other
+// keys and for std_* (the spread is not a location and is not tested).
 func ParseStatKey(key string) (metric string, st Statistic, ok bool) {
-	for _, m := range latencyMetrics {
-		head, found := strings.CutSuffix(key, "_"+m+"_ms")
-		if !found {
-			continue
-		}
-		switch {
-		case head == "mean":
-			return m, Statistic{Kind: Mean}, true
-		case head == "median":
-			return m, Statistic{Kind: Median}, true
-		case strings.HasPrefix(head, "p"):
-			p, err := pyfmt.ParseFloat(head[1:])
-			if err != nil || !(p >= 0 && p <= 100) {
-				return "", Statistic{}, false
-			}
-			return m, Statistic{Kind: Percentile, P: p}, true
-		}
+	metric, st, ok = resultkey.ParseStatKey(key)
+	if !ok || st.Kind == resultkey.Std {
 		return "", Statistic{}, false
 	}
-	return "", Statistic{}, false
+	return metric, st, true
 }
 
 // testSignificance fills Sig for the latency statistics of every run
@@ -423,8 +373,7 @@ func repeat(s *Significance, n int) []*Significance {
 
 // hasMetricData reports whether the per-request data can give metric.
 func hasMetricData(d *resultfile.Detailed, metric string) bool {
-	switch metric {
-	case metrics.MetricClientQueueTime, metrics.MetricE2ELIncludingClientQueue:
+	if m, _ := resultkey.LookupMetric(metric); m.ClientQueue {
 		return d.HasQueueTimes
 	}
 	return true
@@ -443,22 +392,22 @@ func RequestValues(d *resultfile.Detailed, metric string) [][]float64 {
 		}
 		var v []float64
 		switch metric {
-		case metrics.MetricTTFT:
+		case resultkey.MetricTTFT:
 			v = []float64{o.TTFT * 1000}
-		case metrics.MetricTPOT:
+		case resultkey.MetricTPOT:
 			if o.OutputTokens > 1 {
 				v = []float64{(o.Latency - o.TTFT) / float64(o.OutputTokens-1) * 1000}
 			}
-		case metrics.MetricITL:
+		case resultkey.MetricITL:
 			v = make([]float64, len(o.ITL))
 			for k, x := range o.ITL {
 				v[k] = x * 1000
 			}
-		case metrics.MetricE2EL:
+		case resultkey.MetricE2EL:
 			v = []float64{o.Latency * 1000}
-		case metrics.MetricClientQueueTime:
+		case resultkey.MetricClientQueueTime:
 			v = []float64{o.ClientQueueTime * 1000}
-		case metrics.MetricE2ELIncludingClientQueue:
+		case resultkey.MetricE2ELIncludingClientQueue:
 			v = []float64{(o.Latency + o.ClientQueueTime) * 1000}
 		}
 		out = append(out, v)

@@ -54,23 +54,6 @@ func TestParseStatKey(t *testing.T) {
 	}
 }
 
-func TestDirection(t *testing.T) {
-	t.Parallel()
-	tests := []struct {
-		key  string
-		want Better
-	}{
-		{"p99_ttft_ms", Lower}, {"std_itl_ms", Lower}, {"failed", Lower}, {"failed_ratio", Lower}, {"duration", Lower},
-		{"request_throughput", Higher}, {"request_goodput", Higher}, {"output_throughput", Higher}, {"completed", Higher},
-		{"total_input_tokens", Neither}, {"max_concurrent_requests", Neither}, {"num_prompts", Neither},
-	}
-	for _, tt := range tests {
-		if got := Direction(tt.key); got != tt.want {
-			t.Errorf("Direction(%q) = %v, want %v", tt.key, got, tt.want)
-		}
-	}
-}
-
 // TestCompareGobench compares the two simulator runs (slow: TTFT 24 ms and
 // ITL 4.6 ms against 20 and 4): every TTFT, TPOT and E2EL statistic is a
 // real change for the worse; the client queue times are not.

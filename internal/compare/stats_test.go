@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/gobench/gobench/internal/metrics"
+	"github.com/gobench/gobench/internal/resultkey"
 )
 
 // The significance method on synthetic data where the truth is known. Each
@@ -24,7 +25,7 @@ func statName(s Statistic) string {
 	case Median:
 		return "median"
 	}
-	return "p" + metrics.PercentileLabel(s.P)
+	return "p" + resultkey.PercentileLabel(s.P)
 }
 
 // lognormal draws n one-value requests: median 50 (ms), log-spread sigma,

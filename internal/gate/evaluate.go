@@ -8,6 +8,7 @@ import (
 
 	"github.com/gobench/gobench/internal/report"
 	"github.com/gobench/gobench/internal/resultfile"
+	"github.com/gobench/gobench/internal/resultkey"
 )
 
 // Values gives the numeric keys of a result; resultfile.Run implements it.
@@ -100,7 +101,7 @@ func (r *Report) MissingKeys() []string {
 // ProblemAllFailed.
 func Evaluate(ths []Threshold, result, baseline Values) *Report {
 	rep := &Report{Verdicts: make([]Verdict, len(ths))}
-	if c, ok := result.Number("completed"); ok && c == 0 {
+	if c, ok := result.Number(resultkey.Completed); ok && c == 0 {
 		rep.AllFailed = true
 	}
 	for i, t := range ths {

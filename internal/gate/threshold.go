@@ -17,6 +17,8 @@ import (
 	"math"
 	"strconv"
 	"strings"
+
+	"github.com/gobench/gobench/internal/resultkey"
 )
 
 // ErrSyntax marks an expression that is not a threshold; the error names
@@ -213,18 +215,14 @@ func cutBaseline(s string) (string, bool) {
 	return s[len(word):], true
 }
 
-// checkKey accepts result keys: a letter or '_' first, then letters,
-// digits and the characters that percentile labels use (_ . - +).
+// checkKey accepts the keys spelled as result keys are
+// (resultkey.WellFormed).
 func checkKey(key string) error {
 	if key == "" {
 		return errors.New("no key before the comparison")
 	}
-	for i, r := range key {
-		ok := r == '_' || r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' ||
-			i > 0 && (r >= '0' && r <= '9' || r == '.' || r == '-' || r == '+')
-		if !ok {
-			return fmt.Errorf("%q is not a result key (keys look like p99_ttft_ms, request_throughput, failed_ratio)", key)
-		}
+	if !resultkey.WellFormed(key) {
+		return fmt.Errorf("%q is not a result key (keys look like p99_ttft_ms, request_throughput, failed_ratio)", key)
 	}
 	return nil
 }

@@ -3,6 +3,8 @@ package metrics
 import (
 	"fmt"
 	"strings"
+
+	"github.com/gobench/gobench/internal/resultkey"
 )
 
 // Config is what Calculate needs besides the outputs: the parts of the
@@ -319,7 +321,7 @@ func countGood(slos map[string]float64, ttfts, tpots, e2els []float64) int {
 	for _, c := range [...]struct {
 		name   string
 		values []float64
-	}{{MetricTTFT, ttfts}, {MetricTPOT, tpots}, {MetricE2EL, e2els}} {
+	}{{resultkey.MetricTTFT, ttfts}, {resultkey.MetricTPOT, tpots}, {resultkey.MetricE2EL, e2els}} {
 		if v, ok := slos[c.name]; ok {
 			checks = append(checks, check{v / 1000, c.values})
 		}
@@ -345,56 +347,46 @@ func countGood(slos map[string]float64, ttfts, tpots, e2els []float64) int {
 }
 
 // Section is one percentile block of the printed result and of the result
-// file (vLLM's process_one_metric): its key prefix, the short name used in
-// labels and the centred header.
+// file (vLLM's process_one_metric): the metric (its key, label name and
+// header, from resultkey) and its statistics.
 type Section struct {
-	// Key is the metric name used in result keys (mean_{Key}_ms, ...).
-	Key string
-	// Name is the label text ("Mean {Name} (ms):").
-	Name string
-	// Header is the title centred in the dashed header line.
-	Header string
+	resultkey.Metric
 	// Stats are the values, in milliseconds.
 	Stats Stats
 }
 
-// Sections returns the percentile blocks to print and save, in vLLM's
-// order (serve.py@009e6d4a benchmark): ttft, tpot and itl (only with a
-// tokenizer), e2el, then client_queue_time and e2el_including_client_queue.
-// The first four appear only when their name is in PercentileMetrics
-// (exact match). The two client queue blocks appear whenever they were
-// computed (MaxConcurrency set), selected or not and at any rate: the
-// pinned upstream test test_serve_queue_time.py@0e913f02 selects only
-// "ttft,e2el", sends at rate inf with max_concurrency 1, and asserts
-// mean/p99_client_queue_time_ms and mean/p99_e2el_including_client_queue_ms
-// (the reference, §4.5, says to follow that test).
+// Sections returns the percentile blocks to print and save, in order:
+// those resultkey.Selection.Sections gives for the selection, tokenizer
+// and client queue of the Result. The client queue sections appear when
+// their statistics exist (ClientQueue and E2ELInclQueue are set).
 func (r *Result) Sections() []Section {
-	selected := func(name string) bool {
-		for _, m := range r.PercentileMetrics {
-			if m == name {
-				return true
-			}
-		}
-		return false
+	sel := resultkey.Selection{
+		PercentileMetrics: r.PercentileMetrics,
+		Tokenizer:         r.HasTokenizer,
+		ClientQueue:       r.ClientQueue != nil && r.E2ELInclQueue != nil,
 	}
 	var out []Section
-	add := func(key, name, header string, st Stats) {
-		if selected(key) {
-			out = append(out, Section{Key: key, Name: name, Header: header, Stats: st})
-		}
-	}
-	if r.HasTokenizer {
-		add(MetricTTFT, "TTFT", "Time to First Token", r.TTFT)
-		add(MetricTPOT, "TPOT", "Time per Output Token (excl. 1st token)", r.TPOT)
-		add(MetricITL, "ITL", "Inter-token Latency", r.ITL)
-	}
-	add(MetricE2EL, "E2EL", "End-to-end Latency", r.E2EL)
-	if r.ClientQueue != nil {
-		out = append(out, Section{Key: MetricClientQueueTime, Name: "Client Queue Time", Header: "Client-side Queueing", Stats: *r.ClientQueue})
-	}
-	if r.E2ELInclQueue != nil {
-		out = append(out, Section{Key: MetricE2ELIncludingClientQueue, Name: "E2EL incl. Client Queue",
-			Header: "Queue-inclusive End-to-end Latency", Stats: *r.E2ELInclQueue})
+	for _, m := range sel.Sections() {
+		out = append(out, Section{Metric: m, Stats: r.stats(m.Key)})
 	}
 	return out
+}
+
+// stats returns the statistics of a metric named by resultkey.
+func (r *Result) stats(metric string) Stats {
+	switch metric {
+	case resultkey.MetricTTFT:
+		return r.TTFT
+	case resultkey.MetricTPOT:
+		return r.TPOT
+	case resultkey.MetricITL:
+		return r.ITL
+	case resultkey.MetricE2EL:
+		return r.E2EL
+	case resultkey.MetricClientQueueTime:
+		return *r.ClientQueue
+	case resultkey.MetricE2ELIncludingClientQueue:
+		return *r.E2ELInclQueue
+	}
+	panic("metrics: no statistics for metric " + metric)
 }

@@ -3,11 +3,11 @@ package metrics
 import (
 	"errors"
 	"fmt"
-	"math"
 	"slices"
 	"strings"
 
 	"github.com/gobench/gobench/internal/pyfmt"
+	"github.com/gobench/gobench/internal/resultkey"
 )
 
 // Defaults of the flags that select what the result block and the result
@@ -20,20 +20,9 @@ const (
 	DefaultMetricPercentiles = "99"
 )
 
-// Metric names accepted by --percentile-metrics and used in result keys
-// (mean_{name}_ms, p99_{name}_ms, ...).
-const (
-	MetricTTFT                     = "ttft"
-	MetricTPOT                     = "tpot"
-	MetricITL                      = "itl"
-	MetricE2EL                     = "e2el"
-	MetricClientQueueTime          = "client_queue_time"
-	MetricE2ELIncludingClientQueue = "e2el_including_client_queue"
-)
-
 // goodputNames are the SLO names check_goodput_args accepts, in the order
 // calculate_metrics evaluates them.
-var goodputNames = [...]string{MetricTTFT, MetricTPOT, MetricE2EL}
+var goodputNames = [...]string{resultkey.MetricTTFT, resultkey.MetricTPOT, resultkey.MetricE2EL}
 
 // goodputFormatMessage is the argparse.ArgumentTypeError text of
 // parse_goodput (serve.py).
@@ -143,15 +132,4 @@ func ValidatePercentiles(ps []float64) error {
 		}
 	}
 	return nil
-}
-
-// PercentileLabel is how vLLM names percentile p in printed labels
-// ("P99 TTFT (ms):") and result keys ("p99_ttft_ms"):
-// `str(int(p)) if int(p) == p else str(p)`, i.e. "99", "50", "0" for
-// integral values and Python float text otherwise ("99.9", "1e-05").
-func PercentileLabel(p float64) string {
-	if p == math.Trunc(p) && !math.IsInf(p, 0) {
-		return fmt.Sprintf("%d", int64(p))
-	}
-	return pyfmt.Float(p)
 }

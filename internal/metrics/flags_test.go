@@ -1,7 +1,6 @@
 package metrics
 
 import (
-	"math"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
@@ -149,27 +148,5 @@ func TestParseMetricPercentiles(t *testing.T) {
 				t.Errorf("(-want +got):\n%s", diff)
 			}
 		})
-	}
-}
-
-func TestPercentileLabel(t *testing.T) {
-	t.Parallel()
-	tests := []struct {
-		p    float64
-		want string
-	}{
-		{99, "99"},                  // integral: int text
-		{50, "50"},                  // integral
-		{0, "0"},                    // zero
-		{100, "100"},                // maximum
-		{99.9, "99.9"},              // Python float text
-		{12.5, "12.5"},              // Python float text
-		{1e-5, "1e-05"},             // Python's scientific repr
-		{math.Copysign(0, -1), "0"}, // int(-0.0) == -0.0
-	}
-	for _, tt := range tests {
-		if got := PercentileLabel(tt.p); got != tt.want {
-			t.Errorf("PercentileLabel(%v) = %q, want %q", tt.p, got, tt.want)
-		}
 	}
 }

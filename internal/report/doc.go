@@ -22,7 +22,11 @@
 // the strings "inf", "-inf", "nan" (vLLM writes bare Infinity, which is not
 // JSON); vLLM itself already writes request_rate as "inf".
 //
-// Keys, in order (all times in seconds unless the name ends in _ms):
+// The keys, their order and when each is present are package resultkey's
+// schema, which every reader of result files asks; to add a key, follow
+// the list of files in resultkey's documentation (this list is one of
+// them). Keys, in order (all times in seconds unless the name ends in
+// _ms):
 //
 //	date                     string, local start time "YYYYMMDD-HHMMSS"
 //	endpoint_type            string, = backend (kept by vLLM for backward compatibility)
@@ -56,6 +60,8 @@
 //	queue_times              [number], per request client queue time    }
 //	generated_texts          [string], per request output text          }
 //	errors                   [string], per request error ("" on success) }
+//	server_queue_times       [number or null], server's queue time } detailed only, when the
+//	server_ttfts             [number or null], server's TTFT       } server reports them
 //	max_output_tokens_per_s  number, peak token events in a one-second bin
 //	max_concurrent_requests  int, exact peak of overlapping requests
 //	rtfx                     number, audio seconds / duration (0 without audio)
@@ -71,8 +77,9 @@
 //	                         number, per reported metric m in the order ttft,
 //	                         tpot, itl (with a tokenizer), e2el,
 //	                         client_queue_time, e2el_including_client_queue
-//	                         (see metrics.Result.Sections), and per
-//	                         --metric-percentiles value p ("99", "99.9")
+//	                         (see resultkey.Selection.Sections), and per
+//	                         --metric-percentiles value p ("99", "99.9",
+//	                         resultkey.PercentileLabel)
 //	num_warmups              int, --num-warmups
 //	scheduled_offsets        [number], planned arrival offsets  } gobench,
 //	gobench_version          string                             } detailed

@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/gobench/gobench/internal/metrics"
+	"github.com/gobench/gobench/internal/resultkey"
 )
 
 // Markdown writes the figures of the result block (Text) as Markdown, for
@@ -30,7 +31,7 @@ func Markdown(w io.Writer, r *metrics.Result, spec *SpecDecode, title string) er
 		b.WriteString("\n| Latency (ms) | Mean | Median |")
 		align := "\n|---|---:|---:|"
 		for _, pv := range sections[0].Stats.Percentiles {
-			b.WriteString(" P" + metrics.PercentileLabel(pv.P) + " |")
+			b.WriteString(" P" + resultkey.PercentileLabel(pv.P) + " |")
 			align += "---:|"
 		}
 		b.WriteString(align + "\n")

@@ -5,6 +5,8 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+
+	"github.com/gobench/gobench/internal/resultkey"
 )
 
 // PyTorchPath is where the PyTorch OSS benchmark records of a result file
@@ -13,23 +15,10 @@ func PyTorchPath(resultPath string) string {
 	return strings.TrimSuffix(resultPath, filepath.Ext(resultPath)) + ".pytorch.json"
 }
 
-// pytorchMetrics are the result keys exported as PyTorch metrics, in
-// vLLM's order (save_to_pytorch_benchmark_format; e2el from the later
-// test_serve_result_serialization.py@59faf2a5).
-var pytorchMetrics = func() []string {
-	var keys []string
-	for _, m := range []string{"ttft", "tpot", "itl", "e2el"} {
-		for _, s := range []string{"median", "mean", "std", "p99"} {
-			keys = append(keys, s+"_"+m+"_ms")
-		}
-	}
-	return keys
-}()
-
 // pytorchIgnored are the per-request lists left out of extra_info.
 var pytorchIgnored = map[string]bool{
-	"ttfts": true, "itls": true, "generated_texts": true, "errors": true,
-	"latencies": true, "queue_times": true,
+	resultkey.TTFTs: true, resultkey.ITLs: true, resultkey.GeneratedTexts: true, resultkey.Errors: true,
+	resultkey.Latencies: true, resultkey.QueueTimes: true,
 }
 
 // PyTorchRecords converts a result to the PyTorch OSS benchmark database
@@ -39,7 +28,7 @@ var pytorchIgnored = map[string]bool{
 // namespace (vars(args)), model the --model flag ("" is null).
 func PyTorchRecords(result, args *Object, model string) []*Object {
 	metrics := NewObject()
-	for _, k := range pytorchMetrics {
+	for _, k := range resultkey.PyTorchKeys() {
 		if v, ok := result.Get(k); ok {
 			metrics.Set(k, []any{v})
 		}

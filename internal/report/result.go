@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/gobench/gobench/internal/metrics"
+	"github.com/gobench/gobench/internal/resultkey"
 )
 
 // End reasons saved as end_reason in detailed results.
@@ -85,15 +86,6 @@ type Run struct {
 	EndReason string
 }
 
-// detailedKeys are the per-request lists removed unless --save-detailed
-// (serve.py main_async, plus latencies and queue_times per
-// test_skip_tokenizer_init.py@73a038ad).
-var detailedKeys = [...]string{
-	"input_lens", "output_lens", "start_times", "ttfts", "itls",
-	"generated_texts", "errors", "latencies", "queue_times",
-	"server_queue_times", "server_ttfts",
-}
-
 // DateString formats t as vLLM's datetime.now().strftime("%Y%m%d-%H%M%S"),
 // used for the date key and the file name.
 func DateString(t time.Time) string { return t.Format("20060102-150405") }
@@ -124,46 +116,48 @@ func nullIfEmpty(s string) any {
 
 // ResultObject builds the result file's object with vLLM's keys in vLLM's
 // order (main_async and benchmark() of serve.py@009e6d4a, with the later
-// keys pinned by tests); see the package documentation for the list.
+// keys pinned by tests); see the package documentation for the list. The
+// keys and their order are resultkey's schema (TestSchemaMatchesWriter
+// holds the two together).
 // Metadata and benchmark keys are merged as Python's {**setup, **bench}:
 // a repeated key keeps its first position and takes the later value.
 // Unless run.SaveDetailed, the per-request lists are removed afterwards.
 func ResultObject(r *metrics.Result, run *Run) *Object {
 	o := NewObject()
-	o.Set("date", run.Date)
-	o.Set("endpoint_type", run.Backend) // "for backward compatibility"
-	o.Set("backend", run.Backend)
-	o.Set("label", nullIfEmpty(run.Label))
-	o.Set("model_id", run.ModelID)
-	o.Set("tokenizer_id", nullIfEmpty(run.TokenizerID))
-	o.Set("num_prompts", run.NumPrompts)
+	o.Set(resultkey.Date, run.Date)
+	o.Set(resultkey.EndpointType, run.Backend) // "for backward compatibility"
+	o.Set(resultkey.Backend, run.Backend)
+	o.Set(resultkey.Label, nullIfEmpty(run.Label))
+	o.Set(resultkey.ModelID, run.ModelID)
+	o.Set(resultkey.TokenizerID, nullIfEmpty(run.TokenizerID))
+	o.Set(resultkey.NumPrompts, run.NumPrompts)
 	for _, kv := range run.Metadata {
 		o.Set(kv.Key, kv.Value)
 	}
 	if math.IsInf(r.RequestRate, 1) {
-		o.Set("request_rate", "inf")
+		o.Set(resultkey.RequestRate, "inf")
 	} else {
-		o.Set("request_rate", r.RequestRate)
+		o.Set(resultkey.RequestRate, r.RequestRate)
 	}
-	o.Set("burstiness", run.Burstiness)
+	o.Set(resultkey.Burstiness, run.Burstiness)
 	if r.MaxConcurrency > 0 {
-		o.Set("max_concurrency", r.MaxConcurrency)
+		o.Set(resultkey.MaxConcurrency, r.MaxConcurrency)
 	} else {
-		o.Set("max_concurrency", nil)
+		o.Set(resultkey.MaxConcurrency, nil)
 	}
 	if run.RampUp != nil {
-		o.Set("ramp_up_strategy", run.RampUp.Strategy)
-		o.Set("ramp_up_start_rps", run.RampUp.StartRPS)
-		o.Set("ramp_up_end_rps", run.RampUp.EndRPS)
+		o.Set(resultkey.RampUpStrategy, run.RampUp.Strategy)
+		o.Set(resultkey.RampUpStartRPS, run.RampUp.StartRPS)
+		o.Set(resultkey.RampUpEndRPS, run.RampUp.EndRPS)
 	}
 	setBenchmarkKeys(o, r, run)
-	o.Set("num_warmups", run.NumWarmups)
+	o.Set(resultkey.NumWarmups, run.NumWarmups)
 	if run.SaveDetailed {
-		o.Set("scheduled_offsets", run.ScheduledOffsets)
-		o.Set("gobench_version", run.Version)
-		o.Set("end_reason", run.EndReason)
+		o.Set(resultkey.ScheduledOffsets, run.ScheduledOffsets)
+		o.Set(resultkey.GobenchVersion, run.Version)
+		o.Set(resultkey.EndReason, run.EndReason)
 	} else {
-		for _, k := range detailedKeys {
+		for _, k := range resultkey.RequestLists() {
 			o.Delete(k)
 		}
 	}
@@ -192,34 +186,34 @@ func setBenchmarkKeys(o *Object, r *metrics.Result, run *Run) {
 		texts[i] = out.GeneratedText
 		errs[i] = out.Error
 	}
-	o.Set("duration", r.Duration)
-	o.Set("completed", r.Completed)
-	o.Set("failed", r.Failed)
-	o.Set("total_input_tokens", r.TotalInput)
-	o.Set("total_output_tokens", r.TotalOutput)
-	o.Set("request_throughput", r.RequestThroughput)
+	o.Set(resultkey.Duration, r.Duration)
+	o.Set(resultkey.Completed, r.Completed)
+	o.Set(resultkey.Failed, r.Failed)
+	o.Set(resultkey.TotalInputTokens, r.TotalInput)
+	o.Set(resultkey.TotalOutputTokens, r.TotalOutput)
+	o.Set(resultkey.RequestThroughput, r.RequestThroughput)
 	if r.GoodputEnabled {
-		o.Set("request_goodput", r.RequestGoodput)
+		o.Set(resultkey.RequestGoodput, r.RequestGoodput)
 	} else {
-		o.Set("request_goodput", nil)
+		o.Set(resultkey.RequestGoodput, nil)
 	}
-	o.Set("output_throughput", r.OutputThroughput)
-	o.Set("total_token_throughput", r.TotalTokenThroughput)
-	o.Set("input_lens", inputLens)
-	o.Set("output_lens", r.ActualOutputLens)
-	o.Set("ttfts", ttfts)
-	o.Set("itls", itls)
-	o.Set("latencies", latencies)
-	o.Set("start_times", startTimes)
-	o.Set("queue_times", queueTimes)
-	o.Set("generated_texts", texts)
-	o.Set("errors", errs)
+	o.Set(resultkey.OutputThroughput, r.OutputThroughput)
+	o.Set(resultkey.TotalTokenThroughput, r.TotalTokenThroughput)
+	o.Set(resultkey.InputLens, inputLens)
+	o.Set(resultkey.OutputLens, r.ActualOutputLens)
+	o.Set(resultkey.TTFTs, ttfts)
+	o.Set(resultkey.ITLs, itls)
+	o.Set(resultkey.Latencies, latencies)
+	o.Set(resultkey.StartTimes, startTimes)
+	o.Set(resultkey.QueueTimes, queueTimes)
+	o.Set(resultkey.GeneratedTexts, texts)
+	o.Set(resultkey.Errors, errs)
 	setServerMetrics(o, r.Outputs)
-	o.Set("max_output_tokens_per_s", r.MaxOutputTokensPerS)
-	o.Set("max_concurrent_requests", r.MaxConcurrentRequests)
-	o.Set("rtfx", r.RTFx)
+	o.Set(resultkey.MaxOutputTokensPerS, r.MaxOutputTokensPerS)
+	o.Set(resultkey.MaxConcurrentRequests, r.MaxConcurrentRequests)
+	o.Set(resultkey.RTFx, r.RTFx)
 	if r.ReportCachedTokens && r.TotalCached != nil {
-		o.Set("total_cached_tokens", *r.TotalCached)
+		o.Set(resultkey.TotalCachedTokens, *r.TotalCached)
 	}
 	if len(run.RPSChangeEvents) > 0 {
 		events := make([]*Object, len(run.RPSChangeEvents))
@@ -228,22 +222,23 @@ func setBenchmarkKeys(o *Object, r *metrics.Result, run *Run) {
 			events[i].Set("rps", e.RPS)
 			events[i].Set("timestamp", e.Timestamp)
 		}
-		o.Set("rps_change_events", events)
+		o.Set(resultkey.RPSChangeEvents, events)
 	}
 	if s := run.SpecDecode; s != nil {
-		o.Set("spec_decode_acceptance_rate", s.AcceptanceRate)
-		o.Set("spec_decode_acceptance_length", s.AcceptanceLength)
-		o.Set("spec_decode_num_drafts", s.NumDrafts)
-		o.Set("spec_decode_draft_tokens", s.DraftTokens)
-		o.Set("spec_decode_accepted_tokens", s.AcceptedTokens)
-		o.Set("spec_decode_per_position_acceptance_rates", s.PerPositionAcceptanceRates)
+		o.Set(resultkey.SpecDecodeAcceptanceRate, s.AcceptanceRate)
+		o.Set(resultkey.SpecDecodeAcceptanceLength, s.AcceptanceLength)
+		o.Set(resultkey.SpecDecodeNumDrafts, s.NumDrafts)
+		o.Set(resultkey.SpecDecodeDraftTokens, s.DraftTokens)
+		o.Set(resultkey.SpecDecodeAcceptedTokens, s.AcceptedTokens)
+		o.Set(resultkey.SpecDecodePerPositionAcceptanceRates, s.PerPositionAcceptanceRates)
 	}
 	for _, s := range r.Sections() {
-		o.Set("mean_"+s.Key+"_ms", s.Stats.Mean)
-		o.Set("median_"+s.Key+"_ms", s.Stats.Median)
-		o.Set("std_"+s.Key+"_ms", s.Stats.Std)
+		key := func(st resultkey.Stat) string { return resultkey.StatKey(s.Key, st) }
+		o.Set(key(resultkey.Stat{Kind: resultkey.Mean}), s.Stats.Mean)
+		o.Set(key(resultkey.Stat{Kind: resultkey.Median}), s.Stats.Median)
+		o.Set(key(resultkey.Stat{Kind: resultkey.Std}), s.Stats.Std)
 		for _, pv := range s.Stats.Percentiles {
-			o.Set("p"+metrics.PercentileLabel(pv.P)+"_"+s.Key+"_ms", pv.Value)
+			o.Set(key(resultkey.Stat{Kind: resultkey.Percentile, P: pv.P}), pv.Value)
 		}
 	}
 }
@@ -265,7 +260,7 @@ func setServerMetrics(o *Object, outputs []metrics.Output) {
 		}
 	}
 	if found {
-		o.Set("server_queue_times", queues)
-		o.Set("server_ttfts", ttfts)
+		o.Set(resultkey.ServerQueueTimes, queues)
+		o.Set(resultkey.ServerTTFTs, ttfts)
 	}
 }

@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/gobench/gobench/internal/metrics"
+	"github.com/gobench/gobench/internal/resultkey"
 )
 
 // Widths of vLLM's result lines: "{:<40} {:<10}" and the 50-character
@@ -116,7 +117,7 @@ func Text(w io.Writer, r *metrics.Result, spec *SpecDecode) error {
 		t.float("Mean "+s.Name+" (ms):", s.Stats.Mean)
 		t.float("Median "+s.Name+" (ms):", s.Stats.Median)
 		for _, pv := range s.Stats.Percentiles {
-			t.float("P"+metrics.PercentileLabel(pv.P)+" "+s.Name+" (ms):", pv.Value)
+			t.float("P"+resultkey.PercentileLabel(pv.P)+" "+s.Name+" (ms):", pv.Value)
 		}
 	}
 	if spec != nil {

@@ -7,6 +7,7 @@ import (
 	"math"
 
 	"github.com/gobench/gobench/internal/metrics"
+	"github.com/gobench/gobench/internal/resultkey"
 )
 
 // ErrNotDetailed is returned by Run.Detailed for a result saved without
@@ -35,7 +36,7 @@ type Detailed struct {
 // queue_times, generated_texts, server_ttfts and server_queue_times are
 // used when present. Every list must have one entry per request.
 func (r *Run) Detailed() (*Detailed, error) {
-	if !r.Has("ttfts") || !r.Has("itls") {
+	if !r.Has(resultkey.TTFTs) || !r.Has(resultkey.ITLs) {
 		return nil, fmt.Errorf("%s: %w", r.Name(), ErrNotDetailed)
 	}
 	var (
@@ -50,10 +51,10 @@ func (r *Run) Detailed() (*Detailed, error) {
 		dst      any
 		required bool
 	}{
-		{"ttfts", &ttfts, true}, {"itls", &itls, true}, {"output_lens", &outLens, true}, {"errors", &errs, true},
-		{"input_lens", &inLens, false}, {"latencies", &latencies, false}, {"start_times", &starts, false},
-		{"queue_times", &queues, false}, {"generated_texts", &texts, false},
-		{"server_ttfts", &serverTTFTs, false}, {"server_queue_times", &serverQueues, false},
+		{resultkey.TTFTs, &ttfts, true}, {resultkey.ITLs, &itls, true}, {resultkey.OutputLens, &outLens, true}, {resultkey.Errors, &errs, true},
+		{resultkey.InputLens, &inLens, false}, {resultkey.Latencies, &latencies, false}, {resultkey.StartTimes, &starts, false},
+		{resultkey.QueueTimes, &queues, false}, {resultkey.GeneratedTexts, &texts, false},
+		{resultkey.ServerTTFTs, &serverTTFTs, false}, {resultkey.ServerQueueTimes, &serverQueues, false},
 	}
 	n := -1
 	for _, l := range lists {
@@ -71,7 +72,7 @@ func (r *Run) Detailed() (*Detailed, error) {
 		if n < 0 {
 			n = m
 		} else if m != n {
-			return nil, fmt.Errorf("%s: per-request list %q has %d entries, %q has %d", r.Name(), l.key, m, "ttfts", n)
+			return nil, fmt.Errorf("%s: per-request list %q has %d entries, %q has %d", r.Name(), l.key, m, resultkey.TTFTs, n)
 		}
 	}
 	d := &Detailed{

@@ -10,6 +10,7 @@ import (
 
 	"github.com/gobench/gobench/internal/metrics"
 	"github.com/gobench/gobench/internal/report"
+	"github.com/gobench/gobench/internal/resultkey"
 	"github.com/google/go-cmp/cmp"
 )
 
@@ -87,9 +88,9 @@ func TestParseVariants(t *testing.T) {
 		{"bool is no number", `{"duration": 1.0, "x": true}`, "x", 0, false},
 		{"list is no number", `{"duration": 1.0, "ttfts": [1.0]}`, "ttfts", 0, false},
 		{"repeated key keeps the last value", `{"duration": 1.0, "x": 1, "x": 2}`, "x", 2, true},
-		{"failed_ratio derived", `{"duration": 1.0, "completed": 3, "failed": 1}`, KeyFailedRatio, 0.25, true},
-		{"failed_ratio of nothing", `{"duration": 1.0, "completed": 0, "failed": 0}`, KeyFailedRatio, math.NaN(), true},
-		{"failed_ratio needs failed", `{"duration": 1.0, "completed": 3}`, KeyFailedRatio, 0, false},
+		{"failed_ratio derived", `{"duration": 1.0, "completed": 3, "failed": 1}`, resultkey.FailedRatio, 0.25, true},
+		{"failed_ratio of nothing", `{"duration": 1.0, "completed": 0, "failed": 0}`, resultkey.FailedRatio, math.NaN(), true},
+		{"failed_ratio needs failed", `{"duration": 1.0, "completed": 3}`, resultkey.FailedRatio, 0, false},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -367,7 +368,7 @@ func FuzzParse(f *testing.F) {
 				r.Display(k)
 				r.String(k)
 			}
-			r.Number(KeyFailedRatio)
+			r.Number(resultkey.FailedRatio)
 			_, _ = r.Detailed()
 			_, _ = Select(runs, r.Label())
 		}

@@ -11,6 +11,7 @@ import (
 	"strings"
 
 	"github.com/gobench/gobench/internal/report"
+	"github.com/gobench/gobench/internal/resultkey"
 )
 
 // ErrNotResult marks data that is not a result file (not a sequence of
@@ -30,14 +31,6 @@ func (e *selectorError) Is(target error) bool { return target == ErrSelector }
 func selectorErrorf(format string, a ...any) error {
 	return &selectorError{msg: fmt.Sprintf(format, a...)}
 }
-
-// Derived keys that Run.Number computes from the saved ones, so that
-// thresholds and comparisons can use them like any other result key.
-const (
-	// KeyFailedRatio is failed / (completed + failed): the share of the
-	// requests sent that failed (NaN when none was sent).
-	KeyFailedRatio = "failed_ratio"
-)
 
 // Run is one result: a whole --save-result file, or one line of an
 // --append-result (JSON Lines) file.
@@ -96,8 +89,9 @@ func (r *Run) Raw(key string) (json.RawMessage, bool) {
 // Number returns the value of key when it is a number: a JSON number, or
 // one of the spellings of infinity and NaN that gobench ("inf") and vLLM
 // (bare Infinity, "inf") write. Booleans, strings, null and lists are not
-// numbers. It also answers the derived keys (KeyFailedRatio) when the file
-// does not have them itself.
+// numbers. It also answers the derived keys (resultkey.FailedRatio:
+// failed / (completed + failed), NaN when no request was sent) when the
+// file does not have them itself.
 func (r *Run) Number(key string) (float64, bool) {
 	raw, ok := r.Raw(key)
 	if !ok {
@@ -111,11 +105,11 @@ func (r *Run) Number(key string) (float64, bool) {
 }
 
 func (r *Run) derived(key string) (float64, bool) {
-	if key != KeyFailedRatio {
+	if key != resultkey.FailedRatio {
 		return 0, false
 	}
-	completed, ok1 := r.Number("completed")
-	failed, ok2 := r.Number("failed")
+	completed, ok1 := r.Number(resultkey.Completed)
+	failed, ok2 := r.Number(resultkey.Failed)
 	if !ok1 || !ok2 {
 		return 0, false
 	}
@@ -151,7 +145,7 @@ func (r *Run) String(key string) (string, bool) {
 
 // Label is the run's --label ("" when none was given).
 func (r *Run) Label() string {
-	s, _ := r.String("label")
+	s, _ := r.String(resultkey.Label)
 	return s
 }
 
@@ -199,9 +193,9 @@ func Parse(path string, data []byte) ([]*Run, error) {
 	runs := make([]*Run, len(objs))
 	for i, fields := range objs {
 		runs[i] = newRun(path, i, len(objs), fields)
-		if !runs[i].Has("duration") && !runs[i].Has("completed") {
-			return nil, fmt.Errorf("read result file %s: run %d: %w: it has neither \"duration\" nor \"completed\"",
-				path, i, ErrNotResult)
+		if !runs[i].Has(resultkey.Duration) && !runs[i].Has(resultkey.Completed) {
+			return nil, fmt.Errorf("read result file %s: run %d: %w: it has neither %q nor %q",
+				path, i, ErrNotResult, resultkey.Duration, resultkey.Completed)
 		}
 	}
 	return runs, nil
@@ -306,7 +300,7 @@ func Select(runs []*Run, selector string) (*Run, error) {
 func listRuns(runs []*Run) string {
 	var b strings.Builder
 	for _, r := range runs {
-		date, _ := r.String("date")
+		date, _ := r.String(resultkey.Date)
 		label := r.Label()
 		if label == "" {
 			label = "(no label)"

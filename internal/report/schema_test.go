@@ -1,0 +1,131 @@
+package report
+
+import (
+	"fmt"
+	"os"
+	"regexp"
+	"testing"
+
+	"github.com/gobench/gobench/internal/metrics"
+	"github.com/gobench/gobench/internal/resultkey"
+	"github.com/google/go-cmp/cmp"
+)
+
+// selectionGrid is every combination of the parts of a configuration that
+// decide the result's keys.
+func selectionGrid() []resultkey.Selection {
+	var grid []resultkey.Selection
+	for _, pm := range []string{"", "ttft,e2el", "e2el", "ttft,tpot,itl,e2el,client_queue_time,e2el_including_client_queue", "tpot, itl,foo"} {
+		for _, ps := range [][]float64{{99}, {50, 99.9, 1e-05, 100}} {
+			for bits := range 1 << 5 {
+				grid = append(grid, resultkey.Selection{
+					PercentileMetrics: metrics.ParsePercentileMetrics(pm), Percentiles: ps,
+					Tokenizer: bits&1 != 0, ClientQueue: bits&2 != 0, RampUp: bits&4 != 0,
+					Detailed: bits&8 != 0, ReportCachedTokens: bits&16 != 0,
+				})
+			}
+		}
+	}
+	return grid
+}
+
+// withServerMetrics are seedOutputs carrying what a vLLM server may report
+// per request: cached tokens and its per-request metrics.
+func withServerMetrics() []metrics.Output {
+	outs := seedOutputs()
+	cached, queue, ttft := 3, 0.01, 0.1
+	for i := range outs {
+		outs[i].CachedTokens, outs[i].ServerQueueTime, outs[i].ServerTTFT = &cached, &queue, &ttft
+	}
+	return outs
+}
+
+// TestSchemaMatchesWriter proves that resultkey's schema and the writer
+// agree: for every selection of the grid, the keys ResultObject writes for
+// a Calculate of that configuration are the keys Selection.Keys lists, in
+// order, those the server may add present exactly when the server
+// reported them; and resultkey.ParseStatKey reads every statistic key
+// written back to the statistic StatKey made it from.
+func TestSchemaMatchesWriter(t *testing.T) {
+	t.Parallel()
+	spec := &SpecDecode{AcceptanceRate: 50, AcceptanceLength: 2, NumDrafts: 4, DraftTokens: 8, AcceptedTokens: 4,
+		PerPositionAcceptanceRates: []float64{0.5}}
+	for i, sel := range selectionGrid() {
+		cfg := metrics.Config{PercentileMetrics: sel.PercentileMetrics, Percentiles: sel.Percentiles,
+			RequestRate: 4, ReportCachedTokens: sel.ReportCachedTokens, Goodput: map[string]float64{"ttft": 500}}
+		if sel.Tokenizer {
+			cfg.CountTokens = countWords
+		}
+		if sel.ClientQueue {
+			cfg.MaxConcurrency = 2
+		}
+		run := &Run{Date: "20260101-010203", Backend: "openai", ModelID: "m", SaveDetailed: sel.Detailed,
+			ScheduledOffsets: []float64{0}, Version: "v", EndReason: EndCompleted}
+		if sel.RampUp {
+			run.RampUp = &RampUp{Strategy: "linear", StartRPS: 1, EndRPS: 4}
+			run.RPSChangeEvents = []RPSChangeEvent{{RPS: 1, Timestamp: "2026-01-01T01:02:03.000001"}}
+		}
+		for _, c := range []struct {
+			name    string
+			outputs []metrics.Output
+			server  bool
+		}{{"no requests", nil, false}, {"requests", seedOutputs(), false}, {"server metrics", withServerMetrics(), true}} {
+			r := metrics.Calculate(c.outputs, 8, cfg)
+			run.SpecDecode = nil
+			if c.server {
+				run.SpecDecode = spec
+			}
+			var want []string
+			for _, k := range sel.Keys() {
+				if !k.Server || c.server {
+					want = append(want, k.Name)
+				}
+			}
+			got := ResultObject(&r, run).Keys()
+			if diff := cmp.Diff(want, got); diff != "" {
+				t.Fatalf("selection %d %+v, %s: written keys (-schema +writer):\n%s", i, sel, c.name, diff)
+			}
+			checkStatKeys(t, sel, got)
+		}
+	}
+}
+
+// checkStatKeys checks that the statistic keys among keys are sel's, and
+// that each parses back to what formats it.
+func checkStatKeys(t *testing.T, sel resultkey.Selection, keys []string) {
+	t.Helper()
+	var stats []string
+	for _, k := range keys {
+		m, st, ok := resultkey.ParseStatKey(k)
+		if !ok {
+			continue
+		}
+		stats = append(stats, k)
+		if again := resultkey.StatKey(m, st); again != k {
+			t.Errorf("ParseStatKey(%q) = %q %+v, which formats as %q", k, m, st, again)
+		}
+	}
+	if diff := cmp.Diff(sel.StatKeys(), stats); diff != "" {
+		t.Errorf("%+v: statistic keys (-StatKeys +parsed):\n%s", sel, diff)
+	}
+}
+
+// TestDocListsEveryKey: the package documentation's key list names every
+// key of the schema (the statistic keys by their pattern).
+func TestDocListsEveryKey(t *testing.T) {
+	t.Parallel()
+	doc, err := os.ReadFile("doc.go")
+	if err != nil {
+		t.Fatal(err)
+	}
+	all := resultkey.Selection{Tokenizer: true, ClientQueue: true, RampUp: true, Detailed: true, ReportCachedTokens: true}
+	for _, k := range all.Keys() {
+		if _, _, isStat := resultkey.ParseStatKey(k.Name); isStat {
+			continue
+		}
+		line := regexp.MustCompile(fmt.Sprintf(`(?m)^//\t%s\s`, regexp.QuoteMeta(k.Name)))
+		if !line.Match(doc) {
+			t.Errorf("doc.go does not list the key %q", k.Name)
+		}
+	}
+}

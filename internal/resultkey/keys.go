@@ -1,0 +1,402 @@
+package resultkey
+
+import (
+	"slices"
+	"strings"
+)
+
+// Keys of the result file, in file order (internal/report/doc.go describes
+// each). The statistic keys are built by StatKey; the metadata keys are the
+// user's.
+const (
+	// Date is the run's local date and time, "YYYYMMDD-HHMMSS".
+	Date = "date"
+	// EndpointType repeats Backend (vLLM keeps it for backward
+	// compatibility).
+	EndpointType = "endpoint_type"
+	// Backend is --backend.
+	Backend = "backend"
+	// Label is --label, or null.
+	Label = "label"
+	// ModelID is the model id.
+	ModelID = "model_id"
+	// TokenizerID is the tokenizer id, null with --skip-tokenizer-init.
+	TokenizerID = "tokenizer_id"
+	// NumPrompts is the --num-prompts flag.
+	NumPrompts = "num_prompts"
+	// RequestRate is --request-rate, or "inf".
+	RequestRate = "request_rate"
+	// Burstiness is --burstiness.
+	Burstiness = "burstiness"
+	// MaxConcurrency is --max-concurrency, or null.
+	MaxConcurrency = "max_concurrency"
+	// RampUpStrategy is --ramp-up-strategy (ramp-up only).
+	RampUpStrategy = "ramp_up_strategy"
+	// RampUpStartRPS is --ramp-up-start-rps (ramp-up only).
+	RampUpStartRPS = "ramp_up_start_rps"
+	// RampUpEndRPS is --ramp-up-end-rps (ramp-up only).
+	RampUpEndRPS = "ramp_up_end_rps"
+	// Duration is the benchmark duration in seconds.
+	Duration = "duration"
+	// Completed counts the successful requests.
+	Completed = "completed"
+	// Failed counts the failed requests.
+	Failed = "failed"
+	// TotalInputTokens sums the prompt lengths of successful requests.
+	TotalInputTokens = "total_input_tokens"
+	// TotalOutputTokens sums the output lengths.
+	TotalOutputTokens = "total_output_tokens"
+	// RequestThroughput is completed requests per second.
+	RequestThroughput = "request_throughput"
+	// RequestGoodput is good requests per second, null without --goodput.
+	RequestGoodput = "request_goodput"
+	// OutputThroughput is output tokens per second.
+	OutputThroughput = "output_throughput"
+	// TotalTokenThroughput is input plus output tokens per second.
+	TotalTokenThroughput = "total_token_throughput"
+	// InputLens lists the prompt lengths (per request, detailed only).
+	InputLens = "input_lens"
+	// OutputLens lists the output lengths (per request, detailed only).
+	OutputLens = "output_lens"
+	// TTFTs lists the times to first token (per request, detailed only).
+	TTFTs = "ttfts"
+	// ITLs lists the inter-token gaps (per request, detailed only).
+	ITLs = "itls"
+	// Latencies lists the end-to-end latencies (per request, detailed
+	// only).
+	Latencies = "latencies"
+	// StartTimes lists the send times (per request, detailed only).
+	StartTimes = "start_times"
+	// QueueTimes lists the client queue times (per request, detailed
+	// only).
+	QueueTimes = "queue_times"
+	// GeneratedTexts lists the output texts (per request, detailed only).
+	GeneratedTexts = "generated_texts"
+	// Errors lists the error texts (per request, detailed only).
+	Errors = "errors"
+	// ServerQueueTimes lists the server's queue times (per request,
+	// detailed only, when the server reports them).
+	ServerQueueTimes = "server_queue_times"
+	// ServerTTFTs lists the server's times to first token (per request,
+	// detailed only, when the server reports them).
+	ServerTTFTs = "server_ttfts"
+	// MaxOutputTokensPerS is the peak of token events in a one-second bin.
+	MaxOutputTokensPerS = "max_output_tokens_per_s"
+	// MaxConcurrentRequests is the peak of overlapping requests.
+	MaxConcurrentRequests = "max_concurrent_requests"
+	// RTFx is audio seconds per benchmark second.
+	RTFx = "rtfx"
+	// TotalCachedTokens sums the cached prompt tokens the server reported
+	// (--report-cached-tokens).
+	TotalCachedTokens = "total_cached_tokens"
+	// RPSChangeEvents lists the ramp-up's rate changes (ramp-up only).
+	RPSChangeEvents = "rps_change_events"
+	// SpecDecodeAcceptanceRate is the draft acceptance rate in percent.
+	SpecDecodeAcceptanceRate = "spec_decode_acceptance_rate"
+	// SpecDecodeAcceptanceLength is 1 + accepted tokens per draft.
+	SpecDecodeAcceptanceLength = "spec_decode_acceptance_length"
+	// SpecDecodeNumDrafts counts the drafts.
+	SpecDecodeNumDrafts = "spec_decode_num_drafts"
+	// SpecDecodeDraftTokens counts the draft tokens.
+	SpecDecodeDraftTokens = "spec_decode_draft_tokens"
+	// SpecDecodeAcceptedTokens counts the accepted draft tokens.
+	SpecDecodeAcceptedTokens = "spec_decode_accepted_tokens"
+	// SpecDecodePerPositionAcceptanceRates lists the acceptance rate per
+	// draft position (fractions).
+	SpecDecodePerPositionAcceptanceRates = "spec_decode_per_position_acceptance_rates"
+	// NumWarmups is --num-warmups.
+	NumWarmups = "num_warmups"
+	// ScheduledOffsets lists the planned arrival offsets (gobench,
+	// detailed only).
+	ScheduledOffsets = "scheduled_offsets"
+	// GobenchVersion is gobench's version (detailed only).
+	GobenchVersion = "gobench_version"
+	// EndReason is "completed" or "interrupted" (detailed only).
+	EndReason = "end_reason"
+)
+
+// FailedRatio is a derived key: failed / (completed + failed), which the
+// readers compute (resultfile.Run.Number) so that thresholds and
+// comparisons can name it like a saved key. It is never written.
+const FailedRatio = "failed_ratio"
+
+// when says under which configuration a key is present.
+type when int
+
+const (
+	// always: in every result.
+	always when = iota
+	// withRampUp: with --ramp-up-strategy.
+	withRampUp
+	// perRequest: vLLM's per-request lists, written by benchmark() and
+	// removed by main_async unless --save-detailed.
+	perRequest
+	// perRequestServer: per-request lists present with --save-detailed
+	// when the server reported per-request metrics.
+	perRequestServer
+	// cachedTokens: with --report-cached-tokens when the server reported
+	// cached tokens.
+	cachedTokens
+	// server: when the server exposes the figures (spec-decode counters).
+	server
+	// statistics: the place of the statistic keys.
+	statistics
+	// detailedOnly: gobench's keys added with --save-detailed.
+	detailedOnly
+)
+
+// row is one key of the schema.
+type row struct {
+	key  string
+	when when
+	// setting: the key describes how the run was set up rather than what
+	// it measured (compare lists settings side by side).
+	setting bool
+	// better is the direction of improvement of a measurement.
+	better Better
+}
+
+// schema lists the result file's keys in file order (serve.py@009e6d4a
+// main_async and benchmark(), with the later keys pinned by vLLM's tests;
+// gobench's detailed keys last). It is read-only.
+var schema = [...]row{
+	{key: Date, setting: true},
+	{key: EndpointType, setting: true},
+	{key: Backend, setting: true},
+	{key: Label, setting: true},
+	{key: ModelID, setting: true},
+	{key: TokenizerID, setting: true},
+	{key: NumPrompts, setting: true},
+	{key: RequestRate, setting: true},
+	{key: Burstiness, setting: true},
+	{key: MaxConcurrency, setting: true},
+	{key: RampUpStrategy, when: withRampUp, setting: true},
+	{key: RampUpStartRPS, when: withRampUp, setting: true},
+	{key: RampUpEndRPS, when: withRampUp, setting: true},
+	{key: Duration, better: Lower},
+	{key: Completed, better: Higher},
+	{key: Failed, better: Lower},
+	{key: TotalInputTokens},
+	{key: TotalOutputTokens},
+	{key: RequestThroughput, better: Higher},
+	{key: RequestGoodput, better: Higher},
+	{key: OutputThroughput, better: Higher},
+	{key: TotalTokenThroughput, better: Higher},
+	{key: InputLens, when: perRequest},
+	{key: OutputLens, when: perRequest},
+	{key: TTFTs, when: perRequest},
+	{key: ITLs, when: perRequest},
+	{key: Latencies, when: perRequest},
+	{key: StartTimes, when: perRequest},
+	{key: QueueTimes, when: perRequest},
+	{key: GeneratedTexts, when: perRequest},
+	{key: Errors, when: perRequest},
+	{key: ServerQueueTimes, when: perRequestServer},
+	{key: ServerTTFTs, when: perRequestServer},
+	{key: MaxOutputTokensPerS, better: Higher},
+	{key: MaxConcurrentRequests},
+	{key: RTFx, better: Higher},
+	{key: TotalCachedTokens, when: cachedTokens},
+	{key: RPSChangeEvents, when: withRampUp},
+	{key: SpecDecodeAcceptanceRate, when: server, better: Higher},
+	{key: SpecDecodeAcceptanceLength, when: server, better: Higher},
+	{key: SpecDecodeNumDrafts, when: server},
+	{key: SpecDecodeDraftTokens, when: server},
+	{key: SpecDecodeAcceptedTokens, when: server},
+	{key: SpecDecodePerPositionAcceptanceRates, when: server},
+	{when: statistics},
+	{key: NumWarmups, setting: true},
+	{key: ScheduledOffsets, when: detailedOnly},
+	{key: GobenchVersion, when: detailedOnly, setting: true},
+	{key: EndReason, when: detailedOnly, setting: true},
+}
+
+// otherKeys are keys the schema does not hold whose direction is known:
+// the derived key, and keys of other writers' result files.
+var otherKeys = [...]row{
+	{key: FailedRatio, better: Lower},
+	{key: "input_throughput", better: Higher},
+}
+
+// lookup returns the row of key.
+func lookup(key string) (row, bool) {
+	for _, rows := range [...][]row{schema[:], otherKeys[:]} {
+		for _, r := range rows {
+			if r.key == key && r.when != statistics {
+				return r, true
+			}
+		}
+	}
+	return row{}, false
+}
+
+// IsSetting reports whether key describes how a run was set up (flags,
+// model, date, gobench's version) rather than what it measured.
+func IsSetting(key string) bool {
+	r, ok := lookup(key)
+	return ok && r.setting
+}
+
+// RequestLists returns the per-request list keys that vLLM writes and
+// keeps only with --save-detailed, the server's lists included, in file
+// order.
+func RequestLists() []string {
+	var keys []string
+	for _, r := range schema {
+		if r.when == perRequest || r.when == perRequestServer {
+			keys = append(keys, r.key)
+		}
+	}
+	return keys
+}
+
+// Better says which direction of a key's value is an improvement.
+type Better int
+
+// Directions of improvement.
+const (
+	// Neither: the value describes the workload or is a count whose
+	// direction depends on the goal (tokens sent, peak concurrency).
+	Neither Better = iota
+	// Lower is better: latencies, failures, duration.
+	Lower
+	// Higher is better: throughputs, goodput, completed requests.
+	Higher
+)
+
+// String returns "lower", "higher" or "".
+func (b Better) String() string { return [...]string{"", "lower", "higher"}[b] }
+
+// Direction returns which direction of key's value is better. Every key
+// ending in _ms is a latency in milliseconds, lower being better.
+func Direction(key string) Better {
+	if strings.HasSuffix(key, "_ms") {
+		return Lower
+	}
+	r, _ := lookup(key)
+	return r.better
+}
+
+// WellFormed reports whether key is spelled as result keys are: a letter
+// or '_' first, then letters, digits, '_' and the other characters of
+// percentile labels ('.', '-', '+': "p99.9_ttft_ms", "p1e-05_ttft_ms").
+// Every key of the schema and every statistic key is well formed; metadata
+// keys need not be.
+func WellFormed(key string) bool {
+	if key == "" {
+		return false
+	}
+	for i, r := range key {
+		ok := r == '_' || r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' ||
+			i > 0 && (r >= '0' && r <= '9' || r == '.' || r == '-' || r == '+')
+		if !ok {
+			return false
+		}
+	}
+	return true
+}
+
+// Selection is what decides a result's keys: the parts of a run's
+// configuration the schema depends on.
+type Selection struct {
+	// PercentileMetrics are the --percentile-metrics names, matched
+	// exactly (unknown names select nothing, as in vLLM).
+	PercentileMetrics []string
+	// Percentiles are the --metric-percentiles values, in order.
+	Percentiles []float64
+	// Tokenizer: the run counts tokens (no --skip-tokenizer-init), so the
+	// ttft, tpot and itl sections can be reported.
+	Tokenizer bool
+	// ClientQueue: the client queue is measured (--max-concurrency set),
+	// which adds the client queue sections.
+	ClientQueue bool
+	// RampUp is --ramp-up-strategy.
+	RampUp bool
+	// Detailed is --save-detailed.
+	Detailed bool
+	// ReportCachedTokens is --report-cached-tokens.
+	ReportCachedTokens bool
+}
+
+// Sections returns the latency sections of a result of s, in order (vLLM's
+// serve.py@009e6d4a benchmark): ttft, tpot and itl (only with a
+// tokenizer), e2el, each when PercentileMetrics names it; then
+// client_queue_time and e2el_including_client_queue whenever the client
+// queue is measured, selected or not and at any rate, as the pinned
+// upstream test test_serve_queue_time.py@0e913f02 asserts (it selects only
+// "ttft,e2el", sends at rate inf with max_concurrency 1, and expects
+// mean/p99_client_queue_time_ms and mean/p99_e2el_including_client_queue_ms).
+func (s Selection) Sections() []Metric {
+	var out []Metric
+	for _, m := range metricTable {
+		present := slices.Contains(s.PercentileMetrics, m.Key) && (s.Tokenizer || !m.NeedsTokenizer)
+		if m.ClientQueue {
+			present = s.ClientQueue
+		}
+		if present {
+			out = append(out, m)
+		}
+	}
+	return out
+}
+
+// StatKeys returns the statistic keys of a result of s, in file order.
+func (s Selection) StatKeys() []string {
+	var keys []string
+	for _, m := range s.Sections() {
+		for _, st := range SectionStats(s.Percentiles) {
+			keys = append(keys, StatKey(m.Key, st))
+		}
+	}
+	return keys
+}
+
+// Key is one key of a result.
+type Key struct {
+	// Name is the key.
+	Name string
+	// Server: the key is present only when the server reports what it
+	// holds (spec-decode counters, cached tokens, per-request server
+	// metrics).
+	Server bool
+}
+
+// Keys returns the keys a result of s has, in file order, metadata keys
+// left out; those marked Server may be missing.
+func (s Selection) Keys() []Key {
+	var keys []Key
+	for _, r := range schema {
+		var present, byServer bool
+		switch r.when {
+		case always:
+			present = true
+		case withRampUp:
+			present = s.RampUp
+		case perRequest, detailedOnly:
+			present = s.Detailed
+		case perRequestServer:
+			present, byServer = s.Detailed, true
+		case cachedTokens:
+			present, byServer = s.ReportCachedTokens, true
+		case server:
+			present, byServer = true, true
+		case statistics:
+			for _, k := range s.StatKeys() {
+				keys = append(keys, Key{Name: k})
+			}
+		}
+		if present {
+			keys = append(keys, Key{Name: r.key, Server: byServer})
+		}
+	}
+	return keys
+}
+
+// Has reports whether a result of s can have key: one of Keys (those the
+// server may add included) or the derived FailedRatio.
+func (s Selection) Has(key string) bool {
+	if key == FailedRatio {
+		return true
+	}
+	return slices.ContainsFunc(s.Keys(), func(k Key) bool { return k.Name == key })
+}
