@@ -135,28 +135,17 @@ func runAnalyze(deps *Deps, o *AnalyzeOptions) error {
 	}
 	m := &res.Metrics
 	obj := res.Object(file)
-	switch o.Format {
-	case "json":
-		if err := report.WriteJSON(deps.Stdout, obj); err != nil {
-			return err
-		}
-		if _, err := io.WriteString(deps.Stdout, "\n"); err != nil {
-			return err
-		}
-	case "markdown":
-		if err := report.Markdown(deps.Stdout, m, res.Spec, "gobench analyze · "+file.Name()); err != nil {
-			return err
-		}
-	default:
-		if err := report.Warnings(deps.Stderr, m); err != nil {
-			return err
-		}
-		if err := report.Failures(deps.Stdout, m); err != nil {
-			return err
-		}
-		if err := report.Text(deps.Stdout, m, res.Spec); err != nil {
-			return err
-		}
+	out := formats{
+		text: func(w io.Writer) error {
+			return report.Block(w, deps.Stderr, m, func() error { return report.Text(w, m, res.Spec) })
+		},
+		markdown: func(w io.Writer) error {
+			return report.Markdown(w, m, res.Spec, "gobench analyze · "+file.Name())
+		},
+		object: func() *report.Object { return obj },
+	}
+	if err := out.write(deps.Stdout, o.Format); err != nil {
+		return err
 	}
 	if len(o.Thresholds) == 0 {
 		return nil

@@ -1,11 +1,9 @@
 package cli
 
 import (
-	"io"
 	"math"
 
 	"github.com/gobench/gobench/internal/compare"
-	"github.com/gobench/gobench/internal/report"
 	"github.com/gobench/gobench/internal/resultfile"
 	"github.com/spf13/cobra"
 )
@@ -99,17 +97,7 @@ func runCompare(deps *Deps, o *CompareOptions) error {
 	if err != nil {
 		return err
 	}
-	switch o.Format {
-	case "markdown":
-		return c.WriteMarkdown(deps.Stdout)
-	case "json":
-		if err := report.WriteJSON(deps.Stdout, c.Object()); err != nil {
-			return err
-		}
-		_, err := io.WriteString(deps.Stdout, "\n")
-		return err
-	}
-	return c.WriteText(deps.Stdout)
+	return formats{text: c.WriteText, markdown: c.WriteMarkdown, object: c.Object}.write(deps.Stdout, o.Format)
 }
 
 // compareRuns opens the results named on the command line. A single file

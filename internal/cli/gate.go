@@ -87,17 +87,30 @@ func baselineValues(base *resultfile.Run) gate.Values {
 
 // writeVerdicts prints the threshold report in the chosen format.
 func writeVerdicts(w io.Writer, rep *gate.Report, format string) error {
-	switch format {
-	case "markdown":
-		return rep.WriteMarkdown(w)
-	case "json":
-		if err := report.WriteJSON(w, rep.Object()); err != nil {
+	return formats{text: rep.WriteText, markdown: rep.WriteMarkdown, object: rep.Object}.write(w, format)
+}
+
+// formats are the renderings of one output for --format: text, markdown
+// (for a pull request or a CI summary) and json (an object on one line).
+// A nil rendering falls back to text.
+type formats struct {
+	text, markdown func(io.Writer) error
+	object         func() *report.Object
+}
+
+// write prints the rendering format names.
+func (f formats) write(w io.Writer, format string) error {
+	switch {
+	case format == "markdown" && f.markdown != nil:
+		return f.markdown(w)
+	case format == "json" && f.object != nil:
+		if err := report.WriteJSON(w, f.object()); err != nil {
 			return err
 		}
 		_, err := io.WriteString(w, "\n")
 		return err
 	}
-	return rep.WriteText(w)
+	return f.text(w)
 }
 
 // gateError turns a threshold report into the command's outcome: every

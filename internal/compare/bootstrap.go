@@ -10,6 +10,7 @@ import (
 	"sync"
 	"sync/atomic"
 
+	"github.com/gobench/gobench/internal/metrics"
 	"github.com/gobench/gobench/internal/resultkey"
 )
 
@@ -244,21 +245,12 @@ func (s *Sample) eval(e *evaluator, w []int) []float64 {
 		case Median:
 			e.out[i] = (e.lo[i] + e.hi[i]) / 2
 		case Percentile:
-			e.out[i] = lerp(e.lo[i], e.hi[i], e.frac[i])
+			e.out[i] = metrics.Lerp(e.lo[i], e.hi[i], e.frac[i])
 		default:
 			e.out[i] = math.NaN() // a spread (Std) is not estimated
 		}
 	}
 	return e.out
-}
-
-// lerp is NumPy's _lerp (see metrics.Percentile).
-func lerp(a, b, t float64) float64 {
-	diff := b - a
-	if t >= 0.5 {
-		return b - float64(diff*(1-t))
-	}
-	return a + float64(diff*t)
 }
 
 // Interval is a confidence interval of the difference B − A of one
@@ -355,5 +347,5 @@ func quantileSorted(s []float64, q float64) float64 {
 	if h >= float64(n-1) {
 		return s[n-1]
 	}
-	return lerp(s[int(lo)], s[int(lo)+1], h-lo)
+	return metrics.Lerp(s[int(lo)], s[int(lo)+1], h-lo)
 }

@@ -187,13 +187,14 @@ func percentileSorted(s []float64, p float64) float64 {
 	} else {
 		a, b = s[int(lo)], s[int(lo)+1]
 	}
-	return lerp(a, b, h-lo)
+	return Lerp(a, b, h-lo)
 }
 
-// lerp is NumPy's _lerp: it interpolates from the nearer end so that
-// t == 1 yields b exactly. The conversions keep each product rounded on
-// its own (no FMA), as NumPy's separate ufunc calls do.
-func lerp(a, b, t float64) float64 {
+// Lerp is NumPy's _lerp, the interpolation of np.percentile's "linear"
+// method: it interpolates from the nearer end so that t == 1 yields b
+// exactly. The conversions keep each product rounded on its own (no FMA),
+// as NumPy's separate ufunc calls do.
+func Lerp(a, b, t float64) float64 {
 	diff := b - a
 	if t >= 0.5 {
 		return b - float64(diff*(1-t))
