@@ -30,8 +30,6 @@ type ServeOptions struct {
 	// Sim, when set, starts gobench's simulator on a free loopback port and
 	// points the run at it.
 	Sim *sim.Config
-	// SimRecord is --sim-record: where the simulator writes its ground truth.
-	SimRecord string
 	// Gate holds the thresholds and the Markdown summary (servegate.go).
 	Gate ServeGate
 }
@@ -271,18 +269,15 @@ func (f *serveFlags) options(fs *pflag.FlagSet, deps *Deps) (*ServeOptions, erro
 		if f.baseURL != "" {
 			return nil, argErrorf("--sim starts its own server: leave out --base-url")
 		}
-		if so.Sim, err = f.simConfig(fs); err != nil {
-			return nil, err
-		}
-		so.SimRecord = f.simx.record
 		// The simulator answers to the model the command line names, and
 		// counts tokens with gobench's built-in tokenizer, which is then the
 		// run's tokenizer too unless --tokenizer says otherwise.
-		if f.model != "" {
-			so.Sim.Model = f.model
-			if f.servedModelName != "" {
-				so.Sim.Model = f.servedModelName
-			}
+		model := f.model
+		if model != "" && f.servedModelName != "" {
+			model = f.servedModelName
+		}
+		if so.Sim, err = serveSimConfig(fs, &f.simx, int64(f.seed.v), model); err != nil {
+			return nil, err
 		}
 		if f.tokenizer == "" && !f.skipTokenizerInit {
 			so.Run.Tokenizer = tokenizer.BuiltinName
@@ -388,7 +383,7 @@ func runServe(ctx context.Context, deps *Deps, opts *ServeOptions, stop <-chan s
 		return err
 	}
 	if opts.Sim != nil && !o.DryRun { // a dry run sends nothing, so needs no server
-		url, stopSim, err := startEmbeddedSim(ctx, deps, opts)
+		url, stopSim, err := startEmbeddedSim(ctx, deps, opts.Sim)
 		if err != nil {
 			return err
 		}

@@ -79,7 +79,6 @@ type serveFlags struct {
 	// gobench's own.
 	dryRun, sim        bool
 	readTimeout, grace *floatFlag
-	simTTFT, simITL    *floatFlag
 	gate               gateFlags
 	simx               simFlags
 }
@@ -272,9 +271,6 @@ func (o *serveFlags) register(fs *pflag.FlagSet) {
 	// gobench's own.
 	boolean(&o.dryRun, "dry-run", "Build the dataset and the schedule, print one JSON line per request (index, offset_s, prompt_len, output_len, request_id) and send nothing.")
 	boolean(&o.sim, "sim", "Start gobench's simulated OpenAI-compatible server on a free loopback port and benchmark it (no --base-url needed).")
-	o.simTTFT, o.simITL = newFloat("sim-ttft", 0.05), newFloat("sim-itl", 0.01)
-	val(o.simTTFT, "sim-ttft", "With --sim: the simulated time to first token, in seconds.")
-	val(o.simITL, "sim-itl", "With --sim: the simulated time between tokens, in seconds.")
 	o.readTimeout = newFloat("read-timeout", 0)
 	val(o.readTimeout, "read-timeout", "Fail a request that receives no data for this many seconds (default: VLLM_BENCH_SOCK_READ, else none).")
 	o.grace = newFloat("interrupt-grace", 30)

@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"strconv"
 	"strings"
-	"unicode"
 
 	"github.com/gobench/gobench/internal/backend"
 	"github.com/gobench/gobench/internal/pyfmt"
@@ -39,7 +38,7 @@ func (f *intFlag) String() string {
 }
 func (f *intFlag) Type() string { return "int" }
 func (f *intFlag) Set(s string) error {
-	v, err := parsePyInt(s)
+	v, err := pyfmt.ParseInt(s)
 	if err != nil {
 		return argErrorf("argument --%s: invalid int value: %s", f.name, pyfmt.StrRepr(s))
 	}
@@ -54,17 +53,6 @@ func (f *intFlag) ptr() *int {
 	}
 	v := f.v
 	return &v
-}
-
-// parsePyInt is Python's int(str): surrounding whitespace, a sign, and
-// single underscores between digits are allowed.
-func parsePyInt(s string) (int, error) {
-	t := strings.TrimFunc(s, unicode.IsSpace)
-	body := strings.TrimLeft(t, "+-")
-	if len(t)-len(body) > 1 || body == "" || body[0] == '_' || body[len(body)-1] == '_' || strings.Contains(body, "__") {
-		return 0, strconv.ErrSyntax
-	}
-	return strconv.Atoi(strings.ReplaceAll(t, "_", ""))
 }
 
 // floatFlag is a float flag parsed with Python's float(): "inf" works.
