@@ -30,8 +30,6 @@ type ServeOptions struct {
 	// Sim, when set, starts gobench's simulator on a free loopback port and
 	// points the run at it.
 	Sim *sim.Config
-	// SimRecord is --sim-record: where the simulator writes its ground truth.
-	SimRecord string
 	// Gate holds the thresholds and the Markdown summary (servegate.go).
 	Gate ServeGate
 }
@@ -287,16 +285,13 @@ func (f *serveFlags) simOptions(fs *pflag.FlagSet, so *ServeOptions) error {
 	if f.opts.BaseURL != "" {
 		return argErrorf("--sim starts its own server: leave out --base-url")
 	}
-	var err error
-	if so.Sim, err = f.simConfig(fs); err != nil {
-		return err
+	model := f.opts.Model
+	if model != "" && f.servedModelName != "" {
+		model = f.servedModelName
 	}
-	so.SimRecord = f.simx.record
-	if m := f.opts.Model; m != "" {
-		so.Sim.Model = m
-		if f.servedModelName != "" {
-			so.Sim.Model = f.servedModelName
-		}
+	var err error
+	if so.Sim, err = serveSimConfig(fs, &f.simx, f.opts.Seed, model); err != nil {
+		return err
 	}
 	if f.opts.Tokenizer == "" && !f.opts.SkipTokenizerInit {
 		so.Run.Tokenizer = tokenizer.BuiltinName
@@ -326,7 +321,7 @@ func runServe(ctx context.Context, deps *Deps, opts *ServeOptions, stop <-chan s
 		return err
 	}
 	if opts.Sim != nil && !o.DryRun { // a dry run sends nothing, so needs no server
-		url, stopSim, err := startEmbeddedSim(ctx, deps, opts)
+		url, stopSim, err := startEmbeddedSim(ctx, deps, opts.Sim)
 		if err != nil {
 			return err
 		}

@@ -31,10 +31,9 @@ type serveFlags struct {
 	sampling                                               samplingFlags
 
 	// gobench's own.
-	sim             bool
-	simTTFT, simITL *floatFlag
-	gate            gateFlags
-	simx            simFlags
+	sim  bool
+	gate gateFlags
+	simx simFlags
 }
 
 // samplingFlags are the sampling parameters, sent only when given, in
@@ -179,9 +178,6 @@ func (f *serveFlags) registerOwn(s flagSet) {
 	o := &f.opts
 	s.boolean(&o.DryRun, "dry-run", "Build the dataset and the schedule, print one JSON line per request (index, offset_s, prompt_len, output_len, request_id) and send nothing.")
 	s.boolean(&f.sim, "sim", "Start gobench's simulated OpenAI-compatible server on a free loopback port and benchmark it (no --base-url needed).")
-	f.simTTFT, f.simITL = newFloat("sim-ttft", 0.05), newFloat("sim-itl", 0.01)
-	s.val(f.simTTFT, "sim-ttft", "With --sim: the simulated time to first token, in seconds.")
-	s.val(f.simITL, "sim-itl", "With --sim: the simulated time between tokens, in seconds.")
 	f.readTimeout = newFloat("read-timeout", 0)
 	s.val(f.readTimeout, "read-timeout", "Fail a request that receives no data for this many seconds (default: VLLM_BENCH_SOCK_READ, else none).")
 	s.val(bindSeconds("interrupt-grace", &o.InterruptGrace), "interrupt-grace", "After the first Ctrl-C, seconds to let requests in flight finish before cancelling them.")

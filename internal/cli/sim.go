@@ -2,29 +2,17 @@ package cli
 
 import (
 	"context"
-	"errors"
 	"fmt"
-	"net"
-	"os"
-	"strconv"
 
-	"github.com/gobench/gobench/internal/exitcode"
-	"github.com/gobench/gobench/internal/metrics"
 	"github.com/gobench/gobench/internal/sim"
-	"github.com/gobench/gobench/internal/tokenizer"
 	"github.com/spf13/cobra"
 )
 
 // SimOptions is what `gobench sim` runs.
 type SimOptions struct {
-	// Addr is host:port to listen on.
-	Addr string
-	// Config is the simulator's configuration.
+	// Config is the simulator's configuration, its address and record
+	// included.
 	Config sim.Config
-	// TokenizerPath is --tokenizer; empty uses gobench's built-in tokenizer.
-	TokenizerPath string
-	// RecordPath is --record: the file the ground truth is written to.
-	RecordPath string
 }
 
 const simLong = `Run gobench's simulated vLLM server: /v1/completions and
@@ -73,12 +61,7 @@ Presets (--preset) start from a typical case; flags override them. A
 where it has one.`
 
 func newSimCmd(deps *Deps, runF func(context.Context, *SimOptions) error) *cobra.Command {
-	var (
-		host, model, served, tok string
-		port, maxTok, seed       *intFlag
-		ttft, itl                *floatFlag
-		sf                       simFlags
-	)
+	var sf simFlags
 	cmd := &cobra.Command{
 		Use:   "sim [flags]",
 		Short: "Run a simulated vLLM server (fixed latencies or vLLM's scheduler, metrics, faults, ground truth)",
@@ -90,111 +73,35 @@ func newSimCmd(deps *Deps, runF func(context.Context, *SimOptions) error) *cobra
   gobench serve --base-url http://127.0.0.1:8000 --num-prompts 100 --request-rate 10`,
 		Args: noArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			if !(ttft.v >= 0) || !(itl.v >= 0) {
-				return argErrorf("--ttft and --itl must be non-negative seconds")
-			}
-			var latency []string
-			for _, name := range []string{"ttft", "itl"} {
-				if cmd.Flags().Lookup(name).Changed {
-					latency = append(latency, "--"+name)
-				}
-			}
-			cfg, err := sf.build(cmd.Flags(), metrics.Duration(ttft.v), metrics.Duration(itl.v), latency)
+			cfg, err := sf.config(cmd.Flags())
 			if err != nil {
 				return err
 			}
-			cfg.Model, cfg.DefaultMaxTokens, cfg.Seed, cfg.Logger = model, maxTok.v, int64(seed.v), deps.Stderr
-			if cfg.Scheduler != nil {
-				cfg.Scheduler.Seed = int64(seed.v)
-			}
-			o := &SimOptions{Addr: net.JoinHostPort(host, strconv.Itoa(port.v)), TokenizerPath: tok, Config: cfg,
-				RecordPath: sf.record}
-			if served != "" {
-				// vllm serve: --model names the weights (root), the served
-				// name is what clients send.
-				o.Config.Model, o.Config.Root = served, model
-			}
-			return runF(cmd.Context(), o)
+			cfg.Logger = deps.Stderr
+			return runF(cmd.Context(), &SimOptions{Config: cfg})
 		},
 	}
-	fs := cmd.Flags()
-	fs.SortFlags = false
-	fs.StringVar(&host, "host", "127.0.0.1", "Address to listen on.")
-	port = newInt("port", 8000)
-	fs.Var(port, "port", "Port to listen on (0 picks a free one).")
-	fs.StringVar(&model, "model", sim.DefaultModel, "Model name served in /v1/models and responses.")
-	fs.StringVar(&served, "served-model-name", "", "Name clients use; --model then becomes the model's root.")
-	ttft, itl = newFloat("ttft", 0.05), newFloat("itl", 0.01)
-	fs.Var(ttft, "ttft", "Fixed engine: time to first token, in seconds.")
-	fs.Var(itl, "itl", "Fixed engine: time between tokens, in seconds.")
-	sf.register(fs, "", true)
-	maxTok = newInt("default-max-tokens", sim.DefaultMaxTokens)
-	fs.Var(maxTok, "default-max-tokens", "Output length of requests that set no max_tokens.")
-	seed = newInt("seed", 0)
-	fs.Var(seed, "seed", "Seed of the random stop of requests without ignore_eos, of fault rates and of draft acceptance.")
-	fs.StringVar(&tok, "tokenizer", "", "tokenizer.json (or folder) used to count prompt tokens; default: gobench's built-in tokenizer.")
+	cmd.Flags().SortFlags = false
+	sf.register(cmd.Flags(), "", true)
 	return cmd
 }
 
-// runSim serves until the context ends (Ctrl-C).
+// runSim serves until the context ends or stop closes (Ctrl-C).
 func runSim(ctx context.Context, deps *Deps, o *SimOptions, stop <-chan struct{}) error {
-	cfg := o.Config
-	if o.TokenizerPath != "" {
-		t, err := tokenizer.Load(o.TokenizerPath)
-		if err != nil {
-			return err
-		}
-		cfg.Tokenizer = t
-	} else {
-		cfg.Tokenizer = tokenizer.Builtin()
-		if cfg.Root == "" {
-			cfg.Root = tokenizer.BuiltinName
-		}
-	}
-	var rec *os.File
-	if o.RecordPath != "" {
-		f, err := os.Create(o.RecordPath)
-		if err != nil {
-			return fmt.Errorf("--record: %w", err)
-		}
-		rec = f
-		defer rec.Close()
-		cfg.Record = rec
-	}
-	srv, err := sim.NewServer(cfg)
+	r, err := sim.Start(ctx, o.Config)
 	if err != nil {
-		return exitcode.Usage(err)
+		return err
 	}
-	ln, err := net.Listen("tcp", o.Addr)
-	if err != nil {
-		return fmt.Errorf("listen on %s: %w", o.Addr, err)
-	}
-	name := cfg.Model
+	name := o.Config.Model
 	if name == "" {
 		name = sim.DefaultModel
 	}
 	fmt.Fprintf(deps.Stdout, "gobench sim listening on http://%s (model %q, %s); Ctrl-C stops it.\n",
-		ln.Addr(), name, describeSim(cfg))
-	ctx, cancel := context.WithCancel(ctx)
-	defer cancel()
-	go func() {
-		select {
-		case <-stop:
-			cancel()
-		case <-ctx.Done():
-		}
-	}()
-	err = srv.Serve(ctx, ln)
-	if errors.Is(err, context.Canceled) {
-		err = nil
+		r.Addr(), name, describeSim(o.Config))
+	select {
+	case <-ctx.Done():
+	case <-stop:
+	case <-r.Done():
 	}
-	if rerr := srv.RecordErr(); rerr != nil && err == nil {
-		err = fmt.Errorf("--record %s: %w", o.RecordPath, rerr)
-	}
-	if rec != nil {
-		if cerr := rec.Close(); cerr != nil && err == nil {
-			err = fmt.Errorf("--record %s: %w", o.RecordPath, cerr)
-		}
-	}
-	return err
+	return r.Close()
 }

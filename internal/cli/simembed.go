@@ -2,88 +2,46 @@ package cli
 
 import (
 	"context"
+	"errors"
 	"fmt"
-	"net"
-	"os"
-	"time"
 
-	"github.com/gobench/gobench/internal/metrics"
 	"github.com/gobench/gobench/internal/sim"
-	"github.com/gobench/gobench/internal/tokenizer"
 	"github.com/spf13/pflag"
 )
 
-// simConfig builds the simulator of `gobench serve --sim` from the --sim-*
-// flags: --sim-ttft and --sim-itl for the fixed engine, the rest as
-// `gobench sim` takes them.
-func (f *serveFlags) simConfig(fs *pflag.FlagSet) (*sim.Config, error) {
-	var latency []string
-	for _, name := range []string{"sim-ttft", "sim-itl"} {
-		if fl := fs.Lookup(name); fl != nil && fl.Changed {
-			latency = append(latency, "--"+name)
-		}
-	}
-	if !(f.simTTFT.v >= 0) || !(f.simITL.v >= 0) {
-		return nil, argErrorf("--sim-ttft and --sim-itl must be non-negative seconds")
-	}
-	cfg, err := f.simx.build(fs, metrics.Duration(f.simTTFT.v), metrics.Duration(f.simITL.v), latency)
+// serveSimConfig builds the simulator of `gobench serve --sim` from the
+// --sim-* flags bound in sx: the run's --seed seeds its scheduler's draft
+// acceptance, and it answers to model (the --served-model-name, else
+// --model; empty keeps sim's default) and counts tokens with gobench's
+// built-in tokenizer, as before.
+func serveSimConfig(fs *pflag.FlagSet, sx *simFlags, seed int64, model string) (*sim.Config, error) {
+	cfg, err := sx.config(fs)
 	if err != nil {
 		return nil, err
 	}
-	cfg.Root = tokenizer.BuiltinName
+	if model != "" {
+		cfg.Model = model
+	}
 	if cfg.Scheduler != nil {
-		cfg.Scheduler.Seed = f.opts.Seed
+		cfg.Scheduler.Seed = seed
 	}
 	return &cfg, nil
 }
 
-// startEmbeddedSim starts the simulator of `gobench serve --sim` in this
-// process on a free loopback port, for the run. stop shuts it down and
-// closes its record, reporting a record that could not be written.
-func startEmbeddedSim(ctx context.Context, deps *Deps, opts *ServeOptions) (url string, stop func(), err error) {
-	cfg := *opts.Sim
-	cfg.Tokenizer = tokenizer.Builtin()
-	var rec *os.File
-	if opts.SimRecord != "" {
-		if rec, err = os.Create(opts.SimRecord); err != nil {
-			return "", nil, fmt.Errorf("--sim-record: %w", err)
-		}
-		cfg.Record = rec
-	}
-	closeRec := func() {
-		if rec != nil {
-			_ = rec.Close()
-		}
-	}
-	srv, err := sim.NewServer(cfg)
+// startEmbeddedSim starts that simulator on a free loopback port (and its
+// record, cfg.RecordPath); stop shuts it down, warning on deps.Stderr when
+// the record could not be written.
+func startEmbeddedSim(ctx context.Context, deps *Deps, cfg *sim.Config) (url string, stop func(), err error) {
+	r, err := sim.Start(ctx, *cfg)
 	if err != nil {
-		closeRec()
 		return "", nil, fmt.Errorf("start the simulator: %w", err)
 	}
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		closeRec()
-		return "", nil, fmt.Errorf("start the simulator: %w", err)
-	}
-	sctx, cancel := context.WithCancel(context.WithoutCancel(ctx))
-	done := make(chan error, 1)
-	go func() { done <- srv.Serve(sctx, ln) }()
-	url = "http://" + ln.Addr().String()
-	fmt.Fprintf(deps.Stdout, "Started gobench's simulated server at %s (%s).\n", url, describeSim(cfg))
+	fmt.Fprintf(deps.Stdout, "Started gobench's simulated server at %s (%s).\n", r.URL(), describeSim(*cfg))
 	stop = func() {
-		cancel()
-		select {
-		case <-done:
-		case <-time.After(sim.DefaultShutdownTimeout + time.Second):
-		}
-		if err := srv.RecordErr(); err != nil {
-			fmt.Fprintf(deps.Stderr, "warning: the simulator's record %s is incomplete: %v\n", opts.SimRecord, err)
-		}
-		if rec != nil {
-			if err := rec.Close(); err != nil {
-				fmt.Fprintf(deps.Stderr, "warning: closing the simulator's record %s: %v\n", opts.SimRecord, err)
-			}
+		var re *sim.RecordError
+		if err := r.Close(); errors.As(err, &re) {
+			fmt.Fprintf(deps.Stderr, "warning: the simulator's record %s is incomplete: %v\n", re.Path, re.Err)
 		}
 	}
-	return url, stop, nil
+	return r.URL(), stop, nil
 }

@@ -1,8 +1,11 @@
 package cli
 
 import (
+	"bufio"
 	"bytes"
 	"context"
+	"io"
+	"net/http"
 	"os"
 	"path/filepath"
 	"strings"
@@ -122,9 +125,9 @@ func TestServeSimFlags(t *testing.T) {
 	if code != 0 {
 		t.Fatalf("exit %d: %s", code, errOut)
 	}
-	if o.Sim == nil || o.Sim.Scheduler == nil || o.Sim.Scheduler.MaxNumSeqs != 8 || o.SimRecord != "t.jsonl" ||
+	if o.Sim == nil || o.Sim.Scheduler == nil || o.Sim.Scheduler.MaxNumSeqs != 8 || o.Sim.RecordPath != "t.jsonl" ||
 		o.Sim.Faults.Rules[sim.FaultHTTP503].Rate != 0.5 || !o.Sim.EnablePerRequestMetrics {
-		t.Errorf("sim options %+v, record %q", o.Sim, o.SimRecord)
+		t.Errorf("sim options %+v, record %q", o.Sim, o.Sim.RecordPath)
 	}
 	if _, errOut, code := parse(t, "--sim", "--sim-preset", "8b-1gpu", "--sim-ttft", "0.2"); code != int(exitcode.BadUsage) ||
 		!strings.Contains(errOut, "--sim-ttft set the fixed engine's latencies; the scheduler engine's come from --sim-step-time-*") {
@@ -155,62 +158,41 @@ func TestSimHelpExplainsEveryKnob(t *testing.T) {
 	}
 }
 
-func TestParseSimConfig(t *testing.T) {
+// TestSimCommand runs `gobench sim` on a free port until its context ends:
+// it prints its banner, serves, writes the record's header and exits 0.
+func TestSimCommand(t *testing.T) {
 	t.Parallel()
-	tests := []struct {
-		name, text string
-		want       []string // key=value
-		wantErr    string
-	}{
-		{"plain", "a: 1\nb-c: x y\n", []string{"a=1", "b-c=x y"}, ""},
-		{"comments and quotes", "# c\n---\na: '0.5' # rate\nb: \"re:7\"\nc: -1\n\n", []string{"a=0.5", "b=re:7", "c=-1"}, ""},
-		{"trailing comment", "a: 3 # three", []string{"a=3"}, ""},
-		{"nested", "a:\n  b: 1\n", nil, "line 1: a: missing value"},
-		{"indented", "  b: 1\n", nil, "nested values are not supported"},
-		{"list", "a: [1, 2]\n", nil, "only plain values"},
-		{"no colon", "a\n", nil, "expected 'option: value'"},
-		{"duplicate", "a: 1\na: 2\n", nil, "line 2: a already set on line 1"},
-		{"unterminated", "a: 'x\n", nil, "unterminated quote"},
+	rec := filepath.Join(t.TempDir(), "truth.jsonl")
+	pr, pw := io.Pipe()
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	done := make(chan int, 1)
+	go func() {
+		done <- Main(ctx, []string{"sim", "--port", "0", "--preset", "saturated", "--record", rec, "--disable-log-stats"},
+			Deps{Stdout: pw, Stderr: io.Discard})
+		_ = pw.Close()
+	}()
+	banner, err := bufio.NewReader(pr).ReadString('\n')
+	if err != nil {
+		t.Fatal(err)
 	}
-	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			t.Parallel()
-			got, err := parseSimConfig(tt.text)
-			if tt.wantErr != "" {
-				if err == nil || !strings.Contains(err.Error(), tt.wantErr) {
-					t.Fatalf("error %v, want %q", err, tt.wantErr)
-				}
-				return
-			}
-			if err != nil {
-				t.Fatal(err)
-			}
-			var kv []string
-			for _, e := range got {
-				kv = append(kv, e.key+"="+e.value)
-			}
-			if strings.Join(kv, ",") != strings.Join(tt.want, ",") {
-				t.Errorf("got %v, want %v", kv, tt.want)
-			}
-		})
+	const want = `(model "gobench/sim", engine scheduler: max-num-seqs 8, `
+	if !strings.HasPrefix(banner, "gobench sim listening on http://127.0.0.1:") || !strings.Contains(banner, want) {
+		t.Errorf("banner %q", banner)
 	}
-}
-
-func FuzzParseSimConfig(f *testing.F) {
-	for _, s := range []string{"a: 1\n", "# x\nb: 'y' # z\n", "a:\n  b: 1", "a: [1]", "a: \"", "---\n"} {
-		f.Add(s)
+	url := strings.Fields(banner)[4]
+	resp, err := http.Get(url + "/health")
+	if err != nil || resp.StatusCode != http.StatusOK {
+		t.Errorf("GET /health: %v", err)
 	}
-	f.Fuzz(func(t *testing.T, text string) {
-		entries, err := parseSimConfig(text)
-		if err != nil {
-			return
-		}
-		seen := map[string]bool{}
-		for _, e := range entries {
-			if e.key == "" || seen[e.key] || strings.ContainsAny(e.key, " \t\"'\n") || e.line < 1 {
-				t.Fatalf("bad entry %+v from %q", e, text)
-			}
-			seen[e.key] = true
-		}
-	})
+	if resp != nil {
+		_ = resp.Body.Close()
+	}
+	cancel()
+	if code := <-done; code != int(exitcode.OK) {
+		t.Errorf("exit %d", code)
+	}
+	if b, err := os.ReadFile(rec); err != nil || !strings.Contains(string(b), `"engine":"scheduler"`) {
+		t.Errorf("record %q (%v)", b, err)
+	}
 }

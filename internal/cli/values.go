@@ -5,7 +5,6 @@ import (
 	"strconv"
 	"strings"
 	"time"
-	"unicode"
 
 	"github.com/gobench/gobench/internal/backend"
 	"github.com/gobench/gobench/internal/exitcode"
@@ -98,7 +97,7 @@ type floatFlag = scalar[float64]
 
 // newInt is an int flag with default v.
 func newInt(name string, v int) *intFlag {
-	return &intFlag{v: v, name: name, kind: "int", parse: parsePyInt, show: strconv.Itoa}
+	return &intFlag{v: v, name: name, kind: "int", parse: pyfmt.ParseInt, show: strconv.Itoa}
 }
 
 // bindInt is an int flag writing to *dst, whose value is its default.
@@ -134,7 +133,7 @@ func bindSeconds(name string, dst *time.Duration) *scalar[time.Duration] {
 func bindWholeSeconds(name string, dst *time.Duration) *scalar[time.Duration] {
 	return &scalar[time.Duration]{v: *dst, dst: dst, name: name, kind: "int",
 		parse: func(s string) (time.Duration, error) {
-			v, err := parsePyInt(s)
+			v, err := pyfmt.ParseInt(s)
 			return time.Duration(v) * time.Second, err
 		},
 		show: func(d time.Duration) string { return strconv.Itoa(int(d / time.Second)) }}
@@ -144,21 +143,10 @@ func bindWholeSeconds(name string, dst *time.Duration) *scalar[time.Duration] {
 func bindInt64(name string, dst *int64) *scalar[int64] {
 	return &scalar[int64]{v: *dst, dst: dst, name: name, kind: "int",
 		parse: func(s string) (int64, error) {
-			v, err := parsePyInt(s)
+			v, err := pyfmt.ParseInt(s)
 			return int64(v), err
 		},
 		show: func(v int64) string { return strconv.FormatInt(v, 10) }}
-}
-
-// parsePyInt is Python's int(str): surrounding whitespace, a sign, and
-// single underscores between digits are allowed.
-func parsePyInt(s string) (int, error) {
-	t := strings.TrimFunc(s, unicode.IsSpace)
-	body := strings.TrimLeft(t, "+-")
-	if len(t)-len(body) > 1 || body == "" || body[0] == '_' || body[len(body)-1] == '_' || strings.Contains(body, "__") {
-		return 0, strconv.ErrSyntax
-	}
-	return strconv.Atoi(strings.ReplaceAll(t, "_", ""))
 }
 
 // choiceFlag is a string flag limited to choices.

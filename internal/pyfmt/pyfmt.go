@@ -1,5 +1,5 @@
 // Package pyfmt reproduces Python's text forms of numbers and strings:
-// str(float), float(str) and repr(str). vLLM prints floats into messages
+// str(float), float(str), int(str) and repr(str). vLLM prints floats into messages
 // ("Invalid value found, ttft: -1.0"), result keys ("p99.9_ttft_ms"), file
 // names ("10.0qps") and result files, and gobench reproduces them verbatim.
 // No Go library does: strconv's shortest 'g' form switches to exponents at
@@ -11,6 +11,7 @@ import (
 	"math"
 	"strconv"
 	"strings"
+	"unicode"
 )
 
 // Float returns Python's str(f) (== repr(f) since Python 3.2), the
@@ -99,6 +100,18 @@ func AppendFloat(dst []byte, f float64) []byte {
 		dst = append(dst, digits[point:]...)
 	}
 	return dst
+}
+
+// ParseInt parses s as Python's int(s) does for base 10: surrounding
+// whitespace, one sign, and single underscores between digits are allowed
+// ("1_000"). The error is strconv's, for the caller to word.
+func ParseInt(s string) (int, error) {
+	t := strings.TrimFunc(s, unicode.IsSpace)
+	body := strings.TrimLeft(t, "+-")
+	if len(t)-len(body) > 1 || body == "" || body[0] == '_' || body[len(body)-1] == '_' || strings.Contains(body, "__") {
+		return 0, strconv.ErrSyntax
+	}
+	return strconv.Atoi(strings.ReplaceAll(t, "_", ""))
 }
 
 // ErrFloat is returned (wrapped) by ParseFloat; callers add vLLM's

@@ -175,3 +175,30 @@ func FuzzFloat(f *testing.F) {
 		}
 	})
 }
+
+func TestParseInt(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		in   string
+		want int
+		ok   bool
+	}{
+		{"42", 42, true},
+		{" -7\t", -7, true},
+		{"+3", 3, true},
+		{"1_000", 1000, true},
+		{"1__000", 0, false},
+		{"_1", 0, false},
+		{"1_", 0, false},
+		{"--1", 0, false},
+		{"", 0, false},
+		{"0x10", 0, false},
+		{"1.5", 0, false},
+	}
+	for _, tt := range tests {
+		got, err := ParseInt(tt.in)
+		if (err == nil) != tt.ok || got != tt.want {
+			t.Errorf("ParseInt(%q) = %d, %v; want %d, ok %t", tt.in, got, err, tt.want, tt.ok)
+		}
+	}
+}

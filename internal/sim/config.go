@@ -107,11 +107,31 @@ type Config struct {
 	// EmbeddingDim is the length of the vectors /v1/embeddings returns.
 	// Default DefaultEmbeddingDim.
 	EmbeddingDim int
+
+	// Addr is the host:port Start listens on. Default "127.0.0.1:0", a free
+	// loopback port. NewServer and Serve, which take a listener, ignore it.
+	Addr string
+	// RecordPath, when set and Record is not, is the file Start creates
+	// and writes the record to, and Running.Close closes. NewServer ignores
+	// it.
+	RecordPath string
 }
 
+// Validate reports what NewServer would refuse in c, without building a
+// server.
+func (c Config) Validate() error {
+	_, err := c.withDefaults(flagName)
+	return err
+}
+
+// flagName names a knob by its `gobench sim` flag, in errors about a
+// Config that no command line gave.
+func flagName(name string) string { return "--" + name }
+
 // withDefaults validates c and returns a copy with every default filled in.
-// Errors name the offending field so a CLI flag error is easy to map back.
-func (c Config) withDefaults() (Config, error) {
+// Errors name the offending field, and flag names the flag of a scheduler
+// knob, so a command line error is easy to map back.
+func (c Config) withDefaults(flag func(name string) string) (Config, error) {
 	durations := []struct {
 		name string
 		d    time.Duration
@@ -171,7 +191,7 @@ func (c Config) withDefaults() (Config, error) {
 	if c.Scheduler != nil {
 		sc := *c.Scheduler
 		sc.MaxModelLen = c.MaxModelLen
-		if err := sc.validate(); err != nil {
+		if err := sc.validate(flag); err != nil {
 			return c, err
 		}
 		c.Scheduler = &sc

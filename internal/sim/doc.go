@@ -39,6 +39,16 @@
 // every request: the send instant of each event on CLOCK_MONOTONIC and the
 // server-side intervals (recorder).
 //
+// # Configuration and start-up
+//
+// [Options] are the knobs as a user gives them, by name and as text: the
+// flags of `gobench sim` and, prefixed "sim-", of `gobench serve --sim`,
+// and a YAML config file of the same names ([Knobs] lists them with their
+// defaults and help). [Options.Config] applies config file, preset and
+// given knobs, chooses the engine and validates the result, naming the flag
+// or the file and line of a mistake. [Start] serves a Config in the
+// background, with its record file, until [Running.Close].
+//
 // # Wire format
 //
 // Streaming responses are Server-Sent Events, one `data: {json}\n\n` per

@@ -155,6 +155,13 @@ func mix64(z uint64) uint64 {
 	return z ^ (z >> 31)
 }
 
+// The defaults of the faults' parameters.
+const (
+	defaultStallFor  = 30 * time.Second
+	defaultDripBytes = 8
+	defaultDripEvery = 10 * time.Millisecond
+)
+
 // Faults configures fault injection. The zero value injects nothing.
 type Faults struct {
 	// Rules holds the rule of each kind, indexed by FaultKind.
@@ -176,13 +183,13 @@ func (f Faults) withDefaults() (Faults, error) {
 		return f, fmt.Errorf("sim: Faults.StallFor, DripBytes and DripEvery must not be negative")
 	}
 	if f.StallFor == 0 {
-		f.StallFor = 30 * time.Second
+		f.StallFor = defaultStallFor
 	}
 	if f.DripBytes == 0 {
-		f.DripBytes = 8
+		f.DripBytes = defaultDripBytes
 	}
 	if f.DripEvery == 0 {
-		f.DripEvery = 10 * time.Millisecond
+		f.DripEvery = defaultDripEvery
 	}
 	return f, nil
 }

@@ -56,9 +56,6 @@ func newKVCache(n, blockSize int, caching bool) *kvCache {
 	return c
 }
 
-// total is the number of blocks in the pool.
-func (c *kvCache) total() int { return len(c.blocks) }
-
 // usage is vLLM's kv_cache_usage: the fraction of blocks not free.
 func (c *kvCache) usage() float64 {
 	if len(c.blocks) == 0 {

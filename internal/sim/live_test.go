@@ -30,7 +30,7 @@ type liveServer struct {
 func startLive(t testing.TB, cfg Config) *liveServer {
 	t.Helper()
 	s := newTestServer(t, cfg)
-	ln, err := Listen("127.0.0.1:0")
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -2,6 +2,7 @@ package sim
 
 import (
 	"sort"
+	"strings"
 	"time"
 )
 
@@ -16,6 +17,13 @@ type Preset struct {
 	// Apply sets the preset's values on c.
 	Apply func(c *Config)
 }
+
+// The fixed engine's latencies of the "fixed" preset, and of the flags by
+// default.
+const (
+	defaultTTFT = 50 * time.Millisecond
+	defaultITL  = 10 * time.Millisecond
+)
 
 // engine8B sets the engine model of an 8B model on one GPU.
 func engine8B(c *Config) {
@@ -33,7 +41,7 @@ func Presets() []Preset {
 		{"fixed", "No contention: TTFT 50 ms and ITL 10 ms for every request however many run (the default; what make bench measures the client against).",
 			func(c *Config) {
 				c.Scheduler = nil
-				c.TTFT, c.ITL = 50*time.Millisecond, 10*time.Millisecond
+				c.TTFT, c.ITL = defaultTTFT, defaultITL
 			}},
 		{"8b-1gpu", "An 8B model on one 80 GB GPU: the engine model with vLLM's default limits (256 sequences, 8192 batched tokens, " +
 			"prefix caching, ~490k tokens of KV cache), a 6 ms step plus 50 µs per prefill token and 40 µs per sequence.",
@@ -71,4 +79,13 @@ func LookupPreset(name string) (Preset, bool) {
 		}
 	}
 	return Preset{}, false
+}
+
+// presetNames lists the presets' names, for a flag's help and an error.
+func presetNames() string {
+	var names []string
+	for _, p := range Presets() {
+		names = append(names, p.Name)
+	}
+	return strings.Join(names, ", ")
 }

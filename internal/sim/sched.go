@@ -69,17 +69,18 @@ func DefaultSchedulerConfig() SchedulerConfig {
 	}
 }
 
-// validate checks c; errors name the field and the vllm serve flag.
-func (c SchedulerConfig) validate() error {
+// validate checks c; errors name the field and, through flag, the flag
+// (vllm serve's name, with the prefix of the command that took it).
+func (c SchedulerConfig) validate(flag func(name string) string) error {
 	positive := []struct {
 		name, flag string
 		v          int
 	}{
-		{"MaxNumSeqs", "--max-num-seqs", c.MaxNumSeqs},
-		{"MaxNumBatchedTokens", "--max-num-batched-tokens", c.MaxNumBatchedTokens},
-		{"BlockSize", "--block-size", c.BlockSize},
-		{"NumGPUBlocks", "--num-gpu-blocks-override", c.NumGPUBlocks},
-		{"MaxModelLen", "--max-model-len", c.MaxModelLen},
+		{"MaxNumSeqs", flag("max-num-seqs"), c.MaxNumSeqs},
+		{"MaxNumBatchedTokens", flag("max-num-batched-tokens"), c.MaxNumBatchedTokens},
+		{"BlockSize", flag("block-size"), c.BlockSize},
+		{"NumGPUBlocks", flag("num-gpu-blocks-override"), c.NumGPUBlocks},
+		{"MaxModelLen", flag("max-model-len"), c.MaxModelLen},
 	}
 	for _, f := range positive {
 		if f.v <= 0 {
@@ -95,17 +96,19 @@ func (c SchedulerConfig) validate() error {
 		}
 	}
 	if c.NumSpeculativeTokens < 0 {
-		return fmt.Errorf("sim: SchedulerConfig.NumSpeculativeTokens (--num-speculative-tokens) must not be negative, got %d", c.NumSpeculativeTokens)
+		return fmt.Errorf("sim: SchedulerConfig.NumSpeculativeTokens (%s) must not be negative, got %d",
+			flag("num-speculative-tokens"), c.NumSpeculativeTokens)
 	}
 	if !(c.SpecAcceptanceRate >= 0 && c.SpecAcceptanceRate <= 1) {
-		return fmt.Errorf("sim: SchedulerConfig.SpecAcceptanceRate (--spec-acceptance-rate) must be in [0, 1], got %v", c.SpecAcceptanceRate)
+		return fmt.Errorf("sim: SchedulerConfig.SpecAcceptanceRate (%s) must be in [0, 1], got %v",
+			flag("spec-acceptance-rate"), c.SpecAcceptanceRate)
 	}
 	if tokens := c.NumGPUBlocks * c.BlockSize; tokens < c.MaxModelLen {
 		// vLLM refuses to start in this case too: a request of the maximum
 		// length could never be scheduled.
-		return fmt.Errorf("sim: the KV cache of %d blocks of %d tokens (--num-gpu-blocks-override × --block-size = %d tokens) "+
-			"cannot hold one request of the max model length %d (--max-model-len): lower --max-model-len or add blocks",
-			c.NumGPUBlocks, c.BlockSize, tokens, c.MaxModelLen)
+		return fmt.Errorf("sim: the KV cache of %d blocks of %d tokens (%s × %s = %d tokens) "+
+			"cannot hold one request of the max model length %d (%s): lower %[7]s or add blocks",
+			c.NumGPUBlocks, c.BlockSize, flag("num-gpu-blocks-override"), flag("block-size"), tokens, c.MaxModelLen, flag("max-model-len"))
 	}
 	return nil
 }
@@ -166,7 +169,7 @@ var _ Engine = (*Scheduler)(nil)
 
 // NewScheduler validates cfg and returns an idle engine.
 func NewScheduler(cfg SchedulerConfig) (*Scheduler, error) {
-	if err := cfg.validate(); err != nil {
+	if err := cfg.validate(flagName); err != nil {
 		return nil, err
 	}
 	s := &Scheduler{core: newCore(cfg), wake: make(chan struct{}, 1), onStep: cfg.OnStep, specK: cfg.NumSpeculativeTokens}

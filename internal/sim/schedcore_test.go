@@ -17,7 +17,7 @@ func testCore(t *testing.T, mod func(*SchedulerConfig)) *core {
 	if mod != nil {
 		mod(&cfg)
 	}
-	if err := cfg.validate(); err != nil {
+	if err := cfg.validate(flagName); err != nil {
 		t.Fatal(err)
 	}
 	return newCore(cfg)

@@ -41,7 +41,7 @@ type Server struct {
 
 // NewServer validates cfg, fills in its defaults and returns a server.
 func NewServer(cfg Config) (*Server, error) {
-	cfg, err := cfg.withDefaults()
+	cfg, err := cfg.withDefaults(flagName)
 	if err != nil {
 		return nil, err
 	}
@@ -147,15 +147,6 @@ func (s *Server) Serve(ctx context.Context, ln net.Listener) error {
 		return fmt.Errorf("sim: graceful shutdown: %w", errors.Join(err, closeErr))
 	}
 	return nil
-}
-
-// Listen opens a TCP listener on addr, e.g. "127.0.0.1:0" for a free port.
-func Listen(addr string) (net.Listener, error) {
-	ln, err := net.Listen("tcp", addr)
-	if err != nil {
-		return nil, fmt.Errorf("sim: listen: %w", err)
-	}
-	return ln, nil
 }
 
 // router dispatches on exact paths and then on methods, so that a known
