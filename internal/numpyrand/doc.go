@@ -37,8 +37,8 @@
 // the golden tests), while the streams never desynchronise: every accept/reject
 // decision and the number of raw draws per variate match NumPy (checked over
 // 100,000-draw streams in the tests). NumPy's own legacy gamma stream depends
-// on the platform libm too, so the reference values come from NumPy 1.24.2
-// on Linux/glibc. Arithmetic that could be contracted into a fused
+// on the platform libm too, so the tests' expected values come from NumPy
+// 1.24.2 on Linux/glibc. Arithmetic that could be contracted into a fused
 // multiply-add on some architectures is written with explicit float64
 // conversions, which the Go specification defines to round and so forbid
 // fusion; this keeps the results the same on every GOARCH, whatever its

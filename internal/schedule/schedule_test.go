@@ -13,8 +13,8 @@ import (
 	"github.com/gobench/gobench/internal/numpyrand"
 )
 
-// goldenLine is one line of testdata/schedule.jsonl (a copy of
-// /work/shared/testvectors/schedule.jsonl, computed by NumPy 1.24.2) or of
+// goldenLine is one line of testdata/schedule.jsonl (vLLM's get_request
+// schedules, computed with NumPy 1.24.2 outside this repository) or of
 // testdata/schedule_extra.jsonl (longer runs from
 // tools/gen-rng-vectors/gen_rng_vectors.py, which also records rate_i).
 type goldenLine struct {

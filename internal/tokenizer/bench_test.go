@@ -1,10 +1,10 @@
 package tokenizer
 
 import (
+	gobuild "go/build"
 	"math/rand/v2"
 	"os"
 	"path/filepath"
-	"runtime"
 	"strings"
 	"testing"
 	"time"
@@ -15,7 +15,7 @@ import (
 func benchText(tb testing.TB) string {
 	tb.Helper()
 	var b strings.Builder
-	paths, _ := filepath.Glob(filepath.Join(runtime.GOROOT(), "src", "net", "http", "*.go"))
+	paths, _ := filepath.Glob(filepath.Join(gobuild.Default.GOROOT, "src", "net", "http", "*.go"))
 	for _, p := range paths {
 		data, err := os.ReadFile(p)
 		if err == nil {

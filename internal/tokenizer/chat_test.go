@@ -124,7 +124,9 @@ func TestChatTemplateSources(t *testing.T) {
 	if _, err := Load(dir); err == nil || !strings.Contains(err.Error(), "chat_template.jinja") {
 		t.Errorf("bad template: %v", err)
 	}
-	os.Remove(filepath.Join(dir, "chat_template.jinja"))
+	if err := os.Remove(filepath.Join(dir, "chat_template.jinja")); err != nil {
+		t.Fatal(err)
+	}
 	writeJSON(t, dir, "tokenizer_config.json", `{"chat_template": [{"name": "a", "template": "T"}]}`)
 	if _, err := Load(dir); err == nil || !strings.Contains(err.Error(), "default") {
 		t.Errorf("list without default: %v", err)

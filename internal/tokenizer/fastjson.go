@@ -125,18 +125,17 @@ func (s *scanner) escaped(start int) (string, error) {
 				return "", err
 			}
 			if utf16.IsSurrogate(r) {
-				r2 := rune(-1)
 				if s.pos+1 < len(s.data) && s.data[s.pos] == '\\' && s.data[s.pos+1] == 'u' {
 					save := s.pos
 					s.pos += 2
-					if r2, err = s.hex4(); err != nil {
+					r2, err := s.hex4()
+					if err != nil {
 						return "", err
 					}
 					if d := utf16.DecodeRune(r, r2); d != utf8.RuneError {
-						r, r2 = d, -1
+						r = d
 					} else {
 						s.pos = save // not a pair: the second escape stands alone
-						r2 = -1
 					}
 				}
 				if utf16.IsSurrogate(r) {

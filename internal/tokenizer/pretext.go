@@ -104,10 +104,7 @@ func bertPreTokenize(s string, _ bool, out []string) []string {
 
 // whitespaceSplit is HF's WhitespaceSplit: the runs between whitespace.
 func whitespaceSplit(s string, _ bool, out []string) []string {
-	for _, f := range strings.FieldsFunc(s, unicode.IsSpace) {
-		out = append(out, f)
-	}
-	return out
+	return append(out, strings.FieldsFunc(s, unicode.IsSpace)...)
 }
 
 // whitespacePre is HF's Whitespace pre-tokenizer, the pieces matched by

@@ -1,7 +1,7 @@
 // Package tokenizer turns text into token ids and back, with the semantics of
-// the Hugging Face tokenizers that vllm bench serve calls (§3.0 of the
-// reference): token counts drive the random dataset, prompt lengths, the
-// output-token fallback and every token throughput, so they must be exact.
+// the Hugging Face tokenizers that vllm bench serve calls: token counts drive
+// the random dataset, prompt lengths, the output-token fallback and every
+// token throughput, so they must be exact.
 //
 // # What is supported
 //
@@ -53,8 +53,8 @@
 //
 // # Why not tiktoken-go
 //
-// github.com/pkoukk/tiktoken-go's CoreBPE was the recommended starting point
-// (go-deps §5), but it does not do the job exactly, so this package has its
+// github.com/pkoukk/tiktoken-go's CoreBPE is the obvious starting point, but
+// it does not do the job exactly, so this package has its
 // own BPE core:
 //   - it ranks a pair by the id of the merged token, which equals Hugging
 //     Face's merge order only if merge order is monotonic in token ids. That

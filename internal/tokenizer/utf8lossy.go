@@ -45,7 +45,7 @@ func validPrefix(b []byte) int {
 // maximalSubpart returns how many bytes at the start of b (which does not
 // start with a valid sequence) form one maximal subpart of an ill-formed
 // sequence, following the table of well-formed byte sequences in the Unicode
-// standard (§3.9, Table 3-7).
+// Standard (chapter 3.9, Table 3-7).
 func maximalSubpart(b []byte) int {
 	lead := b[0]
 	var need int

@@ -1,9 +1,10 @@
 #!/usr/bin/env python3
 """Generate the golden random-number vectors used by gobench's Go tests.
 
-Run from the repository root with the reference interpreter (CPython 3.11 and
-NumPy 1.24.2 from Debian on Linux/glibc x86-64; NumPy's legacy gamma stream
-depends on the platform libm, so regenerate only on Linux/glibc):
+Run from the repository root with the interpreter they were made with
+(CPython 3.11 and NumPy 1.24.2 from Debian on Linux/glibc x86-64; NumPy's
+legacy gamma stream depends on the platform libm, so regenerate only on
+Linux/glibc):
 
     /usr/bin/python3 tools/gen-rng-vectors/gen_rng_vectors.py
 
@@ -256,7 +257,7 @@ def cpython_vectors():
 
 
 def schedule_extra():
-    """Longer schedules than /work/shared/testvectors/schedule.jsonl, computed
+    """Longer schedules than internal/schedule/testdata/schedule.jsonl, computed
     with the precomputation in vLLM's get_request (serve.py:303-343) written
     out line by line below."""
     cases = [

@@ -24,6 +24,7 @@ import (
 	"encoding/json"
 	"flag"
 	"fmt"
+	"go/build"
 	"io/fs"
 	"log"
 	"os"
@@ -68,7 +69,7 @@ func corpus() (string, error) {
 		return "", err
 	}
 	b.Write(own)
-	root := runtime.GOROOT()
+	root := build.Default.GOROOT
 	for _, name := range []string{"LICENSE", "README.md", "CONTRIBUTING.md", "doc/go_spec.html", "doc/go_mem.html", "doc/godebug.md"} {
 		data, err := os.ReadFile(filepath.Join(root, name))
 		if err != nil {
