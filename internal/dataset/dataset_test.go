@@ -24,7 +24,7 @@ type goldenSample struct {
 func toGolden(ss []Sample) []goldenSample {
 	out := make([]goldenSample, len(ss))
 	for i, s := range ss {
-		out[i] = goldenSample{s.Prompt, s.PromptLen, s.ExpectedOutputLen, s.RequestID}
+		out[i] = goldenSample(s)
 	}
 	return out
 }

@@ -75,8 +75,8 @@ func Custom(opts Options, tok tokenizer.Tokenizer, warn io.Writer) ([]Sample, er
 			}
 			s.Prompt = p
 		}
-		switch {
-		case tok == nil:
+		switch tok {
+		case nil:
 			// vLLM without a tokenizer: one token in, one token out.
 			s.PromptLen, s.ExpectedOutputLen = 1, 1
 		default:

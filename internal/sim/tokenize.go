@@ -85,10 +85,7 @@ func (s *Server) handleTokenize(w http.ResponseWriter, r *http.Request) {
 func (s *Server) encode(ids []int, strs []string, text string, special bool) ([]int, []string) {
 	if s.cfg.Tokenizer == nil {
 		ids = appendWordIDs(ids, text)
-		for _, w := range strings.Fields(text) {
-			strs = append(strs, w)
-		}
-		return ids, strs
+		return ids, append(strs, strings.Fields(text)...)
 	}
 	got := s.cfg.Tokenizer.Encode(text, special)
 	for _, id := range got {
