@@ -3,13 +3,13 @@ package run
 import (
 	"context"
 	"fmt"
-	"net/http"
 	"time"
 
 	"github.com/gobench/gobench/internal/backend"
 	"github.com/gobench/gobench/internal/metrics"
 	"github.com/gobench/gobench/internal/report"
 	"github.com/gobench/gobench/internal/schedule"
+	"github.com/gobench/gobench/internal/serverapi"
 	"github.com/gobench/gobench/internal/tokenizer"
 	"github.com/schollz/progressbar/v3"
 )
@@ -20,9 +20,8 @@ type benchArgs struct {
 	env         Env
 	be          backend.Backend
 	client      *backend.Client
-	hc          *http.Client
+	api         *serverapi.Client
 	clock       *clock
-	baseURL     string
 	modelID     string
 	tokenizerID string
 	tok         tokenizer.Tokenizer
@@ -35,8 +34,6 @@ type benchArgs struct {
 // main run, metrics, the printed block and the result file.
 func benchmark(ctx context.Context, a benchArgs) (*Result, error) {
 	opts, out := a.opts, a.env.Stdout
-	headers := a.client.Headers(opts.Headers, "")
-
 	// The test request is request 0 without its request id.
 	test := *a.jobs[0].req
 	test.RequestID = ""
@@ -44,14 +41,9 @@ func benchmark(ctx context.Context, a benchArgs) (*Result, error) {
 	fmt.Fprintln(out, "Starting initial single prompt test run...")
 	if opts.ReadyCheckTimeout > 0 {
 		fmt.Fprintf(out, "Waiting for endpoint to become up in %d seconds\n", int(opts.ReadyCheckTimeout/time.Second))
-		res, err := waitForEndpoint(ctx, func(pctx context.Context) metrics.Output {
-			return a.client.Do(pctx, a.be, &test, testBody)
-		}, opts.ReadyCheckTimeout, retryInterval, a.env.Stderr)
+		err := serverapi.WaitReady(ctx, testProbe(a.client, a.be, &test, testBody), opts.ReadyCheckTimeout, serverapi.ReadyInterval, a.env.Stderr)
 		if err != nil {
 			return nil, err
-		}
-		if !res.Success {
-			return nil, fmt.Errorf("Initial test run failed - Please make sure benchmark arguments are correctly specified. Error: %s", res.Error)
 		}
 		fmt.Fprintln(out, "Initial test run completed.")
 	} else {
@@ -72,7 +64,7 @@ func benchmark(ctx context.Context, a benchArgs) (*Result, error) {
 
 	if opts.Profile {
 		fmt.Fprintln(out, "Starting profiler...")
-		if err := postProfile(ctx, a.hc, a.baseURL+"/start_profile", headers); err != nil {
+		if err := a.api.StartProfile(ctx); err != nil {
 			fmt.Fprintf(a.env.Stderr, "WARNING: starting the profiler failed: %v\n", err)
 		} else {
 			fmt.Fprintln(out, "Profiler started")
@@ -96,7 +88,7 @@ func benchmark(ctx context.Context, a benchArgs) (*Result, error) {
 		fmt.Fprintln(out, "Maximum request concurrency: None")
 	}
 
-	before := fetchMetrics(ctx, a.hc, a.baseURL)
+	before := fetchMetrics(ctx, a.api)
 	var sem *fifo
 	if opts.MaxConcurrency > 0 {
 		sem = newFIFO(opts.MaxConcurrency)
@@ -110,7 +102,7 @@ func benchmark(ctx context.Context, a benchArgs) (*Result, error) {
 	res := d.run(ctx, a.clock.Seconds, a.jobs, a.offsets)
 	bar.finish()
 	duration := res.end - res.start
-	after := fetchMetrics(context.WithoutCancel(ctx), a.hc, a.baseURL)
+	after := fetchMetrics(context.WithoutCancel(ctx), a.api)
 
 	// Only requests that were sent count (an interrupt leaves the rest out).
 	var outputs []metrics.Output
@@ -161,7 +153,7 @@ func benchmark(ctx context.Context, a benchArgs) (*Result, error) {
 
 	if opts.Profile {
 		fmt.Fprintln(out, "Stopping profiler...")
-		if err := postProfile(context.WithoutCancel(ctx), a.hc, a.baseURL+"/stop_profile", headers); err != nil {
+		if err := a.api.StopProfile(context.WithoutCancel(ctx)); err != nil {
 			fmt.Fprintf(a.env.Stderr, "WARNING: stopping the profiler failed: %v\n", err)
 		} else {
 			fmt.Fprintln(out, "Profiler stopped")

@@ -20,6 +20,7 @@ import (
 	"github.com/gobench/gobench/internal/pyrandom"
 	"github.com/gobench/gobench/internal/report"
 	"github.com/gobench/gobench/internal/schedule"
+	"github.com/gobench/gobench/internal/serverapi"
 	"github.com/gobench/gobench/internal/tokenizer"
 	"github.com/gobench/gobench/internal/tokenizer/hub"
 )
@@ -116,6 +117,7 @@ func Serve(ctx context.Context, opts Options, env Env) (*Result, error) {
 	hc := &http.Client{Transport: env.Transport(opts.MaxConcurrency, opts.Insecure)}
 	clock := newClock()
 	client := &backend.Client{HTTP: hc, Now: clock.Seconds, APIKey: opts.APIKey, ReadTimeout: opts.ReadTimeout}
+	api := &serverapi.Client{HTTP: hc, BaseURL: baseURL, Header: client.Headers(opts.Headers, "")}
 
 	modelName, modelID := opts.ServedModelName, opts.Model
 	switch {
@@ -126,7 +128,7 @@ func Serve(ctx context.Context, opts Options, env Env) (*Result, error) {
 		}
 	case opts.Model == "":
 		fmt.Fprintln(out, "Model not specified, fetching first model from server...")
-		modelName, modelID, err = fetchModel(ctx, hc, baseURL, client.Headers(opts.Headers, ""))
+		modelName, modelID, err = api.FirstModel(ctx)
 		if err != nil {
 			return nil, err
 		}
@@ -141,13 +143,13 @@ func Serve(ctx context.Context, opts Options, env Env) (*Result, error) {
 			tokenizerID = modelID
 		}
 		src := tokenizerSource{name: tokenizerID, mode: opts.TokenizerMode, opts: opts, env: env,
-			model: modelID, headers: client.Headers(opts.Headers, ""),
+			model:     modelID,
 			needVocab: opts.Dataset.Name == "random" || opts.Dataset.Name == "prefix_repetition"}
 		if modelName != "" {
 			src.model = modelName
 		}
 		if !opts.DryRun { // a dry run sends nothing, not even /tokenize
-			src.baseURL = baseURL
+			src.server = api
 		}
 		if tok, err = resolveTokenizer(ctx, src); err != nil {
 			return nil, err
@@ -183,7 +185,7 @@ func Serve(ctx context.Context, opts Options, env Env) (*Result, error) {
 		if modelName != "" {
 			served = modelName
 		}
-		samples = alignPrompts(ctx, &http.Client{Transport: env.Transport(alignConcurrency, opts.Insecure)}, baseURL, served, samples, out)
+		samples = alignPrompts(ctx, api.WithHTTP(&http.Client{Transport: env.Transport(alignConcurrency, opts.Insecure)}), served, samples, out)
 	}
 	if len(samples) == 0 {
 		return nil, errors.New("the dataset produced no request")
@@ -226,7 +228,7 @@ func Serve(ctx context.Context, opts Options, env Env) (*Result, error) {
 		return nil, dryRun(env.Stdout, jobs, offsets)
 	}
 	res, err := benchmark(ctx, benchArgs{
-		opts: opts, env: env, be: be, client: client, hc: hc, clock: clock, baseURL: baseURL,
+		opts: opts, env: env, be: be, client: client, api: api, clock: clock,
 		modelID: modelID, tokenizerID: tokenizerID, tok: tok, jobs: jobs, arrivals: arrivals,
 		offsets: offsets,
 	})
