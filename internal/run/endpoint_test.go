@@ -3,9 +3,7 @@ package run
 import (
 	"context"
 	"encoding/json"
-	"errors"
 	"fmt"
-	"io"
 	"math"
 	"net/http"
 	"net/http/httptest"
@@ -18,61 +16,9 @@ import (
 	"github.com/gobench/gobench/internal/tokenizer"
 )
 
-// Tests of what a run does around the measured requests: the ready check,
-// the server's /metrics scrapes and the PyTorch export.
-
-// TestWaitForEndpoint pins the later ready-check semantics
-// (test_ready_checker.py@3923fc0d).
-func TestWaitForEndpoint(t *testing.T) {
-	t.Parallel()
-	fail := func(msg string) func(context.Context) metricsOutput {
-		return func(context.Context) metricsOutput { return metricsOutput{Error: msg} }
-	}
-	t.Run("success after k failures takes k+1 probes", func(t *testing.T) {
-		t.Parallel()
-		calls := 0
-		out, err := waitForEndpoint(context.Background(), func(context.Context) metricsOutput {
-			calls++
-			return metricsOutput{Success: calls == 3, Error: "not yet"}
-		}, 5*time.Second, 5*time.Millisecond, io.Discard)
-		if err != nil || !out.Success || calls != 3 {
-			t.Errorf("success %v after %d calls, err %v", out.Success, calls, err)
-		}
-	})
-	t.Run("timeout without a completed probe", func(t *testing.T) {
-		t.Parallel()
-		out, err := waitForEndpoint(context.Background(), func(ctx context.Context) metricsOutput {
-			<-ctx.Done() // a probe that hangs is cancelled at the deadline
-			return metricsOutput{Error: "cancelled"}
-		}, time.Second, time.Second, io.Discard)
-		if err != nil || out.Success || out.Error != "Endpoint readiness timed out after 1s." {
-			t.Errorf("%+v %v", out, err)
-		}
-	})
-	t.Run("last failure returned unchanged and no sleep past the deadline", func(t *testing.T) {
-		t.Parallel()
-		start := time.Now()
-		out, err := waitForEndpoint(context.Background(), fail("HTTP 503 Service Unavailable"), 200*time.Millisecond, 5*time.Second, io.Discard)
-		if err != nil || out.Error != "HTTP 503 Service Unavailable" {
-			t.Errorf("%+v %v", out, err)
-		}
-		if el := time.Since(start); el > 2*time.Second {
-			t.Errorf("took %v: slept past the deadline", el)
-		}
-	})
-	t.Run("cancellation propagates", func(t *testing.T) {
-		t.Parallel()
-		ctx, cancel := context.WithCancel(context.Background())
-		time.AfterFunc(50*time.Millisecond, cancel)
-		_, err := waitForEndpoint(ctx, func(ctx context.Context) metricsOutput {
-			<-ctx.Done()
-			return metricsOutput{}
-		}, 10*time.Second, time.Second, io.Discard)
-		if !errors.Is(err, context.Canceled) {
-			t.Errorf("err = %v", err)
-		}
-	})
-}
+// Tests of what a run does around the measured requests: the ready check
+// (whose loop serverapi tests), the server's /metrics scrapes and the
+// PyTorch export.
 
 // TestReadyCheckFailureStopsRun: a server that never answers well gives
 // vLLM's "Initial test run failed" error before any measured request.

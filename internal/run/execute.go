@@ -10,6 +10,7 @@ import (
 	"github.com/gobench/gobench/internal/exitcode"
 	"github.com/gobench/gobench/internal/metrics"
 	"github.com/gobench/gobench/internal/report"
+	"github.com/gobench/gobench/internal/serverapi"
 )
 
 // ErrAllFailed is returned (with the result) when no request succeeded:
@@ -77,12 +78,12 @@ func (p *Plan) Execute(ctx context.Context, env Env) (*Result, error) {
 	fmt.Fprintln(x.out, "Starting main benchmark run...")
 	x.profile(ctx, true)
 	x.announce()
-	before := fetchMetrics(ctx, x.hc, x.BaseURL)
+	before := fetchMetrics(ctx, x.api)
 	bar := newProgress(x.env, x.Options, len(x.jobs), "")
 	rampStart := isoformat(x.env.Now())
 	res := x.dispatch(ctx, bar)
 	bar.finish()
-	after := fetchMetrics(context.WithoutCancel(ctx), x.hc, x.BaseURL)
+	after := fetchMetrics(context.WithoutCancel(ctx), x.api)
 	m, sentOffsets := x.measure(res, before, after)
 	spec := specDecodeStats(before.spec, after.spec)
 	if err := report.Block(x.out, x.env.Stderr, m, func() error {
@@ -116,14 +117,9 @@ func (x *execution) readyCheck(ctx context.Context) error {
 		return nil
 	}
 	fmt.Fprintf(x.out, "Waiting for endpoint to become up in %d seconds\n", int(o.ReadyCheckTimeout/time.Second))
-	res, err := waitForEndpoint(ctx, func(pctx context.Context) metrics.Output {
-		return x.client.Do(pctx, x.Backend.Impl, &x.test, x.testBody)
-	}, o.ReadyCheckTimeout, retryInterval, x.env.Stderr)
-	if err != nil {
+	probe := testProbe(x.client, x.Backend.Impl, &x.test, x.testBody)
+	if err := serverapi.WaitReady(ctx, probe, o.ReadyCheckTimeout, serverapi.ReadyInterval, x.env.Stderr); err != nil {
 		return err
-	}
-	if !res.Success {
-		return fmt.Errorf("Initial test run failed - Please make sure benchmark arguments are correctly specified. Error: %s", res.Error)
 	}
 	fmt.Fprintln(x.out, "Initial test run completed.")
 	return nil
@@ -152,12 +148,12 @@ func (x *execution) profile(ctx context.Context, start bool) {
 	if !x.Options.Profile {
 		return
 	}
-	path, verb, doing, done := "/stop_profile", "Stopping", "stopping", "stopped"
+	verb, doing, done, call := "Stopping", "stopping", "stopped", x.api.StopProfile
 	if start {
-		path, verb, doing, done = "/start_profile", "Starting", "starting", "started"
+		verb, doing, done, call = "Starting", "starting", "started", x.api.StartProfile
 	}
 	fmt.Fprintf(x.out, "%s profiler...\n", verb)
-	if err := postProfile(ctx, x.hc, x.BaseURL+path, x.client.Headers(x.Options.Headers, "")); err != nil {
+	if err := call(ctx); err != nil {
 		fmt.Fprintf(x.env.Stderr, "WARNING: %s the profiler failed: %v\n", doing, err)
 		return
 	}

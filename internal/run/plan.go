@@ -17,6 +17,7 @@ import (
 	"github.com/gobench/gobench/internal/pyrandom"
 	"github.com/gobench/gobench/internal/report"
 	"github.com/gobench/gobench/internal/schedule"
+	"github.com/gobench/gobench/internal/serverapi"
 	"github.com/gobench/gobench/internal/tokenizer"
 	"github.com/gobench/gobench/internal/tokenizer/hub"
 )
@@ -46,9 +47,11 @@ type Plan struct {
 	Offsets  []float64
 
 	jobs   []job
-	hc     *http.Client
 	client *backend.Client
-	clock  *clock
+	// api talks to the server's side endpoints (models, tokenizer,
+	// metrics, profiler) with the run's headers.
+	api   *serverapi.Client
+	clock *clock
 	// out receives the transcript: stdout, or stderr for a dry run, whose
 	// stdout carries only the JSON lines.
 	out io.Writer
@@ -103,9 +106,10 @@ func (p *Plan) target(env Env) error {
 	if p.Dataset, err = dataset.Lookup(o.Dataset.Name); err != nil {
 		return err
 	}
-	p.hc = &http.Client{Transport: env.Transport(o.MaxConcurrency, o.Insecure)}
+	hc := &http.Client{Transport: env.Transport(o.MaxConcurrency, o.Insecure)}
 	p.clock = newClock()
-	p.client = &backend.Client{HTTP: p.hc, Now: p.clock.Seconds, APIKey: o.APIKey, ReadTimeout: o.ReadTimeout}
+	p.client = &backend.Client{HTTP: hc, Now: p.clock.Seconds, APIKey: o.APIKey, ReadTimeout: o.ReadTimeout}
+	p.api = &serverapi.Client{HTTP: hc, BaseURL: p.BaseURL, Header: p.client.Headers(o.Headers, "")}
 	return nil
 }
 
@@ -119,7 +123,7 @@ func (p *Plan) model(ctx context.Context) error {
 	}
 	fmt.Fprintln(p.out, "Model not specified, fetching first model from server...")
 	var err error
-	p.ModelName, p.ModelID, err = fetchModel(ctx, p.hc, p.BaseURL, p.client.Headers(o.Headers, ""))
+	p.ModelName, p.ModelID, err = p.api.FirstModel(ctx)
 	if err != nil {
 		return err
 	}
@@ -147,9 +151,9 @@ func (p *Plan) tokenizer(ctx context.Context, env Env) error {
 		p.TokenizerID = p.ModelID
 	}
 	src := tokenizerSource{name: p.TokenizerID, mode: o.TokenizerMode, opts: *o, env: env,
-		model: p.servedModel(), headers: p.client.Headers(o.Headers, ""), needVocab: p.Dataset.NeedsVocabulary}
+		model: p.servedModel(), needVocab: p.Dataset.NeedsVocabulary}
 	if !o.DryRun { // a dry run sends nothing, not even /tokenize
-		src.baseURL = p.BaseURL
+		src.server = p.api
 	}
 	tok, err := resolveTokenizer(ctx, src)
 	if err != nil {
@@ -178,8 +182,8 @@ func (p *Plan) samples(ctx context.Context, env Env) ([]dataset.Sample, error) {
 		return nil, err
 	}
 	if p.Dataset.RealignToServer && !o.DryRun {
-		hc := &http.Client{Transport: env.Transport(alignConcurrency, o.Insecure)}
-		samples = alignPrompts(ctx, hc, p.BaseURL, p.servedModel(), samples, p.out)
+		api := p.api.WithHTTP(&http.Client{Transport: env.Transport(alignConcurrency, o.Insecure)})
+		samples = alignPrompts(ctx, api, p.servedModel(), samples, p.out)
 	}
 	if len(samples) == 0 {
 		return nil, errors.New("the dataset produced no request")

@@ -1,16 +1,13 @@
 package run
 
 import (
-	"bytes"
 	"context"
-	"encoding/json"
-	"errors"
 	"fmt"
 	"io"
-	"net/http"
 	"sync"
 
 	"github.com/gobench/gobench/internal/dataset"
+	"github.com/gobench/gobench/internal/serverapi"
 )
 
 // alignConcurrency is how many /tokenize and /detokenize calls vLLM keeps
@@ -24,16 +21,17 @@ const alignConcurrency = 64
 // server tokens and detokenized, so the server sees the intended length.
 //
 // As in vLLM: POST {base}/tokenize {"model", "prompt", "add_special_tokens":
-// false} and /detokenize {"model", "tokens"} with the model id and no other
-// headers; at most 64 calls at a time; a /tokenize that fails on the first
-// prompt skips the alignment with a warning; a prompt whose calls fail
-// keeps its text; prompt_len never changes. It prints vLLM's warnings to
-// out.
-func alignPrompts(ctx context.Context, hc *http.Client, baseURL, modelID string, samples []dataset.Sample, out io.Writer) []dataset.Sample {
+// false} and /detokenize {"model", "tokens"} with the model id; at most 64
+// calls at a time; a /tokenize that fails on the first prompt skips the
+// alignment with a warning; a prompt whose calls fail keeps its text;
+// prompt_len never changes. It prints vLLM's warnings to out. Unlike vLLM,
+// the calls carry the run's headers (api's), so alignment works behind an
+// auth gateway.
+func alignPrompts(ctx context.Context, api *serverapi.Client, modelID string, samples []dataset.Sample, out io.Writer) []dataset.Sample {
 	if len(samples) == 0 {
 		return samples
 	}
-	a := &aligner{ctx: ctx, hc: hc, base: baseURL, model: modelID, sem: make(chan struct{}, alignConcurrency)}
+	a := &aligner{ctx: ctx, api: api, model: modelID, sem: make(chan struct{}, alignConcurrency)}
 	first, err := a.tokenize(samples[0].Prompt)
 	if err != nil {
 		fmt.Fprintln(out, "WARNING: /tokenize unavailable, skipping alignment.")
@@ -63,66 +61,38 @@ func alignPrompts(ctx context.Context, hc *http.Client, baseURL, modelID string,
 	return aligned
 }
 
-// aligner makes the calls of one alignment.
+// aligner makes the calls of one alignment, at most alignConcurrency at a
+// time.
 type aligner struct {
 	ctx   context.Context
-	hc    *http.Client
-	base  string
+	api   *serverapi.Client
 	model string
 	sem   chan struct{}
 }
 
 func (a *aligner) tokenize(prompt string) ([]int, error) {
-	var r struct {
-		Tokens []int `json:"tokens"`
-	}
-	if err := a.post("/tokenize", map[string]any{"model": a.model, "prompt": prompt, "add_special_tokens": false}, &r); err != nil {
+	if err := a.acquire(); err != nil {
 		return nil, err
 	}
-	if r.Tokens == nil {
-		return nil, errors.New("no tokens in the answer")
-	}
-	return r.Tokens, nil
+	defer a.release()
+	return a.api.Tokenize(a.ctx, a.model, prompt, false)
 }
 
 func (a *aligner) detokenize(tokens []int) (string, error) {
-	var r struct {
-		Prompt *string `json:"prompt"`
-	}
-	if err := a.post("/detokenize", map[string]any{"model": a.model, "tokens": tokens}, &r); err != nil {
+	if err := a.acquire(); err != nil {
 		return "", err
 	}
-	if r.Prompt == nil {
-		return "", errors.New("no prompt in the answer")
-	}
-	return *r.Prompt, nil
+	defer a.release()
+	return a.api.Detokenize(a.ctx, a.model, tokens)
 }
 
-// post sends one call under the concurrency limit.
-func (a *aligner) post(path string, body, out any) error {
+func (a *aligner) acquire() error {
 	select {
 	case a.sem <- struct{}{}:
+		return nil
 	case <-a.ctx.Done():
 		return a.ctx.Err()
 	}
-	defer func() { <-a.sem }()
-	b, err := json.Marshal(body)
-	if err != nil {
-		return err
-	}
-	req, err := http.NewRequestWithContext(a.ctx, http.MethodPost, a.base+path, bytes.NewReader(b))
-	if err != nil {
-		return err
-	}
-	req.Header.Set("Content-Type", "application/json")
-	resp, err := a.hc.Do(req)
-	if err != nil {
-		return err
-	}
-	defer resp.Body.Close()
-	if resp.StatusCode/100 != 2 {
-		_, _ = io.Copy(io.Discard, io.LimitReader(resp.Body, 1<<20))
-		return fmt.Errorf("POST %s: %s", path, resp.Status)
-	}
-	return json.NewDecoder(resp.Body).Decode(out)
 }
+
+func (a *aligner) release() { <-a.sem }

@@ -13,12 +13,13 @@ import (
 	"time"
 
 	"github.com/gobench/gobench/internal/dataset"
+	"github.com/gobench/gobench/internal/serverapi"
 )
 
 // wordServer is a fake vLLM /tokenize and /detokenize whose tokenizer has
 // one token per space-separated word plus, with extra, one more per word
 // (a tokenizer that disagrees with the client's). It records the largest
-// number of calls in flight.
+// number of calls in flight, and each call's model and headers.
 type wordServer struct {
 	extra    bool
 	fail     map[string]bool // prompts whose /tokenize fails
@@ -26,6 +27,7 @@ type wordServer struct {
 	maxSeen  atomic.Int32
 	mu       sync.Mutex
 	models   []string
+	headers  []http.Header
 }
 
 func (s *wordServer) ServeHTTP(w http.ResponseWriter, r *http.Request) {
@@ -50,6 +52,7 @@ func (s *wordServer) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	}
 	s.mu.Lock()
 	s.models = append(s.models, req.Model)
+	s.headers = append(s.headers, r.Header.Clone())
 	s.mu.Unlock()
 	switch r.URL.Path {
 	case "/tokenize":
@@ -117,7 +120,8 @@ func TestAlignPrompts(t *testing.T) {
 			srv := httptest.NewServer(tc.server)
 			defer srv.Close()
 			var out bytes.Buffer
-			got := alignPrompts(context.Background(), srv.Client(), srv.URL, "model-id", tc.samples, &out)
+			api := &serverapi.Client{HTTP: srv.Client(), BaseURL: srv.URL, Header: http.Header{"Authorization": {"Bearer sk-1"}, "X-Tenant": {"t1"}}}
+			got := alignPrompts(context.Background(), api, "model-id", tc.samples, &out)
 			if tc.warn == "" && out.Len() > 0 || !strings.Contains(out.String(), tc.warn) {
 				t.Errorf("printed %q, want %q", out.String(), tc.warn)
 			}
@@ -135,6 +139,13 @@ func TestAlignPrompts(t *testing.T) {
 						t.Errorf("sent model %q, want the model id", m)
 					}
 				}
+				// Unlike vLLM, alignment carries the run's headers, so it
+				// works behind an auth gateway.
+				for _, h := range ws.headers {
+					if h.Get("Authorization") != "Bearer sk-1" || h.Get("X-Tenant") != "t1" {
+						t.Errorf("a call lacks the run's headers: %v", h)
+					}
+				}
 			}
 		})
 	}
@@ -149,7 +160,8 @@ func TestAlignPromptsConcurrency(t *testing.T) {
 	for i := range lens {
 		lens[i] = 3
 	}
-	got := alignPrompts(context.Background(), &http.Client{Transport: NewTransport(alignConcurrency, false)}, srv.URL, "m", prompts(lens...), &bytes.Buffer{})
+	api := &serverapi.Client{HTTP: &http.Client{Transport: NewTransport(alignConcurrency, false)}, BaseURL: srv.URL}
+	got := alignPrompts(context.Background(), api, "m", prompts(lens...), &bytes.Buffer{})
 	if len(got) != 300 || len(strings.Fields(got[299].Prompt)) != 2 {
 		t.Fatalf("alignment did not run: %+v", got[299])
 	}

@@ -6,13 +6,12 @@ import (
 	"context"
 	"fmt"
 	"io"
-	"net/http"
 	"sort"
 	"strconv"
 	"strings"
-	"time"
 
 	"github.com/gobench/gobench/internal/report"
+	"github.com/gobench/gobench/internal/serverapi"
 )
 
 // specCounters are the vllm:spec_decode_* counters of one /metrics scrape.
@@ -28,26 +27,12 @@ type scrape struct {
 	prefix *prefixCounters
 }
 
-// fetchMetrics scrapes {base}/metrics as vLLM's fetch_spec_decode_metrics
-// does: no custom headers, and any failure (non-200, transport error,
-// timeout) means "no counters" rather than an error, because many servers
-// have no /metrics at all.
-func fetchMetrics(ctx context.Context, hc *http.Client, baseURL string) scrape {
-	ctx, cancel := context.WithTimeout(ctx, 10*time.Second)
-	defer cancel()
-	req, err := http.NewRequestWithContext(ctx, http.MethodGet, baseURL+"/metrics", nil)
-	if err != nil {
-		return scrape{}
-	}
-	resp, err := hc.Do(req)
-	if err != nil {
-		return scrape{}
-	}
-	defer resp.Body.Close()
-	if resp.StatusCode != http.StatusOK {
-		return scrape{}
-	}
-	text, err := io.ReadAll(io.LimitReader(resp.Body, 64<<20))
+// fetchMetrics scrapes /metrics as vLLM's fetch_spec_decode_metrics does,
+// except that the scrape carries the run's headers (api's): any failure
+// (non-2xx, transport error, timeout) means "no counters" rather than an
+// error, because many servers have no /metrics at all.
+func fetchMetrics(ctx context.Context, api *serverapi.Client) scrape {
+	text, err := api.Metrics(ctx)
 	if err != nil {
 		return scrape{}
 	}

@@ -8,6 +8,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/gobench/gobench/internal/serverapi"
 	"github.com/gobench/gobench/internal/tokenizer"
 	"github.com/gobench/gobench/internal/tokenizer/hub"
 )
@@ -17,12 +18,11 @@ type tokenizerSource struct {
 	name, mode string
 	opts       Options
 	env        Env
-	// baseURL is the server, for the /tokenize fallback; "" in a dry run,
-	// which sends nothing.
-	baseURL string
+	// server is the server's side endpoints, for the /tokenize fallback;
+	// nil in a dry run, which sends nothing.
+	server *serverapi.Client
 	// model is the name sent to /tokenize (the served model name if any).
-	model   string
-	headers http.Header
+	model string
 	// needVocab: the dataset draws from the vocabulary (hub's
 	// NeedVocabulary).
 	needVocab bool
@@ -52,12 +52,12 @@ func resolveTokenizer(ctx context.Context, src tokenizerSource) (tokenizer.Token
 		// Downloads from the Hub never use --insecure, which is about the
 		// benchmarked server.
 		HTTP:           &http.Client{Transport: transport(0, false), Timeout: 10 * time.Minute},
-		ServerHTTP:     &http.Client{Transport: transport(alignConcurrency, src.opts.Insecure)},
 		Debug:          debug,
-		ServerURL:      src.baseURL,
 		Model:          src.model,
 		NeedVocabulary: src.needVocab,
-		Headers:        src.headers,
+	}
+	if src.server != nil {
+		opts.Server = src.server.WithHTTP(&http.Client{Transport: transport(alignConcurrency, src.opts.Insecure)})
 	}
 	tok, err := hub.Resolve(ctx, src.name, opts)
 	if err != nil {

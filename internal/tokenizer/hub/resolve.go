@@ -22,6 +22,7 @@ import (
 	"os"
 	"strings"
 
+	"github.com/gobench/gobench/internal/serverapi"
 	"github.com/gobench/gobench/internal/tokenizer"
 )
 
@@ -46,18 +47,16 @@ type ResolveOptions struct {
 	// Getenv reads HF_HOME, HF_HUB_CACHE, HF_ENDPOINT, HF_TOKEN,
 	// HF_HUB_OFFLINE, XDG_CACHE_HOME and HOME; nil reads nothing.
 	Getenv func(string) string
-	// HTTP is the client for the Hub and the server; nil uses
-	// http.DefaultClient.
+	// HTTP is the client for the Hub; nil uses http.DefaultClient.
 	HTTP *http.Client
 	// Debug receives one line per step; nil discards them.
 	Debug io.Writer
 
-	// ServerURL is the server's base URL (without /v1), for the
-	// /tokenize fallback; "" disables it (a dry run sends nothing).
-	ServerURL string
-	// ServerHTTP is the client for the server; nil uses HTTP. It is
-	// separate because the server may need --insecure and the Hub never.
-	ServerHTTP *http.Client
+	// Server calls the server's /tokenize, /detokenize and
+	// /tokenizer_info, with the run's headers and its own HTTP client
+	// (the server may need --insecure, the Hub never); nil disables the
+	// server fallback (a dry run sends nothing).
+	Server *serverapi.Client
 	// Model is the model name sent to /tokenize.
 	Model string
 	// NeedVocabulary says the caller needs VocabSize (the random datasets
@@ -66,8 +65,6 @@ type ResolveOptions struct {
 	// so that the user gets the full "what was tried" error instead of a
 	// tokenizer that cannot serve.
 	NeedVocabulary bool
-	// Headers are sent with every request to the server.
-	Headers http.Header
 }
 
 // Resolve returns the tokenizer called name: tokenizer.BuiltinName, a
@@ -83,7 +80,7 @@ func Resolve(ctx context.Context, name string, opts ResolveOptions) (tokenizer.T
 		return nil, fmt.Errorf("--tokenizer-mode %s: not supported (supported: auto, hf, server)", opts.Mode)
 	}
 	if opts.Mode == ModeServer {
-		r.debug("tokenizer: --tokenizer-mode server: using %s/tokenize", opts.ServerURL)
+		r.debug("tokenizer: --tokenizer-mode server: using %s", r.serverURL("/tokenize"))
 		tok, err := r.server(ctx, name)
 		if err != nil {
 			return nil, fmt.Errorf("--tokenizer-mode server: %w", err)
@@ -133,12 +130,12 @@ func Resolve(ctx context.Context, name string, opts ResolveOptions) (tokenizer.T
 	}
 
 	// 4. The server's own tokenizer.
-	if opts.ServerURL == "" {
+	if opts.Server == nil {
 		r.note("the server's /tokenize: no server (dry run)")
 	} else if tok, err := r.server(ctx, name); err != nil {
 		r.note("the server's /tokenize: %v", err)
 	} else if opts.NeedVocabulary && tok.VocabSize() == 0 {
-		r.note("the server's /tokenize at %s: it works, but does not give the vocabulary size this dataset draws from", opts.ServerURL)
+		r.note("the server's /tokenize at %s: it works, but does not give the vocabulary size this dataset draws from", r.serverURL(""))
 	} else {
 		return tok, nil
 	}
@@ -158,9 +155,6 @@ func newResolver(opts ResolveOptions) *resolver {
 	}
 	if opts.HTTP == nil {
 		opts.HTTP = http.DefaultClient
-	}
-	if opts.ServerHTTP == nil {
-		opts.ServerHTTP = opts.HTTP
 	}
 	if opts.Debug == nil {
 		opts.Debug = io.Discard
@@ -223,16 +217,24 @@ func (r *resolver) download(ctx context.Context, cache, name, revision string) (
 
 // server checks and returns the server-side tokenizer.
 func (r *resolver) server(ctx context.Context, name string) (tokenizer.Tokenizer, error) {
-	if r.opts.ServerURL == "" {
+	if r.opts.Server == nil {
 		return nil, errors.New("no server to ask (a dry run sends nothing)")
 	}
-	opts := r.opts
-	tok, err := newServerTokenizer(ctx, opts, "server:"+strings.TrimSuffix(opts.ServerURL, "/"))
+	tok, err := newServerTokenizer(ctx, r.opts.Server, r.opts.Model)
 	if err != nil {
 		return nil, err
 	}
-	r.debug("tokenizer: using the server's /tokenize and /detokenize at %s for %s", opts.ServerURL, name)
+	r.debug("tokenizer: using the server's /tokenize and /detokenize at %s for %s", r.serverURL(""), name)
 	return tok, nil
+}
+
+// serverURL is path on the server, for the debug log and the notes; ""
+// without a server.
+func (r *resolver) serverURL(path string) string {
+	if r.opts.Server == nil {
+		return ""
+	}
+	return r.opts.Server.URL(path)
 }
 
 // failure is the one error that says what was tried and how to fix it.

@@ -15,6 +15,7 @@ import (
 	"sync"
 	"testing"
 
+	"github.com/gobench/gobench/internal/serverapi"
 	"github.com/gobench/gobench/internal/tokenizer"
 )
 
@@ -349,8 +350,8 @@ func TestServerTokenizer(t *testing.T) {
 		srv, headers := fakeVLLM(t, info)
 		var debug bytes.Buffer
 		vars := map[string]string{"HF_HUB_CACHE": t.TempDir(), "HF_HUB_OFFLINE": "1"}
-		opts := ResolveOptions{Getenv: env(vars), HTTP: srv.Client(), Debug: &debug, ServerURL: srv.URL, Model: "m",
-			Headers: http.Header{"X-Test": {"yes"}}}
+		opts := ResolveOptions{Getenv: env(vars), HTTP: srv.Client(), Debug: &debug, Model: "m",
+			Server: &serverapi.Client{HTTP: srv.Client(), BaseURL: srv.URL, Header: http.Header{"X-Test": {"yes"}}}}
 		tok, err := Resolve(context.Background(), "acme/not-cached", opts) // auto: falls back to the server
 		if err != nil {
 			t.Fatalf("Resolve: %v", err)
@@ -393,12 +394,12 @@ func TestServerTokenizerFailures(t *testing.T) {
 	// --tokenizer-mode server against a server without /tokenize.
 	plain := httptest.NewServer(http.NotFoundHandler())
 	defer plain.Close()
-	_, err := Resolve(context.Background(), "x", ResolveOptions{Mode: ModeServer, ServerURL: plain.URL, HTTP: plain.Client()})
+	_, err := Resolve(context.Background(), "x", ResolveOptions{Mode: ModeServer, Server: &serverapi.Client{HTTP: plain.Client(), BaseURL: plain.URL}})
 	if err == nil || !strings.Contains(err.Error(), "--tokenizer-mode server") || !strings.Contains(err.Error(), "/tokenize: HTTP 404") {
 		t.Errorf("mode server without /tokenize: %v", err)
 	}
 	// A call failing after the start is remembered.
-	tok, err := Resolve(context.Background(), "x", ResolveOptions{Mode: ModeServer, ServerURL: srv.URL, HTTP: srv.Client(), Model: "m"})
+	tok, err := Resolve(context.Background(), "x", ResolveOptions{Mode: ModeServer, Server: &serverapi.Client{HTTP: srv.Client(), BaseURL: srv.URL}, Model: "m"})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -420,7 +421,8 @@ func TestServerFallbackNeedsVocabulary(t *testing.T) {
 	for _, info := range []bool{false, true} {
 		srv, _ := fakeVLLM(t, info)
 		vars := map[string]string{"HF_HUB_CACHE": t.TempDir(), "HF_HUB_OFFLINE": "1"}
-		opts := ResolveOptions{Getenv: env(vars), HTTP: srv.Client(), ServerURL: srv.URL, Model: "m", NeedVocabulary: true}
+		opts := ResolveOptions{Getenv: env(vars), HTTP: srv.Client(), Model: "m", NeedVocabulary: true,
+			Server: &serverapi.Client{HTTP: srv.Client(), BaseURL: srv.URL}}
 		tok, err := Resolve(context.Background(), "acme/not-cached", opts)
 		if info {
 			if err != nil || tok.VocabSize() == 0 {
