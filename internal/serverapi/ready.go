@@ -40,10 +40,7 @@ func (e *NotReadyError) Error() string {
 func WaitReady(ctx context.Context, probe func(context.Context) error, timeout, interval time.Duration, warn io.Writer) error {
 	deadline := time.Now().Add(timeout)
 	var last *NotReadyError
-	for {
-		if time.Until(deadline) <= 0 {
-			break
-		}
+	for time.Until(deadline) > 0 {
 		pctx, cancel := context.WithDeadline(ctx, deadline)
 		err := probe(pctx)
 		expired := pctx.Err() != nil
