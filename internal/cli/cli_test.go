@@ -14,6 +14,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/gobench/gobench/internal/dataset"
 	"github.com/gobench/gobench/internal/exitcode"
 	"github.com/gobench/gobench/internal/report"
 	"github.com/gobench/gobench/internal/sim"
@@ -301,5 +302,60 @@ func TestChatBackendCommandLine(t *testing.T) {
 		"--endpoint", "/v1/chat/completions", "--backend", "openai-chat"}, Deps{Stdout: &out, Stderr: &errOut})
 	if code != 0 || !strings.Contains(out.String(), "Successful requests:                     5") {
 		t.Fatalf("exit %d\n%s\n%s", code, &out, &errOut)
+	}
+}
+
+// TestEveryPendingFlagRefused: each flag of a feature gobench does not
+// have yet (package dataset's pending flags and serve's own) is accepted
+// by the parser and refused with exit status 2, naming the flag and what
+// is missing.
+func TestEveryPendingFlagRefused(t *testing.T) {
+	t.Parallel()
+	var names []string
+	for _, fl := range dataset.Flags() {
+		if fl.Pending() {
+			names = append(names, fl.Name)
+		}
+	}
+	for _, p := range pendingFlags {
+		names = append(names, p.name)
+	}
+	cmd := newServeCmd(&Deps{}, nil)
+	for _, name := range names {
+		fl := cmd.Flags().Lookup(name)
+		if fl == nil {
+			t.Errorf("--%s is not registered", name)
+			continue
+		}
+		arg := "--" + name + "=1"
+		if fl.Value.Type() == "bool" {
+			arg = "--" + name
+		} else if name == "speed-bench-dataset-subset" {
+			arg = "--" + name + "=throughput_1k"
+		} else if name == "chat-template-kwargs" {
+			arg = "--" + name + "={}"
+		}
+		_, errOut, code := parse(t, arg)
+		if code != int(exitcode.BadUsage) || !strings.Contains(errOut, "--"+name+": ") || !strings.Contains(errOut, "not supported yet") {
+			t.Errorf("%s: exit %d: %s", arg, code, errOut)
+		}
+	}
+}
+
+// TestDatasetFlagsBound: the dataset flags package dataset describes are
+// registered and reach the run's options.
+func TestDatasetFlagsBound(t *testing.T) {
+	t.Parallel()
+	o, errOut, code := parse(t, "--dataset-name", "custom", "--dataset-path", "a.jsonl", "--no-oversample",
+		"--disable-shuffle", "--skip-chat-template", "--random-prefix-len", "3", "--custom-output-len", "-1",
+		"--sharegpt-output-len", "9", "--random-range-ratio", "0.25")
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, errOut)
+	}
+	d := o.Run.Dataset
+	if d.Name != "custom" || d.Path != "a.jsonl" || !d.NoOversample || !d.DisableShuffle || !d.SkipChatTemplate ||
+		d.RandomPrefixLen != 3 || d.CustomOutputLen != -1 || d.SharegptOutputLen == nil || *d.SharegptOutputLen != 9 ||
+		d.RandomRangeRatio != (dataset.RangeRatio{Input: 0.25, Output: 0.25}) {
+		t.Errorf("dataset options %+v", d)
 	}
 }

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"math"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -259,7 +260,6 @@ func (f *serveFlags) readTimeoutValue(deps *Deps) (time.Duration, error) {
 // the datasets that read it refuse when it is malformed.
 func (f *serveFlags) datasetOptions() error {
 	d := &f.opts.Dataset
-	d.SharegptOutputLen = f.sharegptOutputLen.ptr()
 	if f.inputLen.set {
 		d.RandomInputLen = f.inputLen.v
 	}
@@ -270,7 +270,7 @@ func (f *serveFlags) datasetOptions() error {
 		d.CustomOutputLen = v
 	}
 	rr, err := dataset.ParseRangeRatio(f.randomRangeRatio)
-	if spec, ok := dataset.FlagOwner("random-range-ratio"); ok && err != nil && spec.Name == d.Name {
+	if spec, _ := dataset.Lookup(d.Name); err != nil && spec != nil && slices.Contains(spec.Flags, "random-range-ratio") {
 		return exitcode.Usage(err)
 	}
 	d.RandomRangeRatio = rr

@@ -1,11 +1,12 @@
 package cli
 
 import (
-	"math"
+	"fmt"
 	"strconv"
 
 	"github.com/gobench/gobench/internal/backend"
 	"github.com/gobench/gobench/internal/dataset"
+	"github.com/gobench/gobench/internal/pyfmt"
 	"github.com/gobench/gobench/internal/run"
 	"github.com/spf13/pflag"
 )
@@ -22,13 +23,13 @@ type serveFlags struct {
 
 	// Converted after parsing: they depend on each other, on the order
 	// vLLM checks them in, or on the environment.
-	servedModelName, randomRangeRatio, percentileMetrics   string
-	header, goodput, metadata, loraModules                 *listFlag
-	maxConcurrency, inputLen, outputLen, sharegptOutputLen *intFlag
-	logprobs, rampUpStart, rampUpEnd                       *intFlag
-	rampUpStrategy                                         *choiceFlag
-	readTimeout, probeRequestRate                          *floatFlag
-	sampling                                               samplingFlags
+	servedModelName, randomRangeRatio, percentileMetrics string
+	header, goodput, metadata, loraModules               *listFlag
+	maxConcurrency, inputLen, outputLen                  *intFlag
+	logprobs, rampUpStart, rampUpEnd                     *intFlag
+	rampUpStrategy                                       *choiceFlag
+	readTimeout, probeRequestRate                        *floatFlag
+	sampling                                             samplingFlags
 
 	// gobench's own.
 	sim  bool
@@ -153,25 +154,61 @@ func (f *serveFlags) registerOutput(s flagSet) {
 	s.boolean(&o.ReportCachedTokens, "report-cached-tokens", "Sum usage.prompt_tokens_details.cached_tokens into total_cached_tokens.")
 }
 
+// registerDataset defines the dataset flags that package dataset
+// describes (dataset.Flags), bound to the dataset options, and vLLM's
+// --input-len and --output-len, which fan out to them.
 func (f *serveFlags) registerDataset(s flagSet) {
 	d := &f.opts.Dataset
-	s.val(bindChoice("dataset-name", &d.Name, dataset.Names()...), "dataset-name", "Dataset: random, custom (JSONL with a prompt per line) and sharegpt are supported; vLLM's others are refused for now.")
-	s.str(&d.Path, "dataset-path", "Dataset file (sharegpt: JSON list; custom: .jsonl).")
-	f.inputLen, f.outputLen = newInt("input-len", 0), newInt("output-len", 0)
-	s.val(f.inputLen, "input-len", "Input length for the synthetic datasets (sets --random-input-len).")
-	s.val(f.outputLen, "output-len", "Output length for every dataset (sets --random-output-len, --sharegpt-output-len, --custom-output-len, ...).")
-	s.boolean(&d.NoOversample, "no-oversample", "Do not repeat samples to reach --num-prompts when the file has fewer.")
-	s.boolean(&d.DisableShuffle, "disable-shuffle", "Keep the file's order instead of shuffling with --seed.")
-	s.boolean(&d.SkipChatTemplate, "skip-chat-template", "Send custom prompts as they are, without the tokenizer's chat template.")
-	s.val(bindInt("random-input-len", &d.RandomInputLen), "random-input-len", "Random dataset: input tokens per request (special tokens the tokenizer adds are subtracted).")
-	s.val(bindInt("random-output-len", &d.RandomOutputLen), "random-output-len", "Random dataset: output tokens per request.")
-	f.randomRangeRatio = "0.0"
-	s.str(&f.randomRangeRatio, "random-range-ratio", `Random dataset: lengths are drawn uniformly from [len·(1-r), len·(1+r)]; a float or '{"input": r1, "output": r2}', each in [0, 1).`)
-	s.val(bindInt("random-prefix-len", &d.RandomPrefixLen), "random-prefix-len", "Random dataset: tokens of a random prefix shared by every prompt.")
-	s.val(bindInt("random-batch-size", &d.RandomBatchSize), "random-batch-size", "Random dataset: prompts per request (embedding backends, not supported yet).")
-	s.val(bindInt("custom-output-len", &d.CustomOutputLen), "custom-output-len", "Custom dataset: output tokens per request; -1 takes each line's output_tokens.")
-	f.sharegptOutputLen = newInt("sharegpt-output-len", 0)
-	s.val(f.sharegptOutputLen, "sharegpt-output-len", "ShareGPT: output tokens per request instead of each answer's length.")
+	for _, fl := range dataset.Flags() {
+		if fl.Name == "random-input-len" { // vLLM lists the fan-out flags here
+			f.inputLen, f.outputLen = newInt("input-len", 0), newInt("output-len", 0)
+			s.val(f.inputLen, "input-len", "Input length for the synthetic datasets (sets --random-input-len).")
+			s.val(f.outputLen, "output-len", "Output length for every dataset (sets --random-output-len, --sharegpt-output-len, --custom-output-len, ...).")
+		}
+		if fl.Pending() {
+			registerPendingDataset(s, fl)
+			continue
+		}
+		switch p := fl.Field(d).(type) {
+		case *int:
+			s.val(bindInt(fl.Name, p), fl.Name, fl.Help)
+		case *string:
+			if fl.Choices != nil {
+				s.val(bindChoice(fl.Name, p, fl.Choices...), fl.Name, fl.Help)
+			} else {
+				s.str(p, fl.Name, fl.Help)
+			}
+		case *bool:
+			s.boolean(p, fl.Name, fl.Help)
+		case **int:
+			s.val(bindOptionalInt(fl.Name, p), fl.Name, fl.Help)
+		case *dataset.RangeRatio:
+			f.randomRangeRatio = "0.0"
+			s.str(&f.randomRangeRatio, fl.Name, fl.Help)
+		default:
+			panic(fmt.Sprintf("dataset flag --%s: no flag type for %T", fl.Name, p))
+		}
+	}
+}
+
+// registerPendingDataset defines the flag of a dataset gobench does not
+// have yet, with vLLM's default; options() refuses it when given.
+func registerPendingDataset(s flagSet, fl dataset.Flag) {
+	switch {
+	case fl.Choices != nil:
+		s.val(newChoice(fl.Name, fl.Default, fl.Choices...), fl.Name, fl.Help)
+	case fl.Kind == "int":
+		v, _ := strconv.Atoi(fl.Default)
+		s.val(newInt(fl.Name, v), fl.Name, fl.Help)
+	case fl.Kind == "float":
+		v, _ := pyfmt.ParseFloat(fl.Default)
+		s.val(newFloat(fl.Name, v), fl.Name, fl.Help)
+	case fl.Kind == "bool":
+		s.boolean(new(bool), fl.Name, fl.Help)
+	default:
+		v := fl.Default
+		s.str(&v, fl.Name, fl.Help)
+	}
 }
 
 func (f *serveFlags) registerOwn(s flagSet) {
@@ -185,63 +222,25 @@ func (f *serveFlags) registerOwn(s flagSet) {
 	f.simx.register(s.fs, "sim-", false)
 }
 
-// pendingFlag is one of vLLM's flags for a feature gobench does not have
-// yet: registered with vLLM's default, so that the help lists it and the
-// argument namespace holds it, and refused when given.
+// pendingFlag is one of vLLM's flags, outside the datasets, for a feature
+// gobench does not have yet: registered with vLLM's default, so that the
+// help lists it and the argument namespace holds it, and refused when
+// given.
 type pendingFlag struct {
-	name, kind, def, help string
-	// feature names what is missing; "" takes the dataset that owns the
-	// flag (dataset.FlagOwner).
+	name, kind, help string
+	// feature names what is missing.
 	feature string
 }
 
 // pendingFlags lists them, in vLLM's order.
 var pendingFlags = []pendingFlag{
-	{"chat-template-kwargs", "json", "", "JSON kwargs for client-side chat templates (not supported yet).", "client-side chat templates"},
-	{"self-timed", "bool", "", "Use the trace's timestamps (timed_trace dataset, not supported yet).", ""},
-	{"no-self-timed", "bool", "", "Do not use the trace's timestamps.", ""},
-	{"plot-timeline", "bool", "", "Write an HTML timeline next to the result (not supported yet).", "the HTML timeline"},
-	{"timeline-itl-thresholds", "string", "25,50", "Two ITL thresholds in ms for --plot-timeline.", "the HTML timeline"},
-	{"plot-dataset-stats", "bool", "", "Plot the dataset's token distributions (not supported yet).", "dataset plots"},
-	{"enable-multimodal-chat", "bool", "", "Wrap prompts and media into chat messages (not supported yet).", "multimodal chat"},
-	{"no-stream", "bool", "", "Load HF datasets without streaming (not supported yet).", ""},
-	{"no-reranker", "bool", "", "random-rerank for non-native rerankers (not supported yet).", ""},
-	{"custom-ensure-client-side-data", "bool", "", "custom_image: send media as data (not supported yet).", ""},
-	{"spec-bench-output-len", "int", "256", "spec_bench dataset option (not supported yet).", ""},
-	{"spec-bench-category", "string", "", "spec_bench dataset option (not supported yet).", ""},
-	{"sonnet-input-len", "int", "550", "sonnet dataset option (not supported yet).", ""},
-	{"sonnet-output-len", "int", "150", "sonnet dataset option (not supported yet).", ""},
-	{"sonnet-prefix-len", "int", "200", "sonnet dataset option (not supported yet).", ""},
-	{"timed-trace-chunk-hash-size", "int", "16", "timed_trace dataset option (not supported yet).", ""},
-	{"timed-trace-sec-multiplier", "float", "1", "timed_trace dataset option (not supported yet).", ""},
-	{"timed-trace-label-timestamp", "string", "timestamp", "timed_trace dataset option (not supported yet).", ""},
-	{"timed-trace-label-input-length", "string", "input_length", "timed_trace dataset option (not supported yet).", ""},
-	{"timed-trace-label-output-length", "string", "output_length", "timed_trace dataset option (not supported yet).", ""},
-	{"timed-trace-label-hash-ids", "string", "hash_ids", "timed_trace dataset option (not supported yet).", ""},
-	{"blazedit-min-distance", "float", "0", "hf blazedit option (not supported yet).", ""},
-	{"blazedit-max-distance", "float", "1", "hf blazedit option (not supported yet).", ""},
-	{"asr-max-audio-len-sec", "float", "inf", "hf ASR option (not supported yet).", ""},
-	{"asr-min-audio-len-sec", "float", "0", "hf ASR option (not supported yet).", ""},
-	{"random-mm-base-items-per-request", "int", "1", "random-mm dataset option (not supported yet).", ""},
-	{"random-mm-num-mm-items-range-ratio", "float", "0", "random-mm dataset option (not supported yet).", ""},
-	{"random-mm-limit-mm-per-prompt", "string", `{"image": 255, "video": 1}`, "random-mm dataset option (not supported yet).", ""},
-	{"random-mm-bucket-config", "string", "{(256, 256, 1): 0.5, (720, 1280, 1): 0.5, (720, 1280, 16): 0.0}", "random-mm dataset option (not supported yet).", ""},
-	{"hf-subset", "string", "", "hf dataset option (not supported yet).", ""},
-	{"hf-split", "string", "", "hf dataset option (not supported yet).", ""},
-	{"hf-name", "string", "", "hf dataset option (not supported yet).", ""},
-	{"hf-output-len", "int", "0", "hf dataset option (not supported yet).", ""},
-	{"prefix-repetition-prefix-len", "int", "256", "prefix_repetition dataset option (not supported yet).", ""},
-	{"prefix-repetition-suffix-len", "int", "256", "prefix_repetition dataset option (not supported yet).", ""},
-	{"prefix-repetition-num-prefixes", "int", "10", "prefix_repetition dataset option (not supported yet).", ""},
-	{"prefix-repetition-output-len", "int", "128", "prefix_repetition dataset option (not supported yet).", ""},
-	{"speed-bench-dataset-subset", "choice", "qualitative", "speed_bench dataset option (not supported yet).", ""},
-	{"speed-bench-output-len", "int", "4096", "speed_bench dataset option (not supported yet).", ""},
-	{"speed-bench-category", "string", "", "speed_bench dataset option (not supported yet).", ""},
-	{"config", "string", "", "Read arguments from a YAML file (not supported yet).", "YAML argument files"},
+	{"chat-template-kwargs", "json", "JSON kwargs for client-side chat templates (not supported yet).", "client-side chat templates"},
+	{"plot-timeline", "bool", "Write an HTML timeline next to the result (not supported yet).", "the HTML timeline"},
+	{"timeline-itl-thresholds", "itl", "Two ITL thresholds in ms for --plot-timeline.", "the HTML timeline"},
+	{"plot-dataset-stats", "bool", "Plot the dataset's token distributions (not supported yet).", "dataset plots"},
+	{"enable-multimodal-chat", "bool", "Wrap prompts and media into chat messages (not supported yet).", "multimodal chat"},
+	{"config", "string", "Read arguments from a YAML file (not supported yet).", "YAML argument files"},
 }
-
-// speedBenchSubsets are vLLM's choices of --speed-bench-dataset-subset.
-var speedBenchSubsets = []string{"qualitative", "throughput_1k", "throughput_2k", "throughput_8k", "throughput_16k", "throughput_32k"}
 
 // registerPending defines the pending flags on fs.
 func registerPending(fs *pflag.FlagSet) {
@@ -249,21 +248,12 @@ func registerPending(fs *pflag.FlagSet) {
 		switch p.kind {
 		case "bool":
 			fs.Bool(p.name, false, p.help)
-		case "string":
-			fs.String(p.name, p.def, p.help)
 		case "json":
 			fs.Var(&jsonFlag{name: p.name}, p.name, p.help)
-		case "choice":
-			fs.Var(newChoice(p.name, p.def, speedBenchSubsets...), p.name, p.help)
-		case "int":
-			v, _ := strconv.Atoi(p.def)
-			fs.Var(newInt(p.name, v), p.name, p.help)
-		case "float":
-			v := math.Inf(1)
-			if p.def != "inf" {
-				v, _ = strconv.ParseFloat(p.def, 64)
-			}
-			fs.Var(newFloat(p.name, v), p.name, p.help)
+		case "itl":
+			fs.String(p.name, "25,50", p.help)
+		default:
+			fs.String(p.name, "", p.help)
 		}
 	}
 }
@@ -272,11 +262,13 @@ func registerPending(fs *pflag.FlagSet) {
 // flag is not a pending one.
 func pendingFeature(name string) string {
 	for _, p := range pendingFlags {
-		if p.name != name {
-			continue
-		}
-		if p.feature != "" {
+		if p.name == name {
 			return p.feature
+		}
+	}
+	for _, fl := range dataset.Flags() {
+		if fl.Name != name || !fl.Pending() {
+			continue
 		}
 		if spec, ok := dataset.FlagOwner(name); ok {
 			return "the " + spec.Name + " dataset"

@@ -32,10 +32,12 @@ type pythonValuer interface{ python() any }
 // when the flag is bound to a field of an options struct, receives every
 // value set too.
 type scalar[T comparable] struct {
-	v    T
-	dst  *T
-	set  bool
-	name string
+	v   T
+	dst *T
+	// store, when set, receives every value set instead of dst.
+	store func(T)
+	set   bool
+	name  string
 	// kind is the pflag type ("int", "float", "string") and argparse's
 	// word for it in "invalid int value".
 	kind  string
@@ -64,7 +66,10 @@ func (f *scalar[T]) Set(s string) error {
 		return argErrorf("argument --%s: invalid %s value: %s", f.name, f.kind, pyfmt.StrRepr(s))
 	}
 	f.v, f.set = v, true
-	if f.dst != nil {
+	switch {
+	case f.store != nil:
+		f.store(v)
+	case f.dst != nil:
 		*f.dst = v
 	}
 	return nil
@@ -87,6 +92,14 @@ func (f *scalar[T]) ptr() *T {
 	}
 	v := f.v
 	return &v
+}
+
+// bindOptionalInt is an int flag whose value defaults to None (nil): a
+// value given is written to *dst as a pointer.
+func bindOptionalInt(name string, dst **int) *scalar[int] {
+	f := newInt(name, 0)
+	f.store = func(v int) { *dst = &v }
+	return f
 }
 
 // intFlag is an int flag parsed with Python's int().

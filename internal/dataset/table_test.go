@@ -1,0 +1,111 @@
+package dataset
+
+import (
+	"errors"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/gobench/gobench/internal/exitcode"
+	"github.com/google/go-cmp/cmp"
+)
+
+// TestSpecs pins the table of datasets: vLLM's names in vLLM's order, every
+// flag a Spec names described by a Flag, every Flag read by a Spec, and
+// every pending flag owned by a dataset gobench does not have yet.
+func TestSpecs(t *testing.T) {
+	t.Parallel()
+	want := []string{"sharegpt", "burstgpt", "sonnet", "random", "random-mm", "random-rerank", "hf",
+		"custom", "custom_audio", "custom_image", "custom_mm", "prefix_repetition",
+		"spec_bench", "speed_bench", "timed_trace"}
+	if diff := cmp.Diff(want, Names()); diff != "" {
+		t.Errorf("names (-vllm +gobench):\n%s", diff)
+	}
+	if diff := cmp.Diff([]string{"sharegpt", "random", "custom"}, Supported()); diff != "" {
+		t.Errorf("supported (-want +got):\n%s", diff)
+	}
+	described := map[string]Flag{}
+	for _, f := range Flags() {
+		described[f.Name] = f
+	}
+	read := map[string]bool{}
+	for _, s := range Specs() {
+		for _, name := range s.Flags {
+			f, ok := described[name]
+			if !ok {
+				t.Errorf("%s reads --%s, which no Flag describes", s.Name, name)
+			}
+			if f.Pending() && s.Supported() {
+				t.Errorf("%s is supported but its flag --%s is pending", s.Name, name)
+			}
+			read[name] = true
+		}
+	}
+	general := []string{"dataset-name", "dataset-path", "no-oversample", "disable-shuffle", "skip-chat-template"}
+	for name, f := range described {
+		if !read[name] && !slices.Contains(general, name) {
+			t.Errorf("--%s is read by no dataset", name)
+		}
+		if owner, ok := FlagOwner(name); f.Pending() && (!ok || owner.Supported()) {
+			t.Errorf("pending flag --%s has no dataset gobench lacks as its owner", name)
+		}
+		if !f.Pending() && f.Kind != "" {
+			t.Errorf("--%s has a field and a Kind", name)
+		}
+	}
+}
+
+// TestFlagFields: every bound flag sets a field of the options, of a type
+// the command line binds.
+func TestFlagFields(t *testing.T) {
+	t.Parallel()
+	var o Options
+	for _, f := range Flags() {
+		if f.Pending() {
+			continue
+		}
+		switch f.Field(&o).(type) {
+		case *int, *float64, *string, *bool, **int, *RangeRatio:
+		default:
+			t.Errorf("--%s: field of type %T", f.Name, f.Field(&o))
+		}
+	}
+}
+
+func TestValidate(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		name string
+		opts Options
+		want string
+		is   error
+	}{
+		{"random", DefaultOptions(), "", nil},
+		{"unknown", Options{Name: "nope"}, "Unknown dataset: nope", nil},
+		{"path forbidden", Options{Name: "random", Path: "x.json"}, "Cannot use 'random' dataset with --dataset-path", nil},
+		{"forbidden before unsupported", Options{Name: "prefix_repetition", Path: "x"}, "Cannot use 'prefix_repetition'", nil},
+		{"unsupported", Options{Name: "sonnet"}, "--dataset-name sonnet: not supported yet (supported: sharegpt, random, custom)", exitcode.ErrNotSupported},
+		{"path required", Options{Name: "custom"}, "--dataset-name custom needs --dataset-path", nil},
+		{"range ratio", Options{Name: "random", RandomRangeRatio: RangeRatio{1, 0}}, "input_range_ratio must be in [0, 1).", nil},
+		{"range ratio ignored elsewhere", Options{Name: "custom", Path: "a.jsonl", RandomRangeRatio: RangeRatio{1, 0}}, "", nil},
+		{"batches", Options{Name: "random", RandomBatchSize: 2}, "--random-batch-size: batched prompts (embedding backends) are not supported yet", exitcode.ErrNotSupported},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			err := Validate(tt.opts)
+			if tt.want == "" {
+				if err != nil {
+					t.Fatalf("unexpected error %v", err)
+				}
+				return
+			}
+			if err == nil || !strings.Contains(err.Error(), tt.want) {
+				t.Fatalf("err = %v, want %q", err, tt.want)
+			}
+			if tt.is != nil && !errors.Is(err, tt.is) {
+				t.Errorf("err = %v, want errors.Is %v", err, tt.is)
+			}
+		})
+	}
+}
