@@ -16,8 +16,8 @@ func repeat(v float64, n int) []float64 {
 	return out
 }
 
-// seedOutputs are the five requests A–E of the seed's worked example
-// (shared/reference/seeds/000_80a0f09ea35b19cb.txt): TTFTs 200, 120, 150,
+// seedOutputs are the five requests A–E of a worked example of vLLM's
+// metrics (docs/metrics.md keeps it): TTFTs 200, 120, 150,
 // 300, 650 ms; TPOTs 20, 22, 25, 55 ms and E with a single token; 455
 // output and 4600 input tokens. The output lengths 101, 201, 51, 101, 1 are
 // the split that also gives the seed's sum of E2E times, 14.57 s. Latency =

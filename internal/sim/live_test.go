@@ -14,10 +14,10 @@ import (
 )
 
 // These tests run the server through Serve on a real loopback listener and
-// measure at the HTTP client, like gobench does. Timing asserts have the
-// tolerances stated in the brief for a loaded 2-core CI machine (TTFT
-// 50 ms ± 15 ms, mean ITL 10 ms ± 3 ms): never tight, because the test
-// shares the CPU with the race detector and other packages' tests.
+// measure at the HTTP client, like gobench does. Timing asserts have wide
+// tolerances for a loaded 2-core CI machine (TTFT 50 ms ± 15 ms, mean ITL
+// 10 ms ± 3 ms): never tight, because the test shares the CPU with the
+// race detector and other packages' tests.
 
 // liveServer is a server running Serve in the background.
 type liveServer struct {

@@ -9,7 +9,8 @@ import (
 )
 
 // The request bodies below are the payloads vllm bench serve builds
-// (§2.3/§2.4 of the reference), key order included.
+// (vllm/benchmarks/lib/endpoint_request_func.py@11dfa3169, completions and
+// chat), key order included.
 const (
 	benchCompletions = `{"model":"gobench/sim","prompt":"The quick brown fox","repetition_penalty":1.0,` +
 		`"max_tokens":5,"logprobs":null,"stream":true,"stream_options":{"include_usage":true},"ignore_eos":true}`
