@@ -115,12 +115,8 @@ func (c *Client) Do(ctx context.Context, b Backend, req *Request, body []byte) m
 	rd.Reset(r)
 	defer func() { rd.Reset(nil); readerPool.Put(rd) }()
 
-	var (
-		text       strings.Builder
-		chunk      Chunk
-		gotToken   bool
-		mostRecent = st
-	)
+	tm := timing{out: &out, start: st, last: st}
+	var chunk Chunk
 	for {
 		ev, err := rd.Next()
 		if err != nil {
@@ -141,44 +137,68 @@ func (c *Client) Do(ctx context.Context, b Backend, req *Request, body []byte) m
 			out.Error = "server error event: " + chunk.Error
 			break
 		}
-		if chunk.ServerQueueMS >= 0 {
-			v := chunk.ServerQueueMS / 1000
-			out.ServerQueueTime = &v
+		tm.add(ts, &chunk)
+	}
+	tm.finish()
+	return out
+}
+
+// timing builds one request's record from its events, in the order they
+// arrived.
+type timing struct {
+	out *metrics.Output
+	// start is the clock reading when the request was sent; last the
+	// reading of the last token event so far.
+	start, last float64
+	gotToken    bool
+	text        strings.Builder
+}
+
+// add takes one decoded event read at clock reading ts.
+func (t *timing) add(ts float64, c *Chunk) {
+	out := t.out
+	if c.ServerQueueMS >= 0 {
+		v := c.ServerQueueMS / 1000
+		out.ServerQueueTime = &v
+	}
+	if c.ServerTTFTMS >= 0 {
+		v := c.ServerTTFTMS / 1000
+		out.ServerTTFT = &v
+	}
+	if c.Token {
+		if !t.gotToken {
+			t.gotToken = true
+			out.TTFT = ts - t.start
+		} else {
+			out.ITL = append(out.ITL, ts-t.last)
 		}
-		if chunk.ServerTTFTMS >= 0 {
-			v := chunk.ServerTTFTMS / 1000
-			out.ServerTTFT = &v
+		t.last = ts
+		t.text.WriteString(c.Text)
+	}
+	if c.Usage || (c.Token && c.CompletionTokens >= 0) {
+		if c.CompletionTokens >= 0 {
+			out.OutputTokens = c.CompletionTokens
 		}
-		if chunk.Token {
-			if !gotToken {
-				gotToken = true
-				out.TTFT = ts - st
-			} else {
-				out.ITL = append(out.ITL, ts-mostRecent)
-			}
-			mostRecent = ts
-			text.WriteString(chunk.Text)
+		if c.PromptTokens >= 0 {
+			out.PromptLen = c.PromptTokens
 		}
-		if chunk.Usage || (chunk.Token && chunk.CompletionTokens >= 0) {
-			if chunk.CompletionTokens >= 0 {
-				out.OutputTokens = chunk.CompletionTokens
-			}
-			if chunk.PromptTokens >= 0 {
-				out.PromptLen = chunk.PromptTokens
-			}
-			if chunk.CachedTokens >= 0 {
-				v := chunk.CachedTokens
-				out.CachedTokens = &v
-			}
+		if c.CachedTokens >= 0 {
+			v := c.CachedTokens
+			out.CachedTokens = &v
 		}
 	}
-	out.GeneratedText = text.String()
-	out.Latency = mostRecent - st
-	if out.Error == "" && !gotToken {
+}
+
+// finish completes the record: the text, the latency (to the last token
+// event) and the verdict (a stream without a token event failed).
+func (t *timing) finish() {
+	out := t.out
+	out.GeneratedText = t.text.String()
+	out.Latency = t.last - t.start
+	if out.Error == "" && !t.gotToken {
 		out.Error = NoTokenError
 	}
 	out.Success = out.Error == ""
-	return out
 }
 
 // describe turns a transport error into the text kept in the record.

@@ -329,9 +329,9 @@ func Bootstrap(a, b *Sample, stats []Statistic, o Options, stream string) []Inte
 	return out
 }
 
-// Estimate computes stats on the sample itself (every request once), with
+// estimate computes stats on the sample itself (every request once), with
 // the same definitions as the bootstrap replicates.
-func (s *Sample) Estimate(stats []Statistic) []float64 {
+func (s *Sample) estimate(stats []Statistic) []float64 {
 	w := make([]int, s.nGroups)
 	for i := range w {
 		w[i] = 1

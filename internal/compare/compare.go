@@ -84,16 +84,6 @@ type Row struct {
 	Changes []Change
 }
 
-// Differs reports whether the runs' printed values are not all equal.
-func (r Row) Differs() bool {
-	for _, t := range r.Text[1:] {
-		if t != r.Text[0] {
-			return true
-		}
-	}
-	return false
-}
-
 // Comparison is the result of Compare.
 type Comparison struct {
 	// Names are the short names of the runs (A, B, C, ...), the first

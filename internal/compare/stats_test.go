@@ -204,7 +204,7 @@ func TestEstimateMatchesNumPy(t *testing.T) {
 		}
 		stats := []Statistic{{Kind: Mean}, {Kind: Median}, {Kind: Percentile, P: 0}, {Kind: Percentile, P: 37.5},
 			{Kind: Percentile, P: 99}, {Kind: Percentile, P: 99.9}, {Kind: Percentile, P: 100}}
-		got := NewSample(groups).Estimate(stats)
+		got := NewSample(groups).estimate(stats)
 		want := []float64{metrics.Mean(flat), metrics.Median(flat)}
 		for _, s := range stats[2:] {
 			want = append(want, metrics.Percentile(flat, s.P))
@@ -216,7 +216,7 @@ func TestEstimateMatchesNumPy(t *testing.T) {
 			}
 		}
 	}
-	if v := NewSample(nil).Estimate([]Statistic{{Kind: Mean}}); !math.IsNaN(v[0]) {
+	if v := NewSample(nil).estimate([]Statistic{{Kind: Mean}}); !math.IsNaN(v[0]) {
 		t.Errorf("empty sample: %v", v)
 	}
 }

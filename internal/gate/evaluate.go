@@ -82,19 +82,6 @@ func (r *Report) Failed() int {
 	return n
 }
 
-// MissingKeys lists the keys that a threshold named but the result or the
-// baseline lacks: a threshold that can never be evaluated is a mistake in
-// the command line rather than a slow run.
-func (r *Report) MissingKeys() []string {
-	var keys []string
-	for _, v := range r.Verdicts {
-		if v.Problem == ProblemNoKey || v.Problem == ProblemNoBaselineKey {
-			keys = append(keys, v.Threshold.Key)
-		}
-	}
-	return keys
-}
-
 // Evaluate tests every threshold against result; relative thresholds take
 // their limit from baseline, which may be nil when none is relative. A
 // result whose "completed" is 0 fails every threshold with

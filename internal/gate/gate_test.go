@@ -138,8 +138,12 @@ func TestEvaluate(t *testing.T) {
 	if v := rep.Verdicts[0]; v.Pass || v.Problem != ProblemNoBaseline {
 		t.Errorf("relative without baseline: %+v", v)
 	}
-	if keys := Evaluate(mustParse(t, "a<1", "p99_ttft_ms<1", "b<1"), result, nil).MissingKeys(); !cmp.Equal(keys, []string{"a", "b"}) {
-		t.Errorf("MissingKeys = %v", keys)
+	var problems []string
+	for _, v := range Evaluate(mustParse(t, "a<1", "p99_ttft_ms<1", "b<1"), result, nil).Verdicts {
+		problems = append(problems, v.Problem)
+	}
+	if want := []string{ProblemNoKey, "", ProblemNoKey}; !cmp.Equal(problems, want) {
+		t.Errorf("problems = %q, want %q", problems, want)
 	}
 }
 

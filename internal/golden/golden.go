@@ -19,9 +19,6 @@ import (
 // why it is package state.
 var update = flag.Bool("update", false, "rewrite the testdata/*.golden files with the current output")
 
-// Updating reports whether the test run rewrites golden files.
-func Updating() bool { return *update }
-
 // Check compares got with testdata/<test name>.golden (slashes of subtest
 // names become underscores), or writes it with -update.
 func Check(t testing.TB, got []byte) {

@@ -27,6 +27,7 @@ import (
 	"go/build"
 	"io/fs"
 	"log"
+	"maps"
 	"os"
 	"path/filepath"
 	"runtime"
@@ -156,11 +157,7 @@ func train(counts map[string]int, size int) (tokens [][]byte, merges []pair) {
 	for id, t := range tokens {
 		byBytes[string(t)] = id
 	}
-	keys := make([]string, 0, len(counts))
-	for w := range counts {
-		keys = append(keys, w)
-	}
-	slices.Sort(keys)
+	keys := slices.Sorted(maps.Keys(counts))
 	words := make([][]int, len(keys))
 	freq := make([]int, len(keys))
 	pairCount := map[pair]int{}
