@@ -17,6 +17,7 @@ import (
 	"strings"
 
 	"github.com/gobench/gobench/internal/metrics"
+	"github.com/gobench/gobench/internal/pyjson"
 	"github.com/gobench/gobench/internal/report"
 	"github.com/gobench/gobench/internal/resultfile"
 	"github.com/gobench/gobench/internal/resultkey"
@@ -193,7 +194,7 @@ func specDecode(run *resultfile.Run) *report.SpecDecode {
 // Object is the recomputed result as a result file would hold it (without
 // the per-request lists), for thresholds and JSON output: the file's own
 // setup keys, then the recomputed metric keys.
-func (res *Result) Object(run *resultfile.Run) *report.Object {
+func (res *Result) Object(run *resultfile.Run) *pyjson.Object {
 	burstiness, _ := run.Number(resultkey.Burstiness)
 	warmups, _ := run.Number(resultkey.NumWarmups)
 	prompts, _ := run.Number(resultkey.NumPrompts)

@@ -18,6 +18,7 @@ import (
 	"strings"
 
 	"github.com/gobench/gobench/internal/exitcode"
+	"github.com/gobench/gobench/internal/pyjson"
 )
 
 // Header is one extra HTTP header (--header KEY=VALUE).
@@ -42,7 +43,7 @@ type Request struct {
 	// ExtraHeaders are sent on top of the defaults and override them.
 	ExtraHeaders []Header
 	// ExtraBody is merged into the payload last (dict.update).
-	ExtraBody Object
+	ExtraBody pyjson.Object
 	// RequestID is sent as x-request-id when not empty.
 	RequestID string
 }

@@ -15,12 +15,13 @@ import (
 	"time"
 
 	"github.com/gobench/gobench/internal/exitcode"
+	"github.com/gobench/gobench/internal/pyjson"
 	"github.com/google/go-cmp/cmp"
 )
 
 func TestBodies(t *testing.T) {
 	t.Parallel()
-	extra, err := ParseObject([]byte(`{"temperature":0,"max_tokens":7,"top_k":5}`))
+	extra, err := pyjson.DecodeObject([]byte(`{"temperature":0,"max_tokens":7,"top_k":5}`))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -35,7 +36,7 @@ func TestBodies(t *testing.T) {
 		{"completions", Completions{}, Request{Prompt: "hi <b>", Model: "m", OutputLen: 4},
 			`{"model":"m","prompt":"hi <b>","repetition_penalty":1.0,"max_tokens":4,"logprobs":null,"stream":true,"stream_options":{"include_usage":true}}`},
 		// served name wins, logprobs set, ignore_eos, extra body overrides in place and appends.
-		{"completions extras", Completions{}, Request{Prompt: "p", Model: "m", ModelName: "served", OutputLen: 4, Logprobs: &one, IgnoreEOS: true, ExtraBody: extra},
+		{"completions extras", Completions{}, Request{Prompt: "p", Model: "m", ModelName: "served", OutputLen: 4, Logprobs: &one, IgnoreEOS: true, ExtraBody: *extra},
 			`{"model":"served","prompt":"p","repetition_penalty":1.0,"max_tokens":7,"logprobs":1,"stream":true,"stream_options":{"include_usage":true},"ignore_eos":true,"temperature":0,"top_k":5}`},
 		// chat sends the content-array form and max_completion_tokens.
 		{"chat", Chat{}, Request{Prompt: "中文", Model: "m", OutputLen: 3},
@@ -361,19 +362,6 @@ func FuzzDecode(f *testing.F) {
 	})
 }
 
-func FuzzParseObject(f *testing.F) {
-	f.Add([]byte(`{"a":1,"b":{"c":[1,2]},"a":3}`))
-	f.Fuzz(func(t *testing.T, data []byte) {
-		o, err := ParseObject(data)
-		if err != nil {
-			return
-		}
-		if !json.Valid(o.AppendJSON(nil)) {
-			t.Fatalf("invalid output for %q", data)
-		}
-	})
-}
-
 func BenchmarkDecodeCompletions(b *testing.B) {
 	data := []byte(`{"id":"cmpl-bench-0","object":"text_completion","created":1700000000,"model":"meta-llama/Llama-3.1-8B-Instruct","choices":[{"index":0,"text":" word","logprobs":null,"finish_reason":null,"stop_reason":null}]}`)
 	var c Chunk
@@ -447,5 +435,28 @@ func TestSpecs(t *testing.T) {
 	}
 	if diff := cmp.Diff([]string{"vllm", "openai", "openai-chat", "openai-responses"}, sampling); diff != "" {
 		t.Errorf("backends with sampling parameters (-vllm +gobench):\n%s", diff)
+	}
+}
+
+// BenchmarkBody measures building one request body, done once per request
+// when the run is planned: a 1000-character prompt, the sampling
+// parameters and an --extra-body merged last.
+func BenchmarkBody(b *testing.B) {
+	extra, err := pyjson.DecodeObject([]byte(`{"temperature":0.0,"top_p":0.9,"top_k":5,"min_tokens":3}`))
+	if err != nil {
+		b.Fatal(err)
+	}
+	prompt := strings.Repeat("The quick brown fox jumps over the lazy dog. ", 22)
+	for _, bk := range []struct {
+		name string
+		b    Backend
+	}{{"completions", Completions{}}, {"chat", Chat{}}} {
+		b.Run(bk.name, func(b *testing.B) {
+			req := Request{Prompt: prompt, Model: "meta-llama/Llama-3.1-8B-Instruct", OutputLen: 128, IgnoreEOS: true, ExtraBody: *extra}
+			b.ReportAllocs()
+			for b.Loop() {
+				_ = bk.b.Body(&req)
+			}
+		})
 	}
 }

@@ -4,7 +4,8 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
-	"strconv"
+
+	"github.com/gobench/gobench/internal/pyjson"
 )
 
 // Completions is the OpenAI completions API (--backend openai or vllm).
@@ -22,15 +23,15 @@ var (
 // repetition_penalty 1.0, max_tokens, logprobs, stream, stream_options, then
 // ignore_eos and --extra-body.
 func (Completions) Body(req *Request) []byte {
-	var o Object
-	o.Set("model", mustMarshal(modelField(req)))
-	o.Set("prompt", mustMarshal(req.Prompt))
-	o.Set("repetition_penalty", json.RawMessage("1.0"))
-	o.Set("max_tokens", json.RawMessage(strconv.Itoa(req.OutputLen)))
+	var o pyjson.Object
+	o.Set("model", modelField(req))
+	o.Set("prompt", req.Prompt)
+	o.Set("repetition_penalty", 1.0)
+	o.Set("max_tokens", req.OutputLen)
 	if req.Logprobs != nil {
-		o.Set("logprobs", json.RawMessage(strconv.Itoa(*req.Logprobs)))
+		o.Set("logprobs", *req.Logprobs)
 	} else {
-		o.Set("logprobs", json.RawMessage("null"))
+		o.Set("logprobs", nil)
 	}
 	return finishBody(&o, req)
 }
@@ -45,18 +46,16 @@ func (Completions) Decode(eventType string, data []byte, c *Chunk) error {
 // max_completion_tokens, stream, stream_options, then ignore_eos and
 // --extra-body.
 func (Chat) Body(req *Request) []byte {
-	var o Object
-	o.Set("model", mustMarshal(modelField(req)))
-	type part struct {
-		Type string `json:"type"`
-		Text string `json:"text"`
-	}
-	type message struct {
-		Role    string `json:"role"`
-		Content []part `json:"content"`
-	}
-	o.Set("messages", mustMarshal([]message{{Role: "user", Content: []part{{Type: "text", Text: req.Prompt}}}}))
-	o.Set("max_completion_tokens", json.RawMessage(strconv.Itoa(req.OutputLen)))
+	var o pyjson.Object
+	o.Set("model", modelField(req))
+	part := pyjson.NewObject()
+	part.Set("type", "text")
+	part.Set("text", req.Prompt)
+	message := pyjson.NewObject()
+	message.Set("role", "user")
+	message.Set("content", []*pyjson.Object{part})
+	o.Set("messages", []*pyjson.Object{message})
+	o.Set("max_completion_tokens", req.OutputLen)
 	return finishBody(&o, req)
 }
 
@@ -73,22 +72,22 @@ func modelField(req *Request) string {
 }
 
 // finishBody adds the streaming fields, ignore_eos and --extra-body
-// (vLLM's _update_payload_common) and encodes the payload.
-func finishBody(o *Object, req *Request) []byte {
-	o.Set("stream", json.RawMessage("true"))
-	o.Set("stream_options", json.RawMessage(`{"include_usage":true}`))
+// (vLLM's _update_payload_common) and encodes the payload compactly (see
+// package pyjson: the same values as vLLM's json.dumps, fewer bytes).
+func finishBody(o *pyjson.Object, req *Request) []byte {
+	o.Set("stream", true)
+	usage := pyjson.NewObject()
+	usage.Set("include_usage", true)
+	o.Set("stream_options", usage)
 	if req.IgnoreEOS {
-		o.Set("ignore_eos", json.RawMessage("true"))
+		o.Set("ignore_eos", true)
 	}
-	o.Update(req.ExtraBody)
-	return o.AppendJSON(nil)
-}
-
-func mustMarshal(v any) json.RawMessage {
-	b, err := marshal(v)
+	o.Update(&req.ExtraBody)
+	b, err := pyjson.AppendCompact(make([]byte, 0, len(req.Prompt)+256), o)
 	if err != nil {
-		// Only strings and fixed structs reach here; they always encode.
-		panic(fmt.Sprintf("backend: encode %T: %v", v, err))
+		// Only strings, ints, bools, objects and decoded --extra-body
+		// values reach here; they always encode.
+		panic(fmt.Sprintf("backend: encode body: %v", err))
 	}
 	return b
 }

@@ -10,6 +10,7 @@ import (
 	"github.com/gobench/gobench/internal/exitcode"
 	"github.com/gobench/gobench/internal/gate"
 	"github.com/gobench/gobench/internal/metrics"
+	"github.com/gobench/gobench/internal/pyjson"
 	"github.com/gobench/gobench/internal/report"
 	"github.com/gobench/gobench/internal/resultfile"
 	"github.com/spf13/cobra"
@@ -142,7 +143,7 @@ func runAnalyze(deps *Deps, o *AnalyzeOptions) error {
 		markdown: func(w io.Writer) error {
 			return report.Markdown(w, m, res.Spec, "gobench analyze · "+file.Name())
 		},
-		object: func() *report.Object { return obj },
+		object: func() *pyjson.Object { return obj },
 	}
 	if err := out.write(deps.Stdout, o.Format); err != nil {
 		return err

@@ -2,11 +2,12 @@ package cli
 
 import (
 	"encoding/json"
+	"fmt"
 	"regexp"
 	"sort"
 	"strings"
 
-	"github.com/gobench/gobench/internal/backend"
+	"github.com/gobench/gobench/internal/pyjson"
 	"github.com/spf13/pflag"
 )
 
@@ -28,7 +29,7 @@ import (
 // values never apply.
 func normalizeArgs(args []string, fs *pflag.FlagSet, lists map[string]int) ([]string, error) {
 	var out []string
-	dotted := map[string]*backend.Object{}
+	dotted := map[string]*pyjson.Object{}
 	for i := 0; i < len(args); i++ {
 		a := args[i]
 		if a == "--" {
@@ -70,17 +71,22 @@ func normalizeArgs(args []string, fs *pflag.FlagSet, lists map[string]int) ([]st
 			}
 			obj := dotted[f.Name]
 			if obj == nil {
-				obj = &backend.Object{}
+				obj = pyjson.NewObject()
 				dotted[f.Name] = obj
 			}
 			top, err := setDotted(obj, tail, v)
+			if err == nil {
+				one := pyjson.NewObject()
+				val, _ := obj.Get(top)
+				one.Set(top, val)
+				var b []byte
+				if b, err = pyjson.AppendCompact(nil, one); err == nil {
+					out = append(out, "--"+f.Name+"="+string(b))
+				}
+			}
 			if err != nil {
 				return nil, argErrorf("argument --%s.%s: %v", f.Name, tail, err)
 			}
-			one := backend.Object{}
-			raw, _ := obj.Get(top)
-			one.Set(top, raw)
-			out = append(out, "--"+f.Name+"="+string(one.AppendJSON(nil)))
 		case f.Value.Type() == "bool":
 			if hasVal {
 				out = append(out, "--"+f.Name+"="+val)
@@ -155,46 +161,48 @@ func resolveFlag(fs *pflag.FlagSet, name string) (*pflag.Flag, error) {
 	return nil, argErrorf("ambiguous option: --%s could match %s", name, strings.Join(matches, ", "))
 }
 
-// setDotted sets the dotted path in obj to value (JSON-decoded when it
-// parses, else a string; a trailing "+" appends to a list) and returns the
+// setDotted sets the dotted path in obj to value (JSON-decoded when it is
+// JSON, else a string; a trailing "+" appends to a list) and returns the
 // top-level key.
-func setDotted(obj *backend.Object, path, value string) (string, error) {
+func setDotted(obj *pyjson.Object, path, value string) (string, error) {
 	keys := strings.Split(path, ".")
-	raw := json.RawMessage(value)
-	if !json.Valid(raw) {
-		b, _ := json.Marshal(value)
-		raw = b
+	var leaf any = value
+	if json.Valid([]byte(value)) {
+		v, err := pyjson.Decode([]byte(value))
+		if err != nil {
+			return "", err
+		}
+		leaf = v
 	}
-	var set func(o *backend.Object, keys []string) error
-	set = func(o *backend.Object, keys []string) error {
+	var set func(o *pyjson.Object, keys []string) error
+	set = func(o *pyjson.Object, keys []string) error {
 		k := keys[0]
 		appendTo := strings.HasSuffix(k, "+")
 		k = strings.TrimSuffix(k, "+")
-		if len(keys) > 1 {
-			var child backend.Object
-			if cur, ok := o.Get(k); ok {
-				if err := json.Unmarshal(cur, &child); err != nil {
-					return err
+		cur, exists := o.Get(k)
+		switch {
+		case len(keys) > 1:
+			child := pyjson.NewObject()
+			if exists {
+				c, ok := cur.(*pyjson.Object)
+				if !ok {
+					return fmt.Errorf("%s is not a JSON object", k)
 				}
+				child = c
 			}
-			if err := set(&child, keys[1:]); err != nil {
+			if err := set(child, keys[1:]); err != nil {
 				return err
 			}
-			o.Set(k, child.AppendJSON(nil))
-			return nil
-		}
-		if appendTo {
-			var list []json.RawMessage
-			if cur, ok := o.Get(k); ok {
-				if err := json.Unmarshal(cur, &list); err != nil {
-					return err
-				}
+			o.Set(k, child)
+		case appendTo:
+			list, ok := cur.([]any)
+			if cur != nil && !ok {
+				return fmt.Errorf("%s is not a JSON list", k)
 			}
-			b, _ := json.Marshal(append(list, raw))
-			o.Set(k, b)
-			return nil
+			o.Set(k, append(list, leaf))
+		default:
+			o.Set(k, leaf)
 		}
-		o.Set(k, raw)
 		return nil
 	}
 	top := strings.TrimSuffix(keys[0], "+")

@@ -16,6 +16,7 @@ import (
 
 	"github.com/gobench/gobench/internal/dataset"
 	"github.com/gobench/gobench/internal/exitcode"
+	"github.com/gobench/gobench/internal/pyjson"
 	"github.com/gobench/gobench/internal/report"
 	"github.com/gobench/gobench/internal/sim"
 	"github.com/gobench/gobench/internal/tokenizer"
@@ -78,10 +79,10 @@ func TestServeFlagsVLLMSpellings(t *testing.T) {
 	if diff := cmp.Diff([]report.KV{{Key: "k", Value: "v"}, {Key: "j", Value: "w"}}, r.Metadata); diff != "" || strings.Join(r.LoRAModules, ",") != "l1,l2" {
 		t.Errorf("metadata %v lora %v", r.Metadata, r.LoRAModules)
 	}
-	if got := string(r.ExtraBody.AppendJSON(nil)); got != `{"top_k":5,"min_tokens":3}` {
+	if got := compact(t, &r.ExtraBody); got != `{"top_k":5,"min_tokens":3}` {
 		t.Errorf("extra body %s", got)
 	}
-	if got := string(r.SamplingParams.AppendJSON(nil)); got != `{"temperature":0.0}` {
+	if got := compact(t, &r.SamplingParams); got != `{"temperature":0.0}` {
 		t.Errorf("sampling %s", got)
 	}
 	if !strings.HasPrefix(r.RequestIDPrefix, "bench-") || len(r.RequestIDPrefix) != len("bench-01234567-") {
@@ -174,6 +175,11 @@ func TestNormalizeArgs(t *testing.T) {
 		{[]string{"--header", "--save-result"}, []string{"--header=" + emptyListMarker, "--save-result"}},
 		{[]string{"--extra-body.stop+", "a", "--extra-body.stop+", "b"}, []string{`--extra-body={"stop":["a"]}`, `--extra-body={"stop":["a","b"]}`}},
 		{[]string{"--extra_body.nested.k=1"}, []string{`--extra-body={"nested":{"k":1}}`}},
+		// Values are decoded as json.loads reads them and written back
+		// compactly: 1.50 is 1.5, text stays as typed.
+		{[]string{"--extra-body.x", "1.50", "--extra-body.y", "<b> é"}, []string{`--extra-body={"x":1.5}`, `--extra-body={"y":"<b> é"}`}},
+		{[]string{"--extra-body.a", `{"k": 1}`, "--extra-body.a.j", "2"}, []string{`--extra-body={"a":{"k":1}}`, `--extra-body={"a":{"k":1,"j":2}}`}},
+		{[]string{"--extra-body.a", "null", "--extra-body.a+", "x"}, []string{`--extra-body={"a":null}`, `--extra-body={"a":["x"]}`}},
 		{[]string{"--num-prom", "3"}, []string{"--num-prompts=3"}},
 	}
 	for _, tt := range tests {
@@ -184,6 +190,15 @@ func TestNormalizeArgs(t *testing.T) {
 		}
 		if diff := cmp.Diff(tt.want, got); diff != "" {
 			t.Errorf("%v (-want +got):\n%s", tt.in, diff)
+		}
+	}
+	for _, in := range [][]string{
+		{"--extra-body.a", "1", "--extra-body.a.b", "2"},
+		{"--extra-body.a", "1", "--extra-body.a+", "2"},
+		{"--extra-body.a", "1e400"},
+	} {
+		if got, err := normalizeArgs(in, cmd.Flags(), listFlags); err == nil {
+			t.Errorf("%v accepted: %v", in, got)
 		}
 	}
 }
@@ -358,4 +373,14 @@ func TestDatasetFlagsBound(t *testing.T) {
 		d.RandomRangeRatio != (dataset.RangeRatio{Input: 0.25, Output: 0.25}) {
 		t.Errorf("dataset options %+v", d)
 	}
+}
+
+// compact is o as the request bodies carry it.
+func compact(t *testing.T, o *pyjson.Object) string {
+	t.Helper()
+	b, err := pyjson.AppendCompact(nil, o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return string(b)
 }

@@ -10,7 +10,7 @@ import (
 
 	"github.com/gobench/gobench/internal/exitcode"
 	"github.com/gobench/gobench/internal/gate"
-	"github.com/gobench/gobench/internal/report"
+	"github.com/gobench/gobench/internal/pyjson"
 	"github.com/gobench/gobench/internal/resultfile"
 	"github.com/gobench/gobench/internal/resultkey"
 	"github.com/gobench/gobench/internal/run"
@@ -95,7 +95,7 @@ func writeVerdicts(w io.Writer, rep *gate.Report, format string) error {
 // A nil rendering falls back to text.
 type formats struct {
 	text, markdown func(io.Writer) error
-	object         func() *report.Object
+	object         func() *pyjson.Object
 }
 
 // write prints the rendering format names.
@@ -104,7 +104,7 @@ func (f formats) write(w io.Writer, format string) error {
 	case format == "markdown" && f.markdown != nil:
 		return f.markdown(w)
 	case format == "json" && f.object != nil:
-		if err := report.WriteJSON(w, f.object()); err != nil {
+		if err := pyjson.WritePython(w, f.object()); err != nil {
 			return err
 		}
 		_, err := io.WriteString(w, "\n")

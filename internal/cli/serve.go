@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"math"
 	"slices"
-	"strconv"
 	"strings"
 	"time"
 
@@ -14,6 +13,7 @@ import (
 	"github.com/gobench/gobench/internal/exitcode"
 	"github.com/gobench/gobench/internal/metrics"
 	"github.com/gobench/gobench/internal/pyfmt"
+	"github.com/gobench/gobench/internal/pyjson"
 	"github.com/gobench/gobench/internal/report"
 	"github.com/gobench/gobench/internal/run"
 	"github.com/gobench/gobench/internal/schedule"
@@ -214,14 +214,13 @@ func (f *serveFlags) rampUp() *schedule.RampUp {
 }
 
 // object collects the sampling flags that were given, in vLLM's order.
-func (sp *samplingFlags) object() (backend.Object, error) {
-	var o backend.Object
-	add := func(key string, raw string) { o.Set(key, []byte(raw)) }
+func (sp *samplingFlags) object() (pyjson.Object, error) {
+	var o pyjson.Object
 	if sp.topP.set {
-		add("top_p", pyfmt.Float(sp.topP.v))
+		o.Set("top_p", sp.topP.v)
 	}
 	if sp.topK.set {
-		add("top_k", strconv.Itoa(sp.topK.v))
+		o.Set("top_k", sp.topK.v)
 	}
 	for _, fl := range []struct {
 		key string
@@ -231,7 +230,7 @@ func (sp *samplingFlags) object() (backend.Object, error) {
 			if math.IsInf(fl.v.v, 0) || math.IsNaN(fl.v.v) {
 				return o, argErrorf("argument --%s: %s is not a finite number", fl.v.name, pyfmt.Float(fl.v.v))
 			}
-			add(fl.key, pyfmt.Float(fl.v.v))
+			o.Set(fl.key, fl.v.v)
 		}
 	}
 	return o, nil
@@ -343,8 +342,8 @@ func runServe(ctx context.Context, deps *Deps, opts *ServeOptions, stop <-chan s
 // argsObject is the argument namespace as vLLM's vars(args) holds it: every
 // flag under its Python name, unset optional values as None, and --header
 // values redacted because they may carry credentials.
-func argsObject(fs *pflag.FlagSet) *report.Object {
-	o := report.NewObject()
+func argsObject(fs *pflag.FlagSet) *pyjson.Object {
+	o := pyjson.NewObject()
 	fs.VisitAll(func(f *pflag.Flag) {
 		key := strings.ReplaceAll(f.Name, "-", "_")
 		var v any

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/gobench/gobench/internal/gate"
+	"github.com/gobench/gobench/internal/pyjson"
 	"github.com/gobench/gobench/internal/report"
 	"github.com/gobench/gobench/internal/resultfile"
 	"github.com/gobench/gobench/internal/resultkey"
@@ -162,7 +163,7 @@ func (g *serveGate) finish(deps *Deps, res *run.Result, runErr error) error {
 }
 
 // runTitle is the Markdown heading of a saved run: model, label and date.
-func runTitle(o *report.Object) string {
+func runTitle(o *pyjson.Object) string {
 	var values []string
 	for _, k := range []string{"model_id", "label", "date"} {
 		v, _ := o.Get(k)

@@ -1,16 +1,14 @@
 package cli
 
 import (
-	"encoding/json"
 	"strconv"
 	"strings"
 	"time"
 
-	"github.com/gobench/gobench/internal/backend"
 	"github.com/gobench/gobench/internal/exitcode"
 	"github.com/gobench/gobench/internal/metrics"
 	"github.com/gobench/gobench/internal/pyfmt"
-	"github.com/gobench/gobench/internal/report"
+	"github.com/gobench/gobench/internal/pyjson"
 	"github.com/gobench/gobench/internal/resultkey"
 )
 
@@ -240,8 +238,8 @@ func (f *stringsFlag) Set(s string) error {
 // --extra-body.top_k 5) merge, later keys winning.
 type jsonFlag struct {
 	name string
-	v    backend.Object
-	dst  *backend.Object
+	v    pyjson.Object
+	dst  *pyjson.Object
 	set  bool
 }
 
@@ -249,17 +247,19 @@ func (f *jsonFlag) String() string {
 	if !f.set {
 		return ""
 	}
-	return string(f.v.AppendJSON(nil))
+	b, _ := pyjson.AppendCompact(nil, &f.v) // decoded values always encode
+	return string(b)
 }
 
 func (f *jsonFlag) Type() string { return "json" }
 
-// Set merges one JSON object into the value.
+// Set merges one JSON object into the value. It is decoded as json.loads
+// decodes it, so that the body carries the values vLLM would send
+// (package pyjson).
 func (f *jsonFlag) Set(s string) error {
-	o, err := backend.ParseObject([]byte(s))
+	o, err := pyjson.DecodeObject([]byte(s))
 	if err != nil {
-		var any json.RawMessage
-		if json.Unmarshal([]byte(s), &any) == nil {
+		if _, err := pyjson.Decode([]byte(s)); err == nil {
 			return argErrorf("argument --%s: invalid loads value: %s (a JSON object is required)", f.name, pyfmt.StrRepr(s))
 		}
 		return argErrorf("argument --%s: invalid loads value: %s", f.name, pyfmt.StrRepr(s))
@@ -267,7 +267,7 @@ func (f *jsonFlag) Set(s string) error {
 	f.v.Update(o)
 	f.set = true
 	if f.dst != nil {
-		*f.dst = f.v.Clone()
+		*f.dst = *f.v.Clone()
 	}
 	return nil
 }
@@ -277,11 +277,7 @@ func (f *jsonFlag) python() any {
 	if !f.set {
 		return nil
 	}
-	v, err := report.FromJSON(f.v.AppendJSON(nil))
-	if err != nil {
-		return nil // cannot happen: it was parsed
-	}
-	return v
+	return f.v.Clone()
 }
 
 // percentilesFlag is --metric-percentiles: comma-separated Python floats

@@ -8,7 +8,7 @@ import (
 	"testing"
 
 	"github.com/gobench/gobench/internal/golden"
-	"github.com/gobench/gobench/internal/report"
+	"github.com/gobench/gobench/internal/pyjson"
 	"github.com/gobench/gobench/internal/resultfile"
 )
 
@@ -133,7 +133,7 @@ func TestRender(t *testing.T) {
 				case "markdown":
 					err = c.WriteMarkdown(&b)
 				default:
-					err = report.WriteJSON(&b, c.Object())
+					err = pyjson.WritePython(&b, c.Object())
 				}
 				if err != nil {
 					t.Fatal(err)

@@ -7,7 +7,7 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/gobench/gobench/internal/report"
+	"github.com/gobench/gobench/internal/pyjson"
 	"github.com/gobench/gobench/internal/resultfile"
 )
 
@@ -236,7 +236,7 @@ func (c *Comparison) footer() string {
 	return s
 }
 
-// Object returns the comparison as a JSON object (report.AppendJSON
+// Object returns the comparison as a JSON object (pyjson.AppendPython
 // writes it; non-finite numbers as "inf"/"nan" strings):
 //
 //	{"baseline": "A",
@@ -248,12 +248,12 @@ func (c *Comparison) footer() string {
 //	                           "significance": null | {"verdict", "low", "high",
 //	                                                   "requests_a", "requests_b", "note"}}]}],
 //	 "not_shared": [key], "notes": [string]}
-func (c *Comparison) Object() *report.Object {
-	o := report.NewObject()
+func (c *Comparison) Object() *pyjson.Object {
+	o := pyjson.NewObject()
 	o.Set("baseline", c.Names[0])
-	runs := make([]*report.Object, len(c.Names))
+	runs := make([]*pyjson.Object, len(c.Names))
 	for i := range c.Names {
-		r := report.NewObject()
+		r := pyjson.NewObject()
 		r.Set("name", c.Names[i])
 		r.Set("source", c.Sources[i])
 		r.Set("label", c.Labels[i])
@@ -261,30 +261,30 @@ func (c *Comparison) Object() *report.Object {
 		runs[i] = r
 	}
 	o.Set("runs", runs)
-	m := report.NewObject()
+	m := pyjson.NewObject()
 	m.Set("name", "bootstrap")
 	m.Set("description", c.Method())
 	m.Set("resamples", c.Options.Resamples)
 	m.Set("confidence", c.Options.Confidence)
 	m.Set("seed", int64(c.Options.Seed))
 	o.Set("method", m)
-	settings := make([]*report.Object, len(c.Settings))
+	settings := make([]*pyjson.Object, len(c.Settings))
 	for i, r := range c.Settings {
-		s := report.NewObject()
+		s := pyjson.NewObject()
 		s.Set("key", r.Key)
 		s.Set("values", r.Text)
 		settings[i] = s
 	}
 	o.Set("settings", settings)
-	rows := make([]*report.Object, len(c.Metrics))
+	rows := make([]*pyjson.Object, len(c.Metrics))
 	for i, r := range c.Metrics {
-		row := report.NewObject()
+		row := pyjson.NewObject()
 		row.Set("key", r.Key)
 		row.Set("better", nullIfEmpty(r.Better.String()))
 		row.Set("values", r.Values)
-		changes := make([]*report.Object, len(r.Changes))
+		changes := make([]*pyjson.Object, len(r.Changes))
 		for j, ch := range r.Changes {
-			co := report.NewObject()
+			co := pyjson.NewObject()
 			co.Set("run", c.Names[j+1])
 			co.Set("abs", ch.Abs)
 			co.Set("rel", ch.Rel)
@@ -304,7 +304,7 @@ func sigObject(s *Significance) any {
 	if s == nil {
 		return nil
 	}
-	o := report.NewObject()
+	o := pyjson.NewObject()
 	o.Set("verdict", nullIfEmpty(s.Verdict))
 	if s.Verdict == "" {
 		o.Set("low", nil)

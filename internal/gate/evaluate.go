@@ -6,7 +6,7 @@ import (
 	"math"
 	"strings"
 
-	"github.com/gobench/gobench/internal/report"
+	"github.com/gobench/gobench/internal/pyjson"
 	"github.com/gobench/gobench/internal/resultfile"
 	"github.com/gobench/gobench/internal/resultkey"
 )
@@ -218,14 +218,14 @@ func (r *Report) WriteMarkdown(w io.Writer) error {
 	return err
 }
 
-// Object returns the verdicts as a JSON object (report.AppendJSON writes
+// Object returns the verdicts as a JSON object (pyjson.AppendPython writes
 // it): {"passed", "all_failed", "thresholds": [{"expression", "key", "op",
 // "measured", "limit", "baseline", "pass", "problem"}]}, non-finite values
 // as the strings "nan"/"inf" like gobench's result files.
-func (r *Report) Object() *report.Object {
-	list := make([]*report.Object, len(r.Verdicts))
+func (r *Report) Object() *pyjson.Object {
+	list := make([]*pyjson.Object, len(r.Verdicts))
 	for i, v := range r.Verdicts {
-		o := report.NewObject()
+		o := pyjson.NewObject()
 		o.Set("expression", v.Threshold.Expr)
 		o.Set("key", v.Threshold.Key)
 		o.Set("op", v.Threshold.Op.String())
@@ -244,7 +244,7 @@ func (r *Report) Object() *report.Object {
 		}
 		list[i] = o
 	}
-	o := report.NewObject()
+	o := pyjson.NewObject()
 	o.Set("passed", r.Passed())
 	o.Set("all_failed", r.AllFailed)
 	o.Set("thresholds", list)

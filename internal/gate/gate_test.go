@@ -8,7 +8,7 @@ import (
 	"testing"
 
 	"github.com/gobench/gobench/internal/golden"
-	"github.com/gobench/gobench/internal/report"
+	"github.com/gobench/gobench/internal/pyjson"
 	"github.com/google/go-cmp/cmp"
 )
 
@@ -179,7 +179,7 @@ func TestRender(t *testing.T) {
 			case "markdown":
 				err = rep.WriteMarkdown(&b)
 			default:
-				err = report.WriteJSON(&b, rep.Object())
+				err = pyjson.WritePython(&b, rep.Object())
 			}
 			if err != nil {
 				t.Fatal(err)

@@ -1,8 +1,8 @@
 // Package report renders a metrics.Result the way vllm bench serve does:
 // the printed result block (Text, with Failures and Warnings for the lines
 // around it) and the result file (ResultObject, Filename, WriteFile), using
-// a JSON writer (Object, AppendJSON) that reproduces Python's json.dump
-// byte for byte.
+// package pyjson's writer (pyjson.Object, pyjson.AppendPython), which
+// reproduces Python's json.dump byte for byte.
 //
 // # Printed block
 //

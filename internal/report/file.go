@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/gobench/gobench/internal/pyfmt"
+	"github.com/gobench/gobench/internal/pyjson"
 )
 
 // FileOptions are the flags compute_result_filename reads.
@@ -95,8 +96,8 @@ func pyJoin(dir, name string) string {
 //     file is non-empty and does not already end with a newline, so the
 //     file is JSON Lines (append_jsonl_record's rule; baseline vLLM wrote
 //     "\n" before every append to a non-empty file, even after a newline).
-func WriteFile(path string, obj *Object, appendRecord bool) error {
-	body, err := AppendJSON(nil, obj)
+func WriteFile(path string, obj *pyjson.Object, appendRecord bool) error {
+	body, err := pyjson.AppendPython(nil, obj)
 	if err != nil {
 		return fmt.Errorf("encode result for %s: %w", path, err)
 	}

@@ -8,10 +8,10 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
-	"unicode/utf8"
 
 	"github.com/gobench/gobench/internal/golden"
 	"github.com/gobench/gobench/internal/metrics"
+	"github.com/gobench/gobench/internal/pyjson"
 	"github.com/google/go-cmp/cmp"
 )
 
@@ -66,7 +66,7 @@ func TestResultJSON(t *testing.T) {
 			r := jsonResult(t)
 			obj := ResultObject(&r, jsonRun(tc.detailed))
 			var buf bytes.Buffer
-			if err := WriteJSON(&buf, obj); err != nil {
+			if err := pyjson.WritePython(&buf, obj); err != nil {
 				t.Fatal(err)
 			}
 			golden.Check(t, buf.Bytes())
@@ -108,7 +108,7 @@ func checkValidJSON(t *testing.T, b []byte) {
 	}
 	walk(v)
 	for _, f := range floats {
-		again, err := AppendJSON(nil, f)
+		again, err := pyjson.AppendPython(nil, f)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -172,7 +172,7 @@ func TestResultObjectNulls(t *testing.T) {
 	// vLLM's None values become null, request_rate the string "inf".
 	r := metrics.Calculate(seedOutputs(), 8, metrics.Config{RequestRate: math.Inf(1), Percentiles: []float64{99}})
 	obj := ResultObject(&r, &Run{Backend: "openai", ModelID: "m", Burstiness: 1})
-	b, err := AppendJSON(nil, obj)
+	b, err := pyjson.AppendPython(nil, obj)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -186,79 +186,6 @@ func TestResultObjectNulls(t *testing.T) {
 		bytes.Contains(b, []byte("total_cached_tokens")) || bytes.Contains(b, []byte("ramp_up")) {
 		t.Errorf("optional keys present: %s", b)
 	}
-}
-
-func TestAppendJSON(t *testing.T) {
-	t.Parallel()
-	o := NewObject()
-	o.Set("a", 1)
-	o.Set("b", []any{nil, true, false, 1.0, "x"})
-	o.Set("a", 2) // replaced in place
-	o.Set("c", 3)
-	o.Delete("c")
-	o.Delete("missing")
-	inner := NewObject()
-	o.Set("d", []*Object{inner})
-	tests := []struct {
-		name string
-		v    any
-		want string // Python 3.11 json.dumps(v); non-finite floats are gobench's strings
-	}{
-		{"object", o, `{"a": 2, "b": [null, true, false, 1.0, "x"], "d": [{}]}`},
-		{"empty list", []float64(nil), `[]`},
-		{"nested", [][]float64{{0.1, 2}, {}}, `[[0.1, 2.0], []]`},
-		{"ints", []int{0, -1, 1 << 40}, `[0, -1, 1099511627776]`},
-		{"floats", []float64{1e16, 1e-5, 123456789012345680.0, 5e-324, math.Copysign(0, -1)},
-			`[1e+16, 1e-05, 1.2345678901234568e+17, 5e-324, -0.0]`},
-		{"non-finite", []float64{math.Inf(1), math.Inf(-1), math.NaN()}, `["inf", "-inf", "nan"]`},
-		{"escapes", "q\"b\\n\nr\rt\tb\bf\f\x00\x1f\x7f", `"q\"b\\n\nr\rt\tb\bf\f\u0000\u001f\u007f"`},
-		{"non-ascii", "é☃\u2028🙂", `"\u00e9\u2603\u2028\ud83d\ude42"`},
-		{"invalid utf-8", "a\xffb", `"a\ufffdb"`},
-		{"nil object", (*Object)(nil), `null`},
-	}
-	for _, tt := range tests {
-		got, err := AppendJSON(nil, tt.v)
-		if err != nil {
-			t.Errorf("%s: %v", tt.name, err)
-			continue
-		}
-		if string(got) != tt.want {
-			t.Errorf("%s: got %s, want %s", tt.name, got, tt.want)
-		}
-	}
-	if _, err := AppendJSON(nil, map[string]int{}); err == nil {
-		t.Error("unordered map accepted")
-	}
-	if m, err := json.Marshal(struct{ O *Object }{o}); err != nil || !strings.Contains(string(m), `"a":2`) {
-		t.Errorf("MarshalJSON through encoding/json: %s, %v", m, err)
-	}
-}
-
-// FuzzWriteJSONString checks that every string encodes to valid JSON that
-// decodes to the same string (each invalid UTF-8 byte becoming U+FFFD, as
-// encoding/json decodes it) and that the output is pure ASCII.
-func FuzzWriteJSONString(f *testing.F) {
-	for _, s := range []string{"", "plain", "q\"\\", "\x00\x1f\x7f", "é☃🙂", "a\xffb", "\xed\xa0\x80", "\u2028\u2029"} {
-		f.Add(s)
-	}
-	f.Fuzz(func(t *testing.T, s string) {
-		b, err := AppendJSON(nil, s)
-		if err != nil {
-			t.Fatal(err)
-		}
-		for _, c := range b {
-			if c < ' ' || c > '~' {
-				t.Fatalf("non-printable-ASCII byte %#x in %q", c, b)
-			}
-		}
-		var back string
-		if err := json.Unmarshal(b, &back); err != nil {
-			t.Fatalf("invalid JSON %s: %v", b, err)
-		}
-		if want := replaceInvalidBytes(s); back != want {
-			t.Fatalf("round trip of %q gave %q, want %q", s, back, want)
-		}
-	})
 }
 
 func TestFilename(t *testing.T) {
@@ -312,8 +239,8 @@ func TestFilename(t *testing.T) {
 func TestWriteFile(t *testing.T) {
 	t.Parallel()
 	dir := t.TempDir()
-	rec := func(k string, v any) *Object {
-		o := NewObject()
+	rec := func(k string, v any) *pyjson.Object {
+		o := pyjson.NewObject()
 		o.Set(k, v)
 		return o
 	}
@@ -377,16 +304,4 @@ func TestParseMetadata(t *testing.T) {
 		err.Error() != "Invalid metadata format. Please use KEY=VALUE format." {
 		t.Errorf("error = %v", err)
 	}
-}
-
-// replaceInvalidBytes replaces every byte of an invalid UTF-8 sequence with
-// U+FFFD, one per byte, which is what the encoder writes.
-func replaceInvalidBytes(s string) string {
-	var b strings.Builder
-	for i := 0; i < len(s); {
-		r, size := utf8.DecodeRuneInString(s[i:])
-		b.WriteRune(r)
-		i += size
-	}
-	return b.String()
 }

@@ -6,6 +6,7 @@ import (
 	"path/filepath"
 	"strings"
 
+	"github.com/gobench/gobench/internal/pyjson"
 	"github.com/gobench/gobench/internal/resultkey"
 )
 
@@ -26,14 +27,14 @@ var pytorchIgnored = map[string]bool{
 // SAVE_TO_PYTORCH_BENCHMARK_FORMAT is set (vllm/benchmarks/lib/utils.py
 // convert_to_pytorch_benchmark_format). args is the run's argument
 // namespace (vars(args)), model the --model flag ("" is null).
-func PyTorchRecords(result, args *Object, model string) []*Object {
-	metrics := NewObject()
+func PyTorchRecords(result, args *pyjson.Object, model string) []*pyjson.Object {
+	metrics := pyjson.NewObject()
 	for _, k := range resultkey.PyTorchKeys() {
 		if v, ok := result.Get(k); ok {
 			metrics.Set(k, []any{v})
 		}
 	}
-	extra := NewObject()
+	extra := pyjson.NewObject()
 	for _, k := range result.Keys() {
 		if _, isMetric := metrics.Get(k); isMetric || pytorchIgnored[k] {
 			continue
@@ -44,14 +45,14 @@ func PyTorchRecords(result, args *Object, model string) []*Object {
 	mode := extractField(args, extra, "compilation_config.mode")
 	useCompile := !(mode == "0" || strings.Contains(stringArg(args, "output_json"), "eager") ||
 		strings.Contains(stringArg(args, "result_filename"), "eager"))
-	var records []*Object
+	var records []*pyjson.Object
 	for _, name := range metrics.Keys() {
 		values, _ := metrics.Get(name)
-		benchInfo := NewObject()
+		benchInfo := pyjson.NewObject()
 		a := args
 		if tp, ok := extra.Get("tensor_parallel_size"); ok {
 			if v, has := args.Get("tensor_parallel_size"); !has || v == nil {
-				a = args.clone()
+				a = args.Clone()
 				a.Set("tensor_parallel_size", tp)
 			}
 		}
@@ -59,16 +60,16 @@ func PyTorchRecords(result, args *Object, model string) []*Object {
 		benchInfo.Set("compilation_config.mode", mode)
 		benchInfo.Set("optimization_level", extractField(args, extra, "optimization_level"))
 		benchInfo.Set("use_compile", useCompile)
-		bench := NewObject()
+		bench := pyjson.NewObject()
 		bench.Set("name", "vLLM benchmark")
 		bench.Set("extra_info", benchInfo)
-		m := NewObject()
+		m := pyjson.NewObject()
 		m.Set("name", nullIfEmpty(model))
-		metric := NewObject()
+		metric := pyjson.NewObject()
 		metric.Set("name", name)
 		metric.Set("benchmark_values", values)
 		metric.Set("extra_info", extra)
-		rec := NewObject()
+		rec := pyjson.NewObject()
 		rec.Set("benchmark", bench)
 		rec.Set("model", m)
 		rec.Set("metric", metric)
@@ -78,12 +79,12 @@ func PyTorchRecords(result, args *Object, model string) []*Object {
 }
 
 // WritePyTorch writes records to path as one JSON line.
-func WritePyTorch(path string, records []*Object) error {
+func WritePyTorch(path string, records []*pyjson.Object) error {
 	list := make([]any, len(records))
 	for i, r := range records {
 		list[i] = r
 	}
-	b, err := AppendJSON(nil, list)
+	b, err := pyjson.AppendPython(nil, list)
 	if err != nil {
 		return fmt.Errorf("encode %s: %w", path, err)
 	}
@@ -96,7 +97,7 @@ func WritePyTorch(path string, records []*Object) error {
 // extractField is vLLM's extract_field: the value from extra_info (e.g.
 // --metadata compilation_config.mode=3), else "" (gobench's namespace has
 // no compilation config).
-func extractField(args, extra *Object, field string) any {
+func extractField(args, extra *pyjson.Object, field string) any {
 	if v, ok := extra.Get(field); ok {
 		return v
 	}
@@ -106,16 +107,8 @@ func extractField(args, extra *Object, field string) any {
 	return ""
 }
 
-func stringArg(args *Object, key string) string {
+func stringArg(args *pyjson.Object, key string) string {
 	v, _ := args.Get(key)
 	s, _ := v.(string)
 	return s
-}
-
-func (o *Object) clone() *Object {
-	c := NewObject()
-	for _, k := range o.keys {
-		c.Set(k, o.vals[k])
-	}
-	return c
 }

@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/gobench/gobench/internal/metrics"
+	"github.com/gobench/gobench/internal/pyjson"
 	"github.com/gobench/gobench/internal/resultkey"
 )
 
@@ -122,8 +123,8 @@ func nullIfEmpty(s string) any {
 // Metadata and benchmark keys are merged as Python's {**setup, **bench}:
 // a repeated key keeps its first position and takes the later value.
 // Unless run.SaveDetailed, the per-request lists are removed afterwards.
-func ResultObject(r *metrics.Result, run *Run) *Object {
-	o := NewObject()
+func ResultObject(r *metrics.Result, run *Run) *pyjson.Object {
+	o := pyjson.NewObject()
 	o.Set(resultkey.Date, run.Date)
 	o.Set(resultkey.EndpointType, run.Backend) // "for backward compatibility"
 	o.Set(resultkey.Backend, run.Backend)
@@ -165,7 +166,7 @@ func ResultObject(r *metrics.Result, run *Run) *Object {
 }
 
 // setBenchmarkKeys adds the keys of benchmark()'s result dict in its order.
-func setBenchmarkKeys(o *Object, r *metrics.Result, run *Run) {
+func setBenchmarkKeys(o *pyjson.Object, r *metrics.Result, run *Run) {
 	n := len(r.Outputs)
 	inputLens := make([]int, n)
 	ttfts := make([]float64, n)
@@ -216,9 +217,9 @@ func setBenchmarkKeys(o *Object, r *metrics.Result, run *Run) {
 		o.Set(resultkey.TotalCachedTokens, *r.TotalCached)
 	}
 	if len(run.RPSChangeEvents) > 0 {
-		events := make([]*Object, len(run.RPSChangeEvents))
+		events := make([]*pyjson.Object, len(run.RPSChangeEvents))
 		for i, e := range run.RPSChangeEvents {
-			events[i] = NewObject()
+			events[i] = pyjson.NewObject()
 			events[i].Set("rps", e.RPS)
 			events[i].Set("timestamp", e.Timestamp)
 		}
@@ -247,7 +248,7 @@ func setBenchmarkKeys(o *Object, r *metrics.Result, run *Run) {
 // where a response had none) when at least one response carried vLLM's
 // per-request metrics object (later upstream _get_server_metrics_results,
 // test_server_metrics.py@4c365ec6: absent when every value is None).
-func setServerMetrics(o *Object, outputs []metrics.Output) {
+func setServerMetrics(o *pyjson.Object, outputs []metrics.Output) {
 	queues := make([]any, len(outputs))
 	ttfts := make([]any, len(outputs))
 	found := false

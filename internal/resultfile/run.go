@@ -10,7 +10,7 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/gobench/gobench/internal/report"
+	"github.com/gobench/gobench/internal/pyjson"
 	"github.com/gobench/gobench/internal/resultkey"
 )
 
@@ -214,8 +214,8 @@ func ReadFile(path string) ([]*Run, error) {
 // as a file holding it would be read, so that `gobench serve --threshold`
 // judges the very values `gobench check` would read from the saved file.
 // name stands for the path in messages.
-func FromObject(name string, o *report.Object) (*Run, error) {
-	data, err := report.AppendJSON(nil, o)
+func FromObject(name string, o *pyjson.Object) (*Run, error) {
+	data, err := pyjson.AppendPython(nil, o)
 	if err != nil {
 		return nil, fmt.Errorf("encode result %s: %w", name, err)
 	}

@@ -9,6 +9,7 @@ import (
 	"github.com/gobench/gobench/internal/backend"
 	"github.com/gobench/gobench/internal/exitcode"
 	"github.com/gobench/gobench/internal/metrics"
+	"github.com/gobench/gobench/internal/pyjson"
 	"github.com/gobench/gobench/internal/report"
 	"github.com/gobench/gobench/internal/serverapi"
 )
@@ -26,7 +27,7 @@ type Result struct {
 	// Metrics is the computed result.
 	Metrics *metrics.Result
 	// Object is the result as saved (or as it would be saved).
-	Object *report.Object
+	Object *pyjson.Object
 	// File is the path the result was written to, "" if not saved.
 	File string
 	// EndReason is report.EndCompleted or report.EndInterrupted.

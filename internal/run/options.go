@@ -32,6 +32,7 @@ import (
 	"github.com/gobench/gobench/internal/dataset"
 	"github.com/gobench/gobench/internal/exitcode"
 	"github.com/gobench/gobench/internal/metrics"
+	"github.com/gobench/gobench/internal/pyjson"
 	"github.com/gobench/gobench/internal/report"
 	"github.com/gobench/gobench/internal/schedule"
 )
@@ -93,8 +94,8 @@ type Options struct {
 	IgnoreEOS bool
 	// SamplingParams holds the sampling flags that were given, in vLLM's
 	// order (top_p, top_k, min_p, temperature, ...).
-	SamplingParams backend.Object
-	ExtraBody      backend.Object
+	SamplingParams pyjson.Object
+	ExtraBody      pyjson.Object
 
 	// Dataset holds the dataset flags; its NumPrompts, Seed and
 	// RequestIDPrefix are taken from the run's when the run is planned.
@@ -123,7 +124,7 @@ type Options struct {
 	DryRun bool
 	// Args is the argument namespace as vLLM's vars(args) would hold it
 	// (header values redacted), for the PyTorch benchmark records.
-	Args *report.Object
+	Args *pyjson.Object
 }
 
 // Tokenizer modes gobench has (--tokenizer-mode).

@@ -14,8 +14,8 @@ import (
 	"github.com/gobench/gobench/internal/backend"
 	"github.com/gobench/gobench/internal/dataset"
 	"github.com/gobench/gobench/internal/numpyrand"
+	"github.com/gobench/gobench/internal/pyjson"
 	"github.com/gobench/gobench/internal/pyrandom"
-	"github.com/gobench/gobench/internal/report"
 	"github.com/gobench/gobench/internal/schedule"
 	"github.com/gobench/gobench/internal/serverapi"
 	"github.com/gobench/gobench/internal/tokenizer"
@@ -212,7 +212,7 @@ func (p *Plan) requests(samples []dataset.Sample) {
 		fmt.Fprintln(p.out, "WARNING: vllm bench serve no longer sets temperature==0 (greedy) in requests by default. The default will be determined on the server side and can be model/API specific. For the old behavior, include --temperature=0.")
 	}
 	extra := o.SamplingParams.Clone()
-	extra.Update(o.ExtraBody)
+	extra.Update(&o.ExtraBody)
 	ignoreEOS := p.ignoreEOS()
 	loras := pickLoRAs(*o, len(samples))
 	p.jobs = make([]job, len(samples))
@@ -220,7 +220,7 @@ func (p *Plan) requests(samples []dataset.Sample) {
 		req := &backend.Request{
 			Prompt: s.Prompt, APIURL: p.APIURL, PromptLen: s.PromptLen, OutputLen: s.ExpectedOutputLen,
 			Model: p.ModelID, ModelName: p.ModelName, Logprobs: o.Logprobs, IgnoreEOS: ignoreEOS,
-			ExtraHeaders: o.Headers, ExtraBody: extra, RequestID: s.RequestID,
+			ExtraHeaders: o.Headers, ExtraBody: *extra, RequestID: s.RequestID,
 		}
 		if loras != nil {
 			req.Model, req.ModelName = loras[i], loras[i]
@@ -269,13 +269,13 @@ func pickLoRAs(opts Options, n int) []string {
 // offset_s, prompt_len, output_len, request_id): the output of --dry-run.
 func (p *Plan) WriteJSONL(w io.Writer) error {
 	for i, j := range p.jobs {
-		o := report.NewObject()
+		o := pyjson.NewObject()
 		o.Set("index", i)
 		o.Set("offset_s", p.Offsets[i])
 		o.Set("prompt_len", j.req.PromptLen)
 		o.Set("output_len", j.req.OutputLen)
 		o.Set("request_id", j.req.RequestID)
-		if err := report.WriteJSON(w, o); err != nil {
+		if err := pyjson.WritePython(w, o); err != nil {
 			return err
 		}
 		if _, err := io.WriteString(w, "\n"); err != nil {

@@ -6,6 +6,7 @@ import (
 
 	"github.com/gobench/gobench/internal/metrics"
 	"github.com/gobench/gobench/internal/pyfmt"
+	"github.com/gobench/gobench/internal/pyjson"
 	"github.com/gobench/gobench/internal/report"
 	"github.com/gobench/gobench/internal/schedule"
 )
@@ -49,7 +50,7 @@ func (x *execution) save(m *metrics.Result, spec *report.SpecDecode, res dispatc
 	if x.env.Getenv("SAVE_TO_PYTORCH_BENCHMARK_FORMAT") != "" {
 		args := o.Args
 		if args == nil {
-			args = report.NewObject()
+			args = pyjson.NewObject()
 		}
 		if err := report.WritePyTorch(report.PyTorchPath(path), report.PyTorchRecords(obj, args, o.Model)); err != nil {
 			return result, err

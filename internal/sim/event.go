@@ -4,7 +4,8 @@ import (
 	"strconv"
 	"strings"
 	"time"
-	"unicode/utf8"
+
+	"github.com/gobench/gobench/internal/pyjson"
 )
 
 // vocabulary is the text the simulated model generates, one word per token
@@ -23,7 +24,7 @@ func vocabularyTokens() (words []string, literals [][]byte) {
 	literals = make([][]byte, len(words))
 	for i, w := range words {
 		words[i] = " " + w
-		literals[i] = appendJSONString(nil, words[i])
+		literals[i] = pyjson.AppendCompactString(nil, words[i])
 	}
 	return words, literals
 }
@@ -50,13 +51,13 @@ func newEventBuilder(chat bool, id, model string, created int64) *eventBuilder {
 	}
 	head := make([]byte, 0, 96+len(id)+len(model))
 	head = append(head, `data: {"id":`...)
-	head = appendJSONString(head, id)
+	head = pyjson.AppendCompactString(head, id)
 	head = append(head, `,"object":"`...)
 	head = append(head, object...)
 	head = append(head, `","created":`...)
 	head = strconv.AppendInt(head, created, 10)
 	head = append(head, `,"model":`...)
-	head = appendJSONString(head, model)
+	head = pyjson.AppendCompactString(head, model)
 	head = append(head, `,"choices":[`...)
 	return &eventBuilder{chat: chat, head: head, buf: make([]byte, 0, len(head)+160)}
 }
@@ -173,54 +174,3 @@ func (m *requestMetrics) appendJSON(dst []byte) []byte {
 
 // doneEvent terminates every stream, including one cut short by an error.
 const doneEvent = "data: [DONE]\n\n"
-
-// appendJSONString appends s as a JSON string literal the way pydantic's
-// model_dump_json writes it: only '"', '\\' and control characters are
-// escaped (short forms where JSON has them, else \u00XX in lower-case hex),
-// non-ASCII stays raw UTF-8, and invalid UTF-8 becomes U+FFFD so the output
-// is always valid JSON.
-func appendJSONString(dst []byte, s string) []byte {
-	const hex = "0123456789abcdef"
-	dst = append(dst, '"')
-	start := 0
-	for i := 0; i < len(s); {
-		c := s[i]
-		if c >= 0x20 && c != '"' && c != '\\' && c < utf8.RuneSelf {
-			i++
-			continue
-		}
-		if c >= utf8.RuneSelf {
-			r, size := utf8.DecodeRuneInString(s[i:])
-			if r != utf8.RuneError || size != 1 {
-				i += size
-				continue
-			}
-			dst = append(dst, s[start:i]...)
-			dst = append(dst, "\uFFFD"...)
-			i++
-			start = i
-			continue
-		}
-		dst = append(dst, s[start:i]...)
-		switch c {
-		case '"', '\\':
-			dst = append(dst, '\\', c)
-		case '\b':
-			dst = append(dst, '\\', 'b')
-		case '\f':
-			dst = append(dst, '\\', 'f')
-		case '\n':
-			dst = append(dst, '\\', 'n')
-		case '\r':
-			dst = append(dst, '\\', 'r')
-		case '\t':
-			dst = append(dst, '\\', 't')
-		default:
-			dst = append(dst, '\\', 'u', '0', '0', hex[c>>4], hex[c&0xf])
-		}
-		i++
-		start = i
-	}
-	dst = append(dst, s[start:]...)
-	return append(dst, '"')
-}

@@ -8,41 +8,6 @@ import (
 	"time"
 )
 
-func TestAppendJSONString(t *testing.T) {
-	t.Parallel()
-	tests := []struct {
-		name, in, want string
-	}{
-		{"plain", "hello", `"hello"`},
-		{"empty", "", `""`},
-		{"quote and backslash", `a"b\c`, `"a\"b\\c"`},
-		{"short escapes", "\b\f\n\r\t", `"\b\f\n\r\t"`},
-		// Other control characters use lower-case \u00XX, as Python does.
-		{"control", "\x00\x1f", `"\u0000\u001f"`},
-		// Non-ASCII stays raw UTF-8; HTML characters and DEL are not escaped.
-		{"unicode", " leading 中 trailing ", `" leading 中 trailing "`},
-		{"html", "<a&b>/\x7f", "\"<a&b>/\x7f\""},
-		// Invalid UTF-8 becomes U+FFFD so the event stays valid JSON.
-		{"invalid utf-8", "a\xffb\xc3", "\"a\uFFFDb\uFFFD\""},
-	}
-	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			t.Parallel()
-			got := string(appendJSONString([]byte("x"), tt.in))
-			if got != "x"+tt.want {
-				t.Fatalf("appendJSONString(%q) = %s, want %s", tt.in, got[1:], tt.want)
-			}
-			var back string
-			if err := json.Unmarshal([]byte(tt.want), &back); err != nil {
-				t.Fatalf("not valid JSON: %v", err)
-			}
-			if strings.ToValidUTF8(tt.in, "\uFFFD") != back {
-				t.Errorf("round trip gave %q", back)
-			}
-		})
-	}
-}
-
 func TestEventBuilder(t *testing.T) {
 	t.Parallel()
 	head := `data: {"id":"cmpl-\"q\"","object":"text_completion","created":42,"model":"m/ü","choices":[`

@@ -7,6 +7,8 @@ import (
 	"net/http"
 	"strings"
 	"time"
+
+	"github.com/gobench/gobench/internal/pyjson"
 )
 
 func (s *Server) handleCompletions(w http.ResponseWriter, r *http.Request) {
@@ -270,7 +272,7 @@ func (s *Server) tokensText(dst []byte, from, to int, out output) []byte {
 			b.WriteString(s.words[k%len(s.words)])
 		}
 	}
-	return appendJSONString(dst, b.String())
+	return pyjson.AppendCompactString(dst, b.String())
 }
 
 // sleepCtx sleeps for d or until ctx ends.

@@ -6,6 +6,8 @@ import (
 	"strconv"
 	"sync"
 	"time"
+
+	"github.com/gobench/gobench/internal/pyjson"
 )
 
 // The record (Config.Record, `gobench sim --record FILE`) is the ground
@@ -108,15 +110,15 @@ func newRecorder(w io.Writer, model, engine string) *recorder {
 	r := &recorder{w: w, clock: newSysClock()}
 	now := time.Now()
 	b := append([]byte(nil), `{"record":"gobench-sim","version":1,"clock":`...)
-	b = appendJSONString(b, r.clock.name)
+	b = pyjson.AppendCompactString(b, r.clock.name)
 	b = append(b, `,"started_ns":`...)
 	b = strconv.AppendInt(b, r.clock.ns(now), 10)
 	b = append(b, `,"wall_start":`...)
-	b = appendJSONString(b, now.UTC().Format("2006-01-02T15:04:05.000000Z"))
+	b = pyjson.AppendCompactString(b, now.UTC().Format("2006-01-02T15:04:05.000000Z"))
 	b = append(b, `,"model":`...)
-	b = appendJSONString(b, model)
+	b = pyjson.AppendCompactString(b, model)
 	b = append(b, `,"engine":`...)
-	b = appendJSONString(b, engine)
+	b = pyjson.AppendCompactString(b, engine)
 	b = append(b, "}\n"...)
 	_, r.err = w.Write(b)
 	return r
@@ -154,17 +156,17 @@ func (r *recorder) write(t *truth) {
 	}
 	c := r.clock
 	b := append(r.buf[:0], `{"request_id":`...)
-	b = appendJSONString(b, t.id)
+	b = pyjson.AppendCompactString(b, t.id)
 	b = append(b, `,"path":`...)
-	b = appendJSONString(b, t.path)
+	b = pyjson.AppendCompactString(b, t.path)
 	b = append(b, `,"status":`...)
 	b = strconv.AppendInt(b, int64(t.status), 10)
 	b = append(b, `,"stream":`...)
 	b = strconv.AppendBool(b, t.stream)
 	b = append(b, `,"fault":`...)
-	b = appendJSONString(b, t.fault)
+	b = pyjson.AppendCompactString(b, t.fault)
 	b = append(b, `,"error":`...)
-	b = appendJSONString(b, t.errText)
+	b = pyjson.AppendCompactString(b, t.errText)
 	ints := []struct {
 		k string
 		v int64
@@ -176,7 +178,7 @@ func (r *recorder) write(t *truth) {
 		b = strconv.AppendInt(b, f.v, 10)
 	}
 	b = append(b, `,"finish_reason":`...)
-	b = appendJSONString(b, t.finish)
+	b = pyjson.AppendCompactString(b, t.finish)
 	tm := t.timing
 	more := []struct {
 		k string

@@ -6,6 +6,8 @@ import (
 	"net/http"
 	"strings"
 	"time"
+
+	"github.com/gobench/gobench/internal/pyjson"
 )
 
 // errReset ends a request whose connection the reset fault closed.
@@ -195,7 +197,7 @@ func resetConn(w http.ResponseWriter) {
 // follows it.
 func sendStreamError(send func([]byte) error, msg string) {
 	buf := []byte(`data: {"error":{"message":`)
-	buf = appendJSONString(buf, msg)
+	buf = pyjson.AppendCompactString(buf, msg)
 	buf = append(buf, `,"type":"InternalServerError","param":null,"code":500}}`+"\n\n"...)
 	if send(buf) == nil {
 		_ = send([]byte(doneEvent))
