@@ -142,6 +142,10 @@ func (s *Server) Serve(ctx context.Context, ln net.Listener) error {
 	})
 	err := srv.Shutdown(sctx)
 	<-errc // returns http.ErrServerClosed as soon as Shutdown starts
+	if errors.Is(err, net.ErrClosed) {
+		// Shutdown closes the listener again, which was closed above.
+		err = nil
+	}
 	if err != nil {
 		closeErr := srv.Close()
 		return fmt.Errorf("sim: graceful shutdown: %w", errors.Join(err, closeErr))
