@@ -16,8 +16,8 @@ import (
 var version = "dev"
 
 func main() {
-	sigs := make(chan os.Signal, 2)
-	signal.Notify(sigs, os.Interrupt, syscall.SIGTERM)
+	sigs := make(chan os.Signal, 3)
+	signal.Notify(sigs, os.Interrupt, syscall.SIGTERM, syscall.SIGHUP)
 	os.Exit(cli.Main(context.Background(), os.Args[1:], cli.Deps{
 		Stdout:     os.Stdout,
 		Stderr:     os.Stderr,

@@ -11,6 +11,9 @@ import (
 	"io"
 	"net/http"
 	"os"
+	"sync"
+	"sync/atomic"
+	"syscall"
 	"time"
 
 	"github.com/gobench/gobench/internal/exitcode"
@@ -48,13 +51,21 @@ func Main(ctx context.Context, args []string, deps Deps) int {
 	if deps.Now == nil {
 		deps.Now = time.Now
 	}
+	// The interrupt relay, the progress bar and the run write to stderr
+	// from different goroutines.
+	for _, w := range []*io.Writer{&deps.Stdout, &deps.Stderr} {
+		if *w == nil {
+			*w = io.Discard
+		}
+		*w = &lockedWriter{w: *w}
+	}
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
-	stop := make(chan struct{})
+	intr := newInterrupts()
 	if deps.Signals != nil {
-		go relaySignals(ctx, deps, stop, cancel)
+		go intr.relay(ctx, deps, cancel)
 	}
-	root := newRootCmd(&deps, stop)
+	root := newRootCmd(&deps, intr)
 	normalized, err := normalizeFor(root, args)
 	if err == nil {
 		root.SetArgs(normalized)
@@ -63,25 +74,84 @@ func Main(ctx context.Context, args []string, deps Deps) int {
 	return exitCode(err, deps.Stderr, commandName(root, args))
 }
 
-// relaySignals turns the first interrupt into stop and the second into a
-// cancellation of everything in flight.
-func relaySignals(ctx context.Context, deps Deps, stop chan struct{}, cancel context.CancelFunc) {
-	select {
-	case <-deps.Signals:
-	case <-ctx.Done():
-		return
-	}
-	fmt.Fprintln(deps.Stderr, "\nInterrupted: no new requests are sent; waiting for those in flight (Ctrl-C again to cancel them).")
-	close(stop)
-	select {
-	case <-deps.Signals:
-		fmt.Fprintln(deps.Stderr, "\nInterrupted again: cancelling the requests in flight.")
-		cancel()
-	case <-ctx.Done():
-	}
+// lockedWriter serialises the writes of several goroutines to one writer.
+type lockedWriter struct {
+	mu sync.Mutex
+	w  io.Writer
 }
 
-func newRootCmd(deps *Deps, stop <-chan struct{}) *cobra.Command {
+func (l *lockedWriter) Write(p []byte) (int, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.w.Write(p)
+}
+
+// interrupts are the steps in which signals stop a command: the first
+// (stop) ends sending and lets requests in flight finish, the second
+// cancels them (the context), the third (abort) skips what is left before
+// saving. SIGTERM and SIGHUP, which a supervisor sends before it kills
+// (docker stop waits 10 s), take the first step with a quick grace.
+type interrupts struct {
+	stop, abort chan struct{}
+	quick       atomic.Bool
+}
+
+func newInterrupts() *interrupts {
+	return &interrupts{stop: make(chan struct{}), abort: make(chan struct{})}
+}
+
+// relay turns the signals of deps into the steps, until ctx ends.
+func (in *interrupts) relay(ctx context.Context, deps Deps, cancel context.CancelFunc) {
+	next := func() (os.Signal, bool) {
+		select {
+		case s := <-deps.Signals:
+			return s, true
+		case <-ctx.Done():
+			return nil, false
+		}
+	}
+	sig, ok := next()
+	if !ok {
+		return
+	}
+	if sig == syscall.SIGTERM || sig == syscall.SIGHUP {
+		in.quick.Store(true)
+		fmt.Fprintf(deps.Stderr, "\n%s: no new requests are sent; requests in flight get at most %s, then what was measured is saved.\n",
+			signalName(sig), run.QuickGrace)
+	} else {
+		fmt.Fprintln(deps.Stderr, "\nInterrupted: no new requests are sent; waiting for those in flight (Ctrl-C again to cancel them).")
+	}
+	close(in.stop)
+	if _, ok := next(); !ok {
+		return
+	}
+	fmt.Fprintln(deps.Stderr, "\nInterrupted again: cancelling the requests in flight (Ctrl-C once more to save at once).")
+	cancel()
+	if _, ok := next(); !ok {
+		return
+	}
+	fmt.Fprintln(deps.Stderr, "\nInterrupted a third time: saving what was measured and exiting.")
+	close(in.abort)
+}
+
+// signalName names a stopping signal for the message.
+func signalName(sig os.Signal) string {
+	switch sig {
+	case syscall.SIGTERM:
+		return "SIGTERM"
+	case syscall.SIGHUP:
+		return "SIGHUP"
+	}
+	return sig.String()
+}
+
+// env fills the interrupt steps of a run's environment.
+func (in *interrupts) env(e run.Env) run.Env {
+	e.Stop, e.Abort, e.Quick = in.stop, in.abort, in.quick.Load
+	return e
+}
+
+func newRootCmd(deps *Deps, intr *interrupts) *cobra.Command {
 	root := &cobra.Command{
 		Use:   "gobench",
 		Short: "Benchmark LLM servers the way vllm bench serve does, with less client overhead",
@@ -106,10 +176,10 @@ result block and result JSON, measured with far less client overhead.`,
 	root.SetFlagErrorFunc(func(_ *cobra.Command, err error) error { return toArgError(err) })
 	root.CompletionOptions.DisableDefaultCmd = true
 	root.AddCommand(newServeCmd(deps, func(ctx context.Context, o *ServeOptions) error {
-		return runServe(ctx, deps, o, stop)
+		return runServe(ctx, deps, o, intr)
 	}))
 	root.AddCommand(newSimCmd(deps, func(ctx context.Context, o *SimOptions) error {
-		return runSim(ctx, deps, o, stop)
+		return runSim(ctx, deps, o, intr.stop)
 	}))
 	root.AddCommand(newCompareCmd(deps, func(o *CompareOptions) error { return runCompare(deps, o) }))
 	root.AddCommand(newCheckCmd(deps, func(o *CheckOptions) error { return runCheck(deps, o) }))
@@ -172,7 +242,7 @@ func exitCode(err error, stderr io.Writer, name string) int {
 	case err == nil:
 	case code == exitcode.AllFailed:
 		fmt.Fprintf(stderr, "%s: every request failed (see the errors above)\n", name)
-	case errors.Is(err, run.ErrInterrupted):
+	case err == run.ErrInterrupted: //nolint:errorlint // the bare sentinel: the run said so
 		// The run said so, and printed and saved what it measured.
 	case code == exitcode.Interrupted:
 		fmt.Fprintf(stderr, "%s: cancelled\n", name)

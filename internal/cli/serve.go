@@ -312,8 +312,10 @@ func parseHeaders(items []string) ([]backend.Header, error) {
 }
 
 // runServe runs a parsed `gobench serve`, starting the simulator first when
-// asked.
-func runServe(ctx context.Context, deps *Deps, opts *ServeOptions, stop <-chan struct{}) error {
+// asked. An interrupt while the run is being planned (model discovery,
+// tokenizer download, prompt alignment) ends it as interrupted, with
+// nothing sent.
+func runServe(ctx context.Context, deps *Deps, opts *ServeOptions, intr *interrupts) error {
 	o := opts.Run
 	sg, err := opts.Gate.prepare()
 	if err != nil {
@@ -327,16 +329,75 @@ func runServe(ctx context.Context, deps *Deps, opts *ServeOptions, stop <-chan s
 		defer stopSim()
 		o.BaseURL = url
 	}
-	env := run.Env{
-		Stdout: deps.Stdout, Stderr: deps.Stderr, Now: deps.Now, Stop: stop, Getenv: deps.Getenv,
+	env := intr.env(run.Env{
+		Stdout: deps.Stdout, Stderr: deps.Stderr, Now: deps.Now, Getenv: deps.Getenv,
 		Progress: deps.IsTerminal, Version: deps.Version, Transport: deps.Transport,
 		Render: sg.renderer(deps),
-	}
-	res, err := run.Serve(ctx, o, env)
+	})
+	res, err := runPlanned(ctx, o, env, intr)
 	if res != nil && res.File != "" {
 		fmt.Fprintf(deps.Stderr, "Saved the result to %s\n", res.File)
 	}
 	return sg.finish(deps, res, err)
+}
+
+// runPlanned plans the run, cut short by the first interrupt, and executes
+// it; after the third interrupt it waits at most abortWait for the run to
+// save.
+func runPlanned(ctx context.Context, o run.Options, env run.Env, intr *interrupts) (*run.Result, error) {
+	planCtx, cancelPlan := context.WithCancel(ctx)
+	defer cancelPlan()
+	go func() {
+		select {
+		case <-intr.stop:
+			cancelPlan()
+		case <-planCtx.Done():
+		}
+	}()
+	p, err := run.NewPlan(planCtx, o, env)
+	if err != nil {
+		if interrupted(intr.stop) {
+			return nil, fmt.Errorf("interrupted while preparing the run (nothing was sent): %w", run.ErrInterrupted)
+		}
+		return nil, err
+	}
+	if o.DryRun {
+		return nil, p.WriteJSONL(env.Stdout)
+	}
+	type outcome struct {
+		res *run.Result
+		err error
+	}
+	done := make(chan outcome, 1)
+	go func() {
+		res, err := p.Execute(ctx, env)
+		done <- outcome{res, err}
+	}()
+	select {
+	case out := <-done:
+		return out.res, out.err
+	case <-intr.abort:
+	}
+	select {
+	case out := <-done:
+		return out.res, out.err
+	case <-time.After(abortWait):
+		return nil, fmt.Errorf("the run did not save within %s of the third interrupt: %w", abortWait, run.ErrInterrupted)
+	}
+}
+
+// abortWait bounds how long the third interrupt waits for the run to save
+// what it measured.
+const abortWait = 5 * time.Second
+
+// interrupted reports whether ch is closed.
+func interrupted(ch <-chan struct{}) bool {
+	select {
+	case <-ch:
+		return true
+	default:
+		return false
+	}
 }
 
 // argsObject is the argument namespace as vLLM's vars(args) holds it: every

@@ -42,8 +42,10 @@ type dispatcher struct {
 	// stop, when closed, ends dispatching (first SIGINT): requests not yet
 	// sent are never sent, requests in flight get grace to finish.
 	stop <-chan struct{}
-	// grace bounds the wait for in-flight requests after stop.
+	// grace bounds the wait for in-flight requests after stop; quick, when
+	// set and true then, bounds it by QuickGrace too.
 	grace time.Duration
+	quick func() bool
 	// done is called once per finished request (progress bar).
 	done func()
 	// released, when non-nil, records the wall time each request is
@@ -63,19 +65,21 @@ func (d *dispatcher) run(ctx context.Context, now func() float64, jobs []job, of
 	ctx, cancelAll := context.WithCancel(ctx)
 	defer cancelAll()
 	res := dispatchResult{outputs: make([]metrics.Output, len(jobs)), sent: make([]bool, len(jobs))}
-	var (
-		wg      sync.WaitGroup
-		stopped = make(chan struct{})
-	)
+	var wg sync.WaitGroup
 	// Once stop fires, in-flight requests get grace, then are cancelled.
+	// Every decision to send reads d.stop itself, so a request due at the
+	// instant of the interrupt is never sent after it.
 	go func() {
 		select {
 		case <-d.stop:
 		case <-ctx.Done():
 			return
 		}
-		close(stopped)
-		t := time.NewTimer(d.grace)
+		grace := d.grace
+		if d.quick != nil && d.quick() {
+			grace = min(grace, QuickGrace)
+		}
+		t := time.NewTimer(grace)
 		defer t.Stop()
 		select {
 		case <-t.C:
@@ -90,11 +94,11 @@ func (d *dispatcher) run(ctx context.Context, now func() float64, jobs []job, of
 	<-timer.C
 dispatch:
 	for i := range jobs {
-		if wait := time.Until(startWall.Add(seconds(offsets[i]))); wait > 0 {
+		if wait := time.Until(startWall.Add(metrics.Duration(offsets[i]))); wait > 0 {
 			timer.Reset(wait)
 			select {
 			case <-timer.C:
-			case <-stopped:
+			case <-d.stop:
 				timer.Stop()
 				break dispatch
 			case <-ctx.Done():
@@ -103,7 +107,7 @@ dispatch:
 			}
 		}
 		select {
-		case <-stopped:
+		case <-d.stop:
 			break dispatch
 		case <-ctx.Done():
 			break dispatch
@@ -123,7 +127,7 @@ dispatch:
 			if slot != nil {
 				select {
 				case <-slot:
-				case <-stopped:
+				case <-d.stop:
 					d.sem.leave(slot)
 					return // never sent
 				case <-ctx.Done():
@@ -134,7 +138,7 @@ dispatch:
 			}
 			// A request released while the run was stopping stays unsent.
 			select {
-			case <-stopped:
+			case <-d.stop:
 				return
 			default:
 			}
@@ -151,11 +155,9 @@ dispatch:
 	res.end = now()
 	res.released = d.released
 	select {
-	case <-stopped:
+	case <-d.stop:
 		res.interrupted = true
 	default:
 	}
 	return res
 }
-
-func seconds(s float64) time.Duration { return time.Duration(s * float64(time.Second)) }

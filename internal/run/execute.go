@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 	"time"
 
 	"github.com/gobench/gobench/internal/backend"
@@ -64,27 +65,33 @@ type execution struct {
 // profiler, the main run on the schedule, the metrics, the printed block
 // (env.Render), then the result file. The result is returned with
 // ErrAllFailed when no request succeeded and ErrInterrupted after an
-// interrupt; it is still printed and saved then.
+// interrupt; it is still printed and saved then. An interrupt before the
+// first request (during the ready check, the warm-ups or the first scrape
+// of the server's counters) cuts those short and sends no request.
 func (p *Plan) Execute(ctx context.Context, env Env) (*Result, error) {
 	x := &execution{Plan: p, env: env.withDefaults()}
 	x.test = *p.jobs[0].req
 	x.test.RequestID = ""
 	x.testBody = p.Backend.Impl.Body(&x.test)
-	if err := x.readyCheck(ctx); err != nil {
+	pre, cancelPre := x.untilStop(ctx)
+	defer cancelPre()
+	if err := x.readyCheck(pre); err != nil && !x.stopped() {
 		return nil, err
 	}
-	if err := x.warmUp(ctx); err != nil {
+	if err := x.warmUp(pre); err != nil && !x.stopped() {
 		return nil, err
 	}
 	fmt.Fprintln(x.out, "Starting main benchmark run...")
-	x.profile(ctx, true)
+	x.profile(pre, true)
 	x.announce()
-	before := fetchMetrics(ctx, x.api)
+	before := fetchMetrics(pre, x.api)
 	bar := newProgress(x.env, x.Options, len(x.jobs), "")
 	rampStart := isoformat(x.env.Now())
 	res := x.dispatch(ctx, bar)
 	bar.finish()
-	after := fetchMetrics(context.WithoutCancel(ctx), x.api)
+	post, cancelPost := x.afterRun(ctx, res.interrupted)
+	defer cancelPost()
+	after := fetchMetrics(post(), x.api)
 	m, sentOffsets := x.measure(res, before, after)
 	spec := specDecodeStats(before.spec, after.spec)
 	if err := report.Block(x.out, x.env.Stderr, m, func() error {
@@ -92,7 +99,7 @@ func (p *Plan) Execute(ctx context.Context, env Env) (*Result, error) {
 	}); err != nil {
 		return nil, err
 	}
-	x.profile(context.WithoutCancel(ctx), false)
+	x.profile(post(), false)
 	result, err := x.save(m, spec, res, rampStart, sentOffsets)
 	if terr := checkTokenizer(x.Tokenizer, "counting output tokens"); terr != nil {
 		fmt.Fprintf(x.env.Stderr, "WARNING: %v\n", terr)
@@ -106,6 +113,61 @@ func (p *Plan) Execute(ctx context.Context, env Env) (*Result, error) {
 		return result, ErrAllFailed
 	}
 	return result, nil
+}
+
+// stopped reports whether the first interrupt came.
+func (x *execution) stopped() bool {
+	select {
+	case <-x.env.Stop:
+		return true
+	default:
+		return false
+	}
+}
+
+// untilStop derives the context of what comes before the first request:
+// the first interrupt cancels it, since nothing is in flight yet.
+func (x *execution) untilStop(ctx context.Context) (context.Context, context.CancelFunc) {
+	c, cancel := context.WithCancel(ctx)
+	go func() {
+		select {
+		case <-x.env.Stop:
+			cancel()
+		case <-c.Done():
+		}
+	}()
+	return c, cancel
+}
+
+// afterRun returns a maker of contexts for the calls to the server after
+// the run (its counters, the profiler's stop): the second interrupt, which
+// cancelled the requests, does not cancel them; the third does; and after
+// an interrupted run each is bounded by afterInterrupt, so that saving
+// never waits on a server that stopped answering.
+func (x *execution) afterRun(ctx context.Context, interrupted bool) (func() context.Context, context.CancelFunc) {
+	base, cancel := context.WithCancel(context.WithoutCancel(ctx))
+	go func() {
+		select {
+		case <-x.env.Abort:
+			cancel()
+		case <-base.Done():
+		}
+	}()
+	var cancels []context.CancelFunc
+	next := func() context.Context {
+		if !interrupted {
+			return base
+		}
+		c, cancelCall := context.WithTimeout(base, afterInterrupt)
+		cancels = append(cancels, cancelCall)
+		return c
+	}
+	return next, func() {
+		for _, c := range cancels {
+			c()
+		}
+		cancel()
+	}
 }
 
 // readyCheck sends the test request until the endpoint answers, when
@@ -189,7 +251,8 @@ func (x *execution) dispatch(ctx context.Context, bar *progress) dispatchResult 
 	if o.MaxConcurrency > 0 {
 		sem = newFIFO(o.MaxConcurrency)
 	}
-	d := &dispatcher{client: x.client, be: x.Backend.Impl, sem: sem, stop: x.env.Stop, grace: o.InterruptGrace, done: bar.add}
+	d := &dispatcher{client: x.client, be: x.Backend.Impl, sem: sem, stop: x.env.Stop, grace: o.InterruptGrace,
+		quick: x.env.Quick, done: bar.add}
 	if o.Schedule.RampUp != nil {
 		d.released = make([]time.Time, len(x.jobs))
 	}
@@ -220,6 +283,11 @@ func (x *execution) measure(res dispatchResult, before, after scrape) (*metrics.
 		cfg.CountTokens = func(s string) int { return len(tok.Encode(s, false)) }
 	}
 	m := metrics.Calculate(outputs, res.end-res.start, cfg)
+	if res.interrupted && len(outputs) == 0 {
+		// Nothing was sent: vLLM's "All requests failed ... misconfiguration"
+		// would blame the command line for an interrupt.
+		m.Warnings = slices.DeleteFunc(m.Warnings, func(w string) bool { return w == metrics.WarnAllFailed })
+	}
 	d := o.Dataset
 	if w := warmPrefixCache(d.Name, d.RandomPrefixLen, d.RandomInputLen, before.prefix, after.prefix); w != "" {
 		m.Warnings = append(m.Warnings, w)

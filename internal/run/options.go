@@ -249,10 +249,20 @@ type Env struct {
 	Transport func(maxConns int, insecure bool) http.RoundTripper
 	// Now is the wall clock, for the result's date (local time).
 	Now func() time.Time
-	// Stop is closed on the first interrupt: stop sending, let requests in
-	// flight finish (bounded by InterruptGrace), then report. Cancelling the
-	// context passed to Execute cancels what is in flight.
+	// Stop is closed on the first interrupt: no new request is sent (a run
+	// stopped before its first request sends none), requests in flight get
+	// InterruptGrace to finish, then the run reports what was sent.
+	// Cancelling the context passed to Execute (the second interrupt)
+	// cancels what is in flight.
 	Stop <-chan struct{}
+	// Quick, when set, reports whether the interrupt that closed Stop asks
+	// for a quick end (SIGTERM, SIGHUP: a supervisor kills the process
+	// soon after, docker stop 10 s later): requests in flight then get at
+	// most QuickGrace.
+	Quick func() bool
+	// Abort is closed on the third interrupt: what is left before saving
+	// (the server's counters, the profiler's stop) is skipped.
+	Abort <-chan struct{}
 	// Progress, when true, draws a progress bar on Stderr.
 	Progress bool
 	// Version is gobench's version, saved in detailed results.
@@ -264,6 +274,16 @@ type Env struct {
 	// reads nothing.
 	Getenv func(string) string
 }
+
+// QuickGrace bounds the wait for requests in flight after a quick
+// interrupt (Env.Quick), so that the result is saved within a few seconds
+// of SIGTERM whatever --interrupt-grace says.
+const QuickGrace = 2 * time.Second
+
+// afterInterrupt bounds each call to the server after an interrupted run
+// (its counters, the profiler), so that saving never waits on a server
+// that stopped answering.
+const afterInterrupt = time.Second
 
 // Renderer prints a run's result block on w.
 type Renderer func(w io.Writer, b Block) error
