@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"io"
 	"net/http"
 	"net/http/httptest"
 	"os"
@@ -56,6 +57,7 @@ func (h *hostile) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		fmt.Fprintln(w, "# no counters")
 	case "/v1/completions":
 		h.posts.Add(1)
+		_, _ = io.Copy(io.Discard, r.Body) // so that the server sees the client go
 		h.stream(w, r)
 	default:
 		http.NotFound(w, r)

@@ -2,9 +2,11 @@ package run
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"sync"
+	"sync/atomic"
 
 	"github.com/gobench/gobench/internal/dataset"
 	"github.com/gobench/gobench/internal/serverapi"
@@ -33,6 +35,10 @@ func alignPrompts(ctx context.Context, api *serverapi.Client, modelID string, sa
 	}
 	a := &aligner{ctx: ctx, api: api, model: modelID, sem: make(chan struct{}, alignConcurrency)}
 	first, err := a.tokenize(samples[0].Prompt)
+	if te := (*serverapi.TimeoutError)(nil); errors.As(err, &te) {
+		fmt.Fprintf(out, "WARNING: /tokenize timed out (%v), skipping alignment.\n", err)
+		return samples
+	}
 	if err != nil {
 		fmt.Fprintln(out, "WARNING: /tokenize unavailable, skipping alignment.")
 		return samples
@@ -45,19 +51,26 @@ func alignPrompts(ctx context.Context, api *serverapi.Client, modelID string, sa
 	aligned := make([]dataset.Sample, len(samples))
 	copy(aligned, samples)
 	var wg sync.WaitGroup
+	var timedOut atomic.Int64
 	for i := range aligned {
 		wg.Go(func() {
 			s := &aligned[i]
 			tokens, err := a.tokenize(s.Prompt)
-			if err != nil || len(tokens) <= s.PromptLen {
-				return
+			if err == nil && len(tokens) > s.PromptLen {
+				var p string
+				if p, err = a.detokenize(tokens[:s.PromptLen]); err == nil {
+					s.Prompt = p
+				}
 			}
-			if p, err := a.detokenize(tokens[:s.PromptLen]); err == nil {
-				s.Prompt = p
+			if errors.Is(err, context.DeadlineExceeded) {
+				timedOut.Add(1)
 			}
 		})
 	}
 	wg.Wait()
+	if n := timedOut.Load(); n > 0 {
+		fmt.Fprintf(out, "WARNING: %d prompt(s) keep their text: /tokenize or /detokenize timed out.\n", n)
+	}
 	return aligned
 }
 

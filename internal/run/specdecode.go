@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"bytes"
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"sort"
@@ -31,8 +32,13 @@ type scrape struct {
 // except that the scrape carries the run's headers (api's): any failure
 // (non-2xx, transport error, timeout) means "no counters" rather than an
 // error, because many servers have no /metrics at all.
-func fetchMetrics(ctx context.Context, api *serverapi.Client) scrape {
+func fetchMetrics(ctx context.Context, api *serverapi.Client, warn io.Writer) scrape {
 	text, err := api.Metrics(ctx)
+	if te := (*serverapi.TimeoutError)(nil); errors.As(err, &te) {
+		// A server without /metrics is common and says so at once; one
+		// that does not answer is worth a word.
+		fmt.Fprintf(warn, "WARNING: %v: the server's counters (speculative decoding, prefix cache) are left out.\n", err)
+	}
 	if err != nil {
 		return scrape{}
 	}
