@@ -315,7 +315,7 @@ func parseHeaders(items []string) ([]backend.Header, error) {
 // asked.
 func runServe(ctx context.Context, deps *Deps, opts *ServeOptions, stop <-chan struct{}) error {
 	o := opts.Run
-	sg, err := opts.Gate.prepare()
+	sg, err := opts.Gate.prepare(deps.Stderr)
 	if err != nil {
 		return err
 	}
