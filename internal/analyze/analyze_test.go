@@ -16,7 +16,7 @@ import (
 // open reads a fixture of package resultfile.
 func open(t *testing.T, name string) *resultfile.Run {
 	t.Helper()
-	r, err := resultfile.Open(filepath.Join("..", "resultfile", "testdata", name))
+	r, err := resultfile.Open(filepath.Join("..", "resultfile", "testdata", name), nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -152,7 +152,7 @@ func TestInferSelection(t *testing.T) {
 		{"client queue only", `{"duration": 1.0, "mean_client_queue_time_ms": 1, "p90_client_queue_time_ms": 1}`, "ttft,tpot,itl", "90"},
 	}
 	for _, tt := range tests {
-		runs, err := resultfile.Parse("x.json", []byte(tt.data))
+		runs, err := resultfile.Parse("x.json", []byte(tt.data), nil)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -171,7 +171,7 @@ func TestMissingLists(t *testing.T) {
 		"max_output_tokens_per_s": 7.0, "max_concurrent_requests": 2, "mean_e2el_ms": 1,
 		"ttfts": [0.1, 0.2], "itls": [[0.05], [0.05]], "output_lens": [2, 2], "errors": ["", ""],
 		"latencies": [0.15, 0.25], "input_lens": [3, 4]}`
-	runs, err := resultfile.Parse("old.json", []byte(data))
+	runs, err := resultfile.Parse("old.json", []byte(data), nil)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -50,6 +50,11 @@ taken from its saved keys or left out, with a note on stderr.
 --threshold checks the recomputed result (e.g. a new goodput) as gobench
 check does. Put the result file first: --goodput takes every value after it.
 
+A file written with --append-result holds several runs: choose one with
+FILE#INDEX (from 0; -1 is the last) or FILE#LABEL. A damaged line (a record
+cut short, garbage) is skipped with a warning naming the file and line;
+INDEX counts the intact runs only.
+
 ` + gateExitDoc
 
 const analyzeExample = `  gobench analyze result.json
@@ -119,11 +124,11 @@ func fileHint(items []string) string {
 
 // runAnalyze recomputes and prints.
 func runAnalyze(deps *Deps, o *AnalyzeOptions) error {
-	file, err := openRun(o.Result)
+	file, err := openRun(o.Result, deps.Stderr)
 	if err != nil {
 		return err
 	}
-	base, err := openBaseline("--baseline", o.Baseline, o.Thresholds)
+	base, err := openBaseline("--baseline", o.Baseline, o.Thresholds, deps.Stderr)
 	if err != nil {
 		return err
 	}

@@ -32,7 +32,9 @@ relative to the same key in --baseline: baseline, baseline*F, baseline+D,
 baseline-D. Quote them for the shell.
 
 A file written with --append-result holds several runs: choose one with
-FILE#INDEX (from 0; -1 is the last) or FILE#LABEL.
+FILE#INDEX (from 0; -1 is the last) or FILE#LABEL. A damaged line (a record
+cut short, garbage) is skipped with a warning naming the file and line;
+INDEX counts the intact runs only.
 
 ` + gateExitDoc
 
@@ -78,11 +80,11 @@ func newCheckCmd(_ *Deps, runF func(*CheckOptions) error) *cobra.Command {
 
 // runCheck evaluates the thresholds on the saved result.
 func runCheck(deps *Deps, o *CheckOptions) error {
-	result, err := openRun(o.Result)
+	result, err := openRun(o.Result, deps.Stderr)
 	if err != nil {
 		return err
 	}
-	base, err := openBaseline("--baseline", o.Baseline, o.Thresholds)
+	base, err := openBaseline("--baseline", o.Baseline, o.Thresholds, deps.Stderr)
 	if err != nil {
 		return err
 	}

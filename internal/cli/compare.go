@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"io"
 	"math"
 
 	"github.com/gobench/gobench/internal/compare"
@@ -35,7 +36,9 @@ one in ten; at 95% it would be one in two.
 
 A file written with --append-result holds several runs: choose one with
 FILE#INDEX (from 0; -1 is the last) or FILE#LABEL, or give that file alone
-to compare all its runs with its first.
+to compare all its runs with its first. A damaged line (a record cut short,
+garbage) is skipped with a warning naming the file and line; INDEX counts
+the intact runs only.
 
 Exit status: 0 compared, 1 unreadable file, 2 bad command line or no such
 run.`
@@ -89,7 +92,7 @@ func newCompareCmd(_ *Deps, runF func(*CompareOptions) error) *cobra.Command {
 
 // runCompare reads the results and prints the comparison.
 func runCompare(deps *Deps, o *CompareOptions) error {
-	runs, err := compareRuns(o.Specs)
+	runs, err := compareRuns(o.Specs, deps.Stderr)
 	if err != nil {
 		return err
 	}
@@ -100,16 +103,16 @@ func runCompare(deps *Deps, o *CompareOptions) error {
 	return formats{text: c.WriteText, markdown: c.WriteMarkdown, object: c.Object}.write(deps.Stdout, o.Format)
 }
 
-// compareRuns opens the results named on the command line. A single file
-// of several runs (--append-result), named without a selector, stands for
-// all its runs.
-func compareRuns(specs []string) ([]*resultfile.Run, error) {
+// compareRuns opens the results named on the command line, warning on
+// warn about damaged lines. A single file of several runs
+// (--append-result), named without a selector, stands for all its runs.
+func compareRuns(specs []string, warn io.Writer) ([]*resultfile.Run, error) {
 	if len(specs) == 1 {
 		path, sel := resultfile.SplitSpec(specs[0])
 		if sel != "" {
 			return nil, argErrorf("compare needs at least two results (the first is the baseline)")
 		}
-		all, err := resultfile.ReadFile(path)
+		all, err := resultfile.ReadFile(path, warn)
 		if err != nil {
 			return nil, err
 		}
@@ -120,7 +123,7 @@ func compareRuns(specs []string) ([]*resultfile.Run, error) {
 	}
 	runs := make([]*resultfile.Run, len(specs))
 	for i, spec := range specs {
-		r, err := openRun(spec)
+		r, err := openRun(spec, warn)
 		if err != nil {
 			return nil, err
 		}

@@ -108,11 +108,11 @@ func TestAnalyzeReproducesServe(t *testing.T) {
 	if code != 0 {
 		t.Fatalf("analyze --format json exit %d: %s", code, errOut)
 	}
-	saved, err := resultfile.Open(path)
+	saved, err := resultfile.Open(path, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
-	runs, err := resultfile.Parse("analyze output", []byte(out))
+	runs, err := resultfile.Parse("analyze output", []byte(out), nil)
 	if err != nil {
 		t.Fatal(err)
 	}

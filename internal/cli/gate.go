@@ -4,10 +4,10 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"os"
 	"slices"
 	"strings"
 
+	"github.com/gobench/gobench/internal/atomicfile"
 	"github.com/gobench/gobench/internal/exitcode"
 	"github.com/gobench/gobench/internal/gate"
 	"github.com/gobench/gobench/internal/pyjson"
@@ -50,26 +50,27 @@ func parseThresholds(exprs []string) ([]gate.Threshold, error) {
 }
 
 // openRun opens the result named by spec (PATH, PATH#INDEX or
-// PATH#LABEL). A selector naming no run is a command-line error; an
-// unreadable file is not.
-func openRun(spec string) (*resultfile.Run, error) {
-	r, err := resultfile.Open(spec)
+// PATH#LABEL), warning on warn about the damaged lines it skips. A
+// selector naming no run is a command-line error; an unreadable file is
+// not.
+func openRun(spec string, warn io.Writer) (*resultfile.Run, error) {
+	r, err := resultfile.Open(spec, warn)
 	if errors.Is(err, resultfile.ErrSelector) {
 		return nil, exitcode.Usage(err)
 	}
 	return r, err
 }
 
-// openBaseline opens --baseline when given, and refuses relative
+// openBaseline opens --baseline when given (openRun), and refuses relative
 // thresholds without one.
-func openBaseline(flag, spec string, ths []gate.Threshold) (*resultfile.Run, error) {
+func openBaseline(flag, spec string, ths []gate.Threshold, warn io.Writer) (*resultfile.Run, error) {
 	if spec == "" {
 		if gate.AnyRelative(ths) {
 			return nil, argErrorf("a threshold is relative to a baseline: give %s FILE", flag)
 		}
 		return nil, nil
 	}
-	base, err := openRun(spec)
+	base, err := openRun(spec, warn)
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", flag, err)
 	}
@@ -162,15 +163,11 @@ func numericKeys(r *resultfile.Run) []string {
 
 // appendFile appends text to the file at path, creating it: the way CI
 // job summaries ($GITHUB_STEP_SUMMARY) are written, so that several steps
-// or runs can add to one file.
+// or runs can add to one file. The text goes in one write on an O_APPEND
+// descriptor, synced, and is cut off again if that write fails part way
+// (atomicfile.AppendFile): the file is shared, so it is not rewritten
+// through a temporary copy, which would lose what another run appended
+// meanwhile and could not write to a pipe or /dev/stdout.
 func appendFile(path, text string) error {
-	f, err := os.OpenFile(path, os.O_WRONLY|os.O_CREATE|os.O_APPEND, 0o644)
-	if err != nil {
-		return err
-	}
-	if _, err := io.WriteString(f, text); err != nil {
-		f.Close()
-		return err
-	}
-	return f.Close()
+	return atomicfile.AppendFile(path, []byte(text))
 }

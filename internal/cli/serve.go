@@ -317,7 +317,7 @@ func parseHeaders(items []string) ([]backend.Header, error) {
 // nothing sent.
 func runServe(ctx context.Context, deps *Deps, opts *ServeOptions, intr *interrupts) error {
 	o := opts.Run
-	sg, err := opts.Gate.prepare()
+	sg, err := opts.Gate.prepare(deps.Stderr)
 	if err != nil {
 		return err
 	}

@@ -92,11 +92,11 @@ type serveGate struct {
 	baseline *resultfile.Run
 }
 
-// prepare loads the baseline and checks that it has the keys the relative
-// thresholds need.
-func (sg ServeGate) prepare() (*serveGate, error) {
+// prepare loads the baseline (warning on warn about damaged lines) and
+// checks that it has the keys the relative thresholds need.
+func (sg ServeGate) prepare(warn io.Writer) (*serveGate, error) {
 	g := &serveGate{ServeGate: sg}
-	base, err := openBaseline("--threshold-baseline", sg.Baseline, sg.Thresholds)
+	base, err := openBaseline("--threshold-baseline", sg.Baseline, sg.Thresholds, warn)
 	if err != nil {
 		return nil, err
 	}

@@ -73,11 +73,19 @@ func (f *scalar[T]) Set(s string) error {
 	return nil
 }
 
-// python is the value, or None for a flag left at a zero default.
+// python is the value, or None for a flag left at a zero default. A
+// duration is the seconds the flag reads (an int or a float, as its kind
+// says), which JSON can hold.
 func (f *scalar[T]) python() any {
 	var zero T
 	if !f.set && f.v == zero {
 		return nil
+	}
+	if d, ok := any(f.v).(time.Duration); ok {
+		if f.kind == "int" {
+			return int(d / time.Second)
+		}
+		return d.Seconds()
 	}
 	return f.v
 }

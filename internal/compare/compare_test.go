@@ -17,7 +17,7 @@ func open(t *testing.T, specs ...string) []*resultfile.Run {
 	t.Helper()
 	var runs []*resultfile.Run
 	for _, s := range specs {
-		r, err := resultfile.Open(filepath.Join("..", "resultfile", "testdata", s))
+		r, err := resultfile.Open(filepath.Join("..", "resultfile", "testdata", s), nil)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -96,7 +96,7 @@ func TestCompareErrors(t *testing.T) {
 	if _, err := Compare(open(t, "gobench_fast.json"), Options{}); err == nil {
 		t.Error("one run compared")
 	}
-	runs, err := resultfile.Parse("bad.json", []byte(`{"duration": 1.0, "ttfts": [0.1], "itls": [[]], "output_lens": [1], "errors": []}`))
+	runs, err := resultfile.Parse("bad.json", []byte(`{"duration": 1.0, "ttfts": [0.1], "itls": [[]], "output_lens": [1], "errors": []}`), nil)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -7,6 +7,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/gobench/gobench/internal/atomicfile"
 	"github.com/gobench/gobench/internal/pyfmt"
 	"github.com/gobench/gobench/internal/pyjson"
 )
@@ -45,7 +46,7 @@ type FileOptions struct {
 // date is Date. ResultFilename replaces the name. ResultDir is joined as
 // Python's os.path.join: no cleaning of the path, a "/" added unless the
 // directory already ends with one, and an absolute file name replaces the
-// directory. Filename does not touch the disk; WriteFile creates the
+// directory. Filename does not touch the disk; PrepareSave creates the
 // directory.
 func Filename(o FileOptions) string {
 	label := o.Label
@@ -85,68 +86,60 @@ func pyJoin(dir, name string) string {
 	}
 }
 
-// WriteFile saves a result object at path as vLLM's main_async does with
-// --save-result / --append-result, creating the parent directories first
-// (vLLM creates --result-dir; test_result_jsonl.py@89a73c7a expects nested
-// parents):
-//
-//   - appendRecord false: the file is truncated and holds json.dump's one
-//     line, without a trailing newline;
-//   - appendRecord true: the object is appended, preceded by "\n" when the
-//     file is non-empty and does not already end with a newline, so the
-//     file is JSON Lines (append_jsonl_record's rule; baseline vLLM wrote
-//     "\n" before every append to a non-empty file, even after a newline).
-func WriteFile(path string, obj *pyjson.Object, appendRecord bool) error {
-	body, err := pyjson.AppendPython(nil, obj)
-	if err != nil {
-		return fmt.Errorf("encode result for %s: %w", path, err)
-	}
-	if dir := filepath.Dir(path); dir != "." {
-		if err := os.MkdirAll(dir, 0o755); err != nil {
-			return fmt.Errorf("create result directory: %w", err)
-		}
-	}
-	flags := os.O_RDWR | os.O_CREATE | os.O_TRUNC
-	if appendRecord {
-		flags = os.O_RDWR | os.O_CREATE | os.O_APPEND
-	}
-	f, err := os.OpenFile(path, flags, 0o644)
-	if err != nil {
-		return fmt.Errorf("open result file: %w", err)
-	}
-	if appendRecord {
-		needsNewline, err := lacksFinalNewline(f)
-		if err != nil {
-			f.Close()
-			return fmt.Errorf("read result file %s: %w", path, err)
-		}
-		if needsNewline {
-			body = append([]byte{'\n'}, body...)
-		}
-	}
-	if _, err := f.Write(body); err != nil {
-		f.Close()
-		return fmt.Errorf("write result file %s: %w", path, err)
-	}
-	if err := f.Close(); err != nil {
-		return fmt.Errorf("close result file %s: %w", path, err)
-	}
-	return nil
+// FileDir is the directory of the path Filename gives for o. It does not
+// depend on Date or ModelID (neither puts a "/" in the name: the model's base
+// is what follows its last "/"), so it is known before the run, when the
+// save is prepared.
+func FileDir(o FileOptions) string {
+	o.Date, o.ModelID = "date", "model"
+	return filepath.Dir(Filename(o))
 }
 
-// lacksFinalNewline reports whether f is non-empty and its last byte is not
-// '\n'.
-func lacksFinalNewline(f *os.File) (bool, error) {
-	st, err := f.Stat()
+// PrepareSave creates dir, as vLLM creates --result-dir (with nested
+// parents: test_result_jsonl.py@89a73c7a), and readies an atomic save into
+// it (atomicfile.Prepare): a directory that cannot be created or written
+// fails here, before the run.
+func PrepareSave(dir string) (*atomicfile.Pending, error) {
+	if dir != "" && dir != "." {
+		if err := os.MkdirAll(dir, 0o755); err != nil {
+			return nil, fmt.Errorf("create result directory %s: %w", dir, err)
+		}
+	}
+	return atomicfile.Prepare(dir, "gobench-result")
+}
+
+// Save writes a result object at path, in p's directory, as vLLM's
+// main_async does with --save-result / --append-result:
+//
+//   - appendRecord false: the file holds json.dump's one line, without a
+//     trailing newline; it replaces the previous file atomically (written
+//     aside, synced, renamed over it), so a failure or kill -9 leaves the
+//     previous file whole;
+//   - appendRecord true: the object is appended as one line in one write,
+//     preceded by "\n" when the file is non-empty and does not already end
+//     with a newline, so the file is JSON Lines (append_jsonl_record's rule;
+//     baseline vLLM wrote "\n" before every append to a non-empty file, even
+//     after a newline). The file is not rewritten (other runs may append to
+//     it at the same time); a damaged line (a partial record) is skipped by
+//     the readers (package resultfile).
+func Save(p *atomicfile.Pending, path string, obj *pyjson.Object, appendRecord bool) error {
+	body, err := pyjson.AppendPython(nil, obj)
 	if err != nil {
-		return false, err
+		p.Abort()
+		return fmt.Errorf("encode result for %s: %w", path, err)
 	}
-	if st.Size() == 0 {
-		return false, nil
+	if appendRecord {
+		return p.Append(path, body)
 	}
-	var last [1]byte
-	if _, err := f.ReadAt(last[:], st.Size()-1); err != nil {
-		return false, err
+	return p.Replace(path, body)
+}
+
+// WriteFile saves a result object at path (Save), creating its directory
+// first (PrepareSave).
+func WriteFile(path string, obj *pyjson.Object, appendRecord bool) error {
+	p, err := PrepareSave(filepath.Dir(path))
+	if err != nil {
+		return err
 	}
-	return last[0] != '\n', nil
+	return Save(p, path, obj, appendRecord)
 }

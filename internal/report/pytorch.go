@@ -2,10 +2,10 @@ package report
 
 import (
 	"fmt"
-	"os"
 	"path/filepath"
 	"strings"
 
+	"github.com/gobench/gobench/internal/atomicfile"
 	"github.com/gobench/gobench/internal/pyjson"
 	"github.com/gobench/gobench/internal/resultkey"
 )
@@ -78,20 +78,19 @@ func PyTorchRecords(result, args *pyjson.Object, model string) []*pyjson.Object 
 	return records
 }
 
-// WritePyTorch writes records to path as one JSON line.
-func WritePyTorch(path string, records []*pyjson.Object) error {
+// SavePyTorch writes records at path, in p's directory, as one JSON line,
+// replacing the previous file atomically (atomicfile.Pending.Replace).
+func SavePyTorch(p *atomicfile.Pending, path string, records []*pyjson.Object) error {
 	list := make([]any, len(records))
 	for i, r := range records {
 		list[i] = r
 	}
 	b, err := pyjson.AppendPython(nil, list)
 	if err != nil {
+		p.Abort()
 		return fmt.Errorf("encode %s: %w", path, err)
 	}
-	if err := os.WriteFile(path, b, 0o644); err != nil {
-		return fmt.Errorf("write %s: %w", path, err)
-	}
-	return nil
+	return p.Replace(path, b)
 }
 
 // extractField is vLLM's extract_field: the value from extra_info (e.g.

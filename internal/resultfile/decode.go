@@ -79,22 +79,86 @@ func splitObjects(data []byte) ([][]field, error) {
 	dec := json.NewDecoder(bytes.NewReader(sanitize(data)))
 	var objs [][]field
 	for {
-		tok, err := dec.Token()
+		fields, err := nextObject(dec)
 		if err == io.EOF {
 			return objs, nil
 		}
 		if err != nil {
 			return nil, fmt.Errorf("run %d: %w", len(objs), err)
 		}
-		if d, ok := tok.(json.Delim); !ok || d != '{' {
-			return nil, fmt.Errorf("run %d: %w: found %s where a JSON object should start", len(objs), ErrNotResult, describeToken(tok))
+		objs = append(objs, fields)
+	}
+}
+
+// nextObject decodes the next JSON object of dec; io.EOF when there is
+// none left.
+func nextObject(dec *json.Decoder) ([]field, error) {
+	tok, err := dec.Token()
+	if err != nil {
+		return nil, err
+	}
+	if d, ok := tok.(json.Delim); !ok || d != '{' {
+		return nil, fmt.Errorf("%w: found %s where a JSON object should start", ErrNotResult, describeToken(tok))
+	}
+	fields, err := readFields(dec)
+	if err == io.EOF {
+		err = io.ErrUnexpectedEOF // the object was cut short
+	}
+	return fields, err
+}
+
+// damage is a line of a JSON Lines file that holds no complete object: a
+// record cut short by a failed append, or garbage.
+type damage struct {
+	line int // from 1
+	err  error
+}
+
+// splitRuns decodes the objects of data as splitObjects does, tolerating
+// damaged lines in a JSON Lines file. Read line by line, every non-blank
+// line must hold one complete object; when one does not, the file is read
+// whole instead (a pretty-printed object spans lines), and when that fails
+// too while some lines held a complete object, those objects are the runs
+// and the other lines are returned as damaged. A file with no complete line
+// gets the error of reading it whole.
+func splitRuns(data []byte) ([][]field, []damage, error) {
+	var objs [][]field
+	var damaged []damage
+	for n, line := range bytes.Split(data, []byte("\n")) {
+		if len(bytes.TrimSpace(line)) == 0 {
+			continue
 		}
-		fields, err := readFields(dec)
+		fields, err := oneObject(line)
 		if err != nil {
-			return nil, fmt.Errorf("run %d: %w", len(objs), err)
+			damaged = append(damaged, damage{line: n + 1, err: err})
+			continue
 		}
 		objs = append(objs, fields)
 	}
+	if len(damaged) == 0 {
+		return objs, nil, nil
+	}
+	whole, err := splitObjects(data)
+	switch {
+	case err == nil:
+		return whole, nil, nil
+	case len(objs) == 0:
+		return nil, nil, err
+	}
+	return objs, damaged, nil
+}
+
+// oneObject decodes a line that holds exactly one JSON object.
+func oneObject(line []byte) ([]field, error) {
+	dec := json.NewDecoder(bytes.NewReader(sanitize(line)))
+	fields, err := nextObject(dec)
+	if err != nil {
+		return nil, err
+	}
+	if _, err := dec.Token(); err != io.EOF {
+		return nil, errors.New("more text after the object")
+	}
+	return fields, nil
 }
 
 // readFields reads the members of an object whose '{' was consumed.

@@ -5,7 +5,10 @@
 //
 //   - one JSON object (--save-result), or one object per line
 //     (--append-result, JSON Lines); a file of several runs is read whole
-//     and one run is chosen with "PATH#INDEX" or "PATH#LABEL" (Open);
+//     and one run is chosen with "PATH#INDEX" or "PATH#LABEL" (Open); a
+//     damaged line (a record cut short by a failed append, garbage) is
+//     skipped with a warning naming the file and line, and indices count
+//     the intact runs;
 //   - non-finite floats as gobench writes them ("inf", "nan" strings) and as
 //     Python's json.dump writes them in vLLM's files (bare Infinity, NaN);
 //   - keys in file order, values decoded lazily (a detailed file holds

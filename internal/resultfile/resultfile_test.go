@@ -2,6 +2,7 @@ package resultfile
 
 import (
 	"errors"
+	"fmt"
 	"math"
 	"os"
 	"path/filepath"
@@ -21,7 +22,7 @@ import (
 //	vllm_runs.jsonl                       vLLM --append-result, three runs (labels base, tuned, tuned)
 func fixture(t *testing.T, name string) []*Run {
 	t.Helper()
-	runs, err := ReadFile(filepath.Join("testdata", name))
+	runs, err := ReadFile(filepath.Join("testdata", name), nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -95,7 +96,7 @@ func TestParseVariants(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			t.Parallel()
-			runs, err := Parse("x.json", []byte(tt.data))
+			runs, err := Parse("x.json", []byte(tt.data), nil)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -117,12 +118,11 @@ func TestParseErrors(t *testing.T) {
 		{"array (a PyTorch-format file)", `[{"a": 1}]`, `found "[" where a JSON object should start`, true},
 		{"object without result keys", `{"a": 1}`, `neither "duration" nor "completed"`, true},
 		{"broken JSON", `{"duration": 1.0,`, "run 0", false},
-		{"second line broken", "{\"duration\": 1.0}\n{\"duration\": ", "run 1", false},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			t.Parallel()
-			_, err := Parse("bad.json", []byte(tt.data))
+			_, err := Parse("bad.json", []byte(tt.data), nil)
 			if err == nil || !strings.Contains(err.Error(), tt.want) || !strings.Contains(err.Error(), "bad.json") {
 				t.Fatalf("error %v, want one naming bad.json and containing %q", err, tt.want)
 			}
@@ -131,7 +131,7 @@ func TestParseErrors(t *testing.T) {
 			}
 		})
 	}
-	if _, err := ReadFile(filepath.Join(t.TempDir(), "missing.json")); err == nil || !strings.Contains(err.Error(), "missing.json") {
+	if _, err := ReadFile(filepath.Join(t.TempDir(), "missing.json"), nil); err == nil || !strings.Contains(err.Error(), "missing.json") {
 		t.Errorf("missing file: %v", err)
 	}
 }
@@ -184,17 +184,17 @@ func TestOpenSpecs(t *testing.T) {
 	if err := os.WriteFile(odd, data, 0o644); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := Open(odd); !errors.Is(err, ErrSelector) {
+	if _, err := Open(odd, nil); !errors.Is(err, ErrSelector) {
 		t.Errorf("Open(%q) = %v, want the several-runs selector error (the name is a file)", odd, err)
 	}
-	r, err := Open(odd + "#tuned#")
+	r, err := Open(odd+"#tuned#", nil)
 	if err == nil {
 		t.Errorf("Open with an empty selector after '#' found run %d", r.Index)
 	}
-	if r, err := Open(odd + "#-1"); err != nil || r.Index != 2 || r.Name() != odd+"#2" {
+	if r, err := Open(odd+"#-1", nil); err != nil || r.Index != 2 || r.Name() != odd+"#2" {
 		t.Errorf("Open(%q#-1) = %v, %v", odd, r, err)
 	}
-	if r, err := Open(filepath.Join("testdata", "vllm_runs.jsonl#base")); err != nil || r.Label() != "base" {
+	if r, err := Open(filepath.Join("testdata", "vllm_runs.jsonl#base"), nil); err != nil || r.Label() != "base" {
 		t.Errorf("Open(#base) = %v, %v", r, err)
 	}
 }
@@ -253,7 +253,7 @@ func TestDetailedErrors(t *testing.T) {
 		{"bad value", `{"duration": 1.0, "ttfts": ["x"], "itls": [[]], "output_lens": [1], "errors": [""]}`, `"ttfts"`},
 	}
 	for _, tt := range tests {
-		runs, err := Parse("d.json", []byte(tt.data))
+		runs, err := Parse("d.json", []byte(tt.data), nil)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -263,11 +263,11 @@ func TestDetailedErrors(t *testing.T) {
 	}
 	// vLLM keeps the HTTP reason as the error; an empty one with no token
 	// at all is still a failure.
-	runs, _ := Parse("d.json", []byte(`{"duration": 1.0, "ttfts": [0.0, 0.1], "itls": [[], []], "output_lens": [0, 1], "errors": ["", ""]}`))
+	runs, _ := Parse("d.json", []byte(`{"duration": 1.0, "ttfts": [0.0, 0.1], "itls": [[], []], "output_lens": [0, 1], "errors": ["", ""]}`), nil)
 	if d, err := runs[0].Detailed(); err != nil || d.Outputs[0].Success || !d.Outputs[1].Success {
 		t.Errorf("empty error without a token: %+v, %v", d, err)
 	}
-	runs, _ = Parse("d.json", []byte(`{"duration": 1.0, "completed": 1}`))
+	runs, _ = Parse("d.json", []byte(`{"duration": 1.0, "completed": 1}`), nil)
 	if _, err := runs[0].Detailed(); !errors.Is(err, ErrNotDetailed) {
 		t.Errorf("not detailed: %v", err)
 	}
@@ -358,7 +358,7 @@ func FuzzParse(f *testing.F) {
 	f.Add([]byte(`{"duration": NaN, "ttfts": [Infinity], "itls": [[-Infinity]], "output_lens": [1], "errors": [null]}`))
 	f.Add([]byte(`{"completed": 0, "failed": 0}{"completed": 1}`))
 	f.Fuzz(func(t *testing.T, data []byte) {
-		runs, err := Parse("fuzz.json", data)
+		runs, err := Parse("fuzz.json", data, nil)
 		if err != nil {
 			return
 		}
@@ -373,4 +373,56 @@ func FuzzParse(f *testing.F) {
 			_, _ = Select(runs, r.Label())
 		}
 	})
+}
+
+// TestDamagedLines (issue 9, item 3): a damaged line of a JSON Lines file
+// (a record cut short, garbage) is skipped with a warning naming the file
+// and the line; the intact runs are numbered among themselves.
+func TestDamagedLines(t *testing.T) {
+	t.Parallel()
+	run := func(label string) string { return `{"duration": 1.0, "label": "` + label + `"}` }
+	tests := []struct {
+		name, data string
+		labels     []string
+		warnLines  []int
+	}{
+		{"intact", run("a") + "\n" + run("b") + "\n", []string{"a", "b"}, nil},
+		{"cut last line", run("a") + "\n" + run("b") + "\n" + `{"duration": 1.0, "la`, []string{"a", "b"}, []int{3}},
+		{"garbage in the middle", run("a") + "\ngarbage\n\n" + run("b"), []string{"a", "b"}, []int{2}},
+		{"a run after a cut line", run("a") + "\n{\"dur\n" + run("b"), []string{"a", "b"}, []int{2}},
+		{"trailing text after an object", run("a") + " x\n" + run("b"), []string{"b"}, []int{1}},
+		{"pretty-printed is not damaged", "{\n  \"duration\": 1.0,\n  \"label\": \"p\"\n}\n", []string{"p"}, nil},
+		{"two objects on one line", run("a") + run("b"), []string{"a", "b"}, nil},
+	}
+	for _, tt := range tests {
+		var warn strings.Builder
+		runs, err := Parse("runs.jsonl", []byte(tt.data), &warn)
+		if err != nil {
+			t.Errorf("%s: %v", tt.name, err)
+			continue
+		}
+		var labels []string
+		for i, r := range runs {
+			labels = append(labels, r.Label())
+			if r.Index != i || r.Count != len(runs) {
+				t.Errorf("%s: run %d has index %d of %d", tt.name, i, r.Index, r.Count)
+			}
+		}
+		if diff := cmp.Diff(tt.labels, labels); diff != "" {
+			t.Errorf("%s: labels (-want +got):\n%s", tt.name, diff)
+		}
+		lines := strings.Count(warn.String(), "\n")
+		if lines != len(tt.warnLines) {
+			t.Errorf("%s: warnings:\n%s", tt.name, warn.String())
+		}
+		for _, l := range tt.warnLines {
+			if !strings.Contains(warn.String(), fmt.Sprintf("warning: runs.jsonl:%d: skipped a damaged line", l)) {
+				t.Errorf("%s: no warning for line %d:\n%s", tt.name, l, warn.String())
+			}
+		}
+	}
+	// A file with no intact line is an error, as before.
+	if _, err := Parse("runs.jsonl", []byte("garbage\n{\"duration\": 1."), nil); err == nil || !strings.Contains(err.Error(), "runs.jsonl") {
+		t.Errorf("no intact line: %v", err)
+	}
 }

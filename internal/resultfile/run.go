@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"math"
 	"os"
 	"strconv"
@@ -181,14 +182,24 @@ func isIntText(raw []byte) bool {
 
 // Parse reads the runs held in data, which came from path: one JSON object
 // (--save-result) or one per line (--append-result); bare NaN and Infinity
-// as Python's json.dump writes them are accepted.
-func Parse(path string, data []byte) ([]*Run, error) {
-	objs, err := splitObjects(data)
+// as Python's json.dump writes them are accepted. A damaged line of a JSON
+// Lines file (a record cut short by a failed append, garbage) is skipped
+// with a warning on warn (nil discards it) that names the file and the
+// line: the other runs stay readable, and run indices count the intact
+// runs only.
+func Parse(path string, data []byte, warn io.Writer) ([]*Run, error) {
+	objs, damaged, err := splitRuns(data)
 	if err != nil {
 		return nil, fmt.Errorf("read result file %s: %w", path, err)
 	}
 	if len(objs) == 0 {
 		return nil, fmt.Errorf("read result file %s: %w: it holds no JSON object", path, ErrNotResult)
+	}
+	if warn != nil {
+		for _, d := range damaged {
+			fmt.Fprintf(warn, "warning: %s:%d: skipped a damaged line, not a complete run (%v); run indices count the %d intact runs only\n",
+				path, d.line, d.err, len(objs))
+		}
 	}
 	runs := make([]*Run, len(objs))
 	for i, fields := range objs {
@@ -201,13 +212,14 @@ func Parse(path string, data []byte) ([]*Run, error) {
 	return runs, nil
 }
 
-// ReadFile reads every run of the result file at path.
-func ReadFile(path string) ([]*Run, error) {
+// ReadFile reads every run of the result file at path, warning on warn
+// about damaged lines (Parse).
+func ReadFile(path string, warn io.Writer) ([]*Run, error) {
 	data, err := os.ReadFile(path)
 	if err != nil {
 		return nil, fmt.Errorf("read result file: %w", err)
 	}
-	return Parse(path, data)
+	return Parse(path, data, warn)
 }
 
 // FromObject reads a result built in memory (report.ResultObject) exactly
@@ -219,7 +231,7 @@ func FromObject(name string, o *pyjson.Object) (*Run, error) {
 	if err != nil {
 		return nil, fmt.Errorf("encode result %s: %w", name, err)
 	}
-	runs, err := Parse(name, data)
+	runs, err := Parse(name, data, nil)
 	if err != nil {
 		return nil, err
 	}
@@ -241,11 +253,12 @@ func SplitSpec(spec string) (path, selector string) {
 }
 
 // Open reads the run that spec names: "PATH" for a file holding one run,
-// "PATH#INDEX" (from 0; negative counts from the end, -1 is the last) or
-// "PATH#LABEL" (the run whose label is LABEL) for any file.
-func Open(spec string) (*Run, error) {
+// "PATH#INDEX" (from 0 over the intact runs; negative counts from the end,
+// -1 is the last) or "PATH#LABEL" (the run whose label is LABEL) for any
+// file. Damaged lines are skipped with a warning on warn (Parse).
+func Open(spec string, warn io.Writer) (*Run, error) {
 	path, sel := SplitSpec(spec)
-	runs, err := ReadFile(path)
+	runs, err := ReadFile(path, warn)
 	if err != nil {
 		return nil, err
 	}

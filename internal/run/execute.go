@@ -70,6 +70,7 @@ type execution struct {
 // of the server's counters) cuts those short and sends no request.
 func (p *Plan) Execute(ctx context.Context, env Env) (*Result, error) {
 	x := &execution{Plan: p, env: env.withDefaults()}
+	defer x.pending.abort() // a run that ends before its save leaves no temporary file
 	x.test = *p.jobs[0].req
 	x.test.RequestID = ""
 	x.testBody = p.Backend.Impl.Body(&x.test)

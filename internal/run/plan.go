@@ -55,18 +55,30 @@ type Plan struct {
 	// out receives the transcript: stdout, or stderr for a dry run, whose
 	// stdout carries only the JSON lines.
 	out io.Writer
+	// pending is the result file's save, made ready before anything is sent.
+	pending *pendingSave
 }
 
 // NewPlan validates opts and plans the run: it asks the server for the
 // model when --model is not given, finds the tokenizer, builds the dataset
 // (re-aligned to the server's tokenizer where vLLM does that), the request
-// bodies and the arrival schedule. A dry run contacts nothing.
-func NewPlan(ctx context.Context, opts Options, env Env) (*Plan, error) {
+// bodies and the arrival schedule. A dry run contacts nothing. A result
+// file to save is made ready first (prepareSave), so that a destination
+// that cannot be written fails before anything is sent.
+func NewPlan(ctx context.Context, opts Options, env Env) (_ *Plan, err error) {
 	if err := opts.Validate(); err != nil {
 		return nil, err
 	}
 	env = env.withDefaults()
 	p := &Plan{Options: opts, out: env.Stdout}
+	if p.pending, err = prepareSave(&p.Options, env); err != nil {
+		return nil, err
+	}
+	defer func() {
+		if err != nil {
+			p.pending.abort()
+		}
+	}()
 	if opts.DryRun {
 		p.out = env.Stderr
 	}

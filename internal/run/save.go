@@ -2,8 +2,11 @@ package run
 
 import (
 	"fmt"
+	"strings"
 	"time"
 
+	"github.com/gobench/gobench/internal/atomicfile"
+	"github.com/gobench/gobench/internal/exitcode"
 	"github.com/gobench/gobench/internal/metrics"
 	"github.com/gobench/gobench/internal/pyfmt"
 	"github.com/gobench/gobench/internal/pyjson"
@@ -27,10 +30,9 @@ func (x *execution) save(m *metrics.Result, spec *report.SpecDecode, res dispatc
 		SpecDecode: spec, NumWarmups: o.NumWarmups, SaveDetailed: o.SaveDetailed,
 		ScheduledOffsets: offsets, Version: x.env.Version, EndReason: endReason,
 	}
-	var ramp *report.RampUp
+	fo := fileOptions(o)
 	if ru := o.Schedule.RampUp; ru != nil {
-		ramp = &report.RampUp{Strategy: ru.Strategy, StartRPS: int(ru.StartRPS), EndRPS: int(ru.EndRPS)}
-		run.RampUp = ramp
+		run.RampUp = fo.RampUp
 		run.RPSChangeEvents = rpsEvents(x.Arrivals, ru.StartRPS, rampStart, res.released)
 	}
 	obj := report.ResultObject(m, run)
@@ -38,25 +40,102 @@ func (x *execution) save(m *metrics.Result, spec *report.SpecDecode, res dispatc
 	if !o.SaveResult && !o.AppendResult {
 		return result, nil
 	}
-	path := report.Filename(report.FileOptions{
-		Label: o.Label, Backend: o.Backend, ModelID: x.ModelID, RequestRate: o.Schedule.RequestRate,
-		MaxConcurrency: o.MaxConcurrency, RampUp: ramp, Date: run.Date,
-		ResultDir: o.ResultDir, ResultFilename: o.ResultFilename,
-	})
-	if err := report.WriteFile(path, obj, o.AppendResult); err != nil {
+	fo.ModelID, fo.Date = x.ModelID, run.Date
+	path := report.Filename(fo)
+	s := x.pending
+	if s == nil { // a Plan not made by NewPlan
+		var err error
+		if s, err = prepareSave(o, x.env); err != nil {
+			return result, err
+		}
+	}
+	defer s.abort()
+	if err := report.Save(s.result, path, obj, o.AppendResult); err != nil {
 		return result, fmt.Errorf("save result: %w", err)
 	}
 	result.File = path
-	if x.env.Getenv("SAVE_TO_PYTORCH_BENCHMARK_FORMAT") != "" {
+	if s.pytorch != nil {
 		args := o.Args
 		if args == nil {
 			args = pyjson.NewObject()
 		}
-		if err := report.WritePyTorch(report.PyTorchPath(path), report.PyTorchRecords(obj, args, o.Model)); err != nil {
+		if err := report.SavePyTorch(s.pytorch, report.PyTorchPath(path), report.PyTorchRecords(obj, args, o.Model)); err != nil {
 			return result, err
 		}
 	}
 	return result, nil
+}
+
+// pendingSave is the save of a run's result, made ready before the run
+// (prepareSave): the result directory exists and is writable, and the
+// descriptors the save needs are held, so that a run whose file cannot be
+// written fails before the first request, and one that used up its
+// open-file limit still saves.
+type pendingSave struct {
+	result *atomicfile.Pending
+	// pytorch is the .pytorch.json's, nil without
+	// SAVE_TO_PYTORCH_BENCHMARK_FORMAT.
+	pytorch *atomicfile.Pending
+}
+
+// prepareSave readies the save that --save-result or --append-result ask
+// for (nil when none is asked, and for a dry run, which writes nothing). The
+// file's name holds the run's end date, so only its directory is known now,
+// unless --result-filename names it: then it is checked too (not a
+// directory; opened now when appended to). A failure is a command-line
+// error naming the flag and the path.
+func prepareSave(o *Options, env Env) (*pendingSave, error) {
+	if o.DryRun || !o.SaveResult && !o.AppendResult {
+		return nil, nil
+	}
+	dirFlag := "--result-dir"
+	if strings.Contains(o.ResultFilename, "/") {
+		dirFlag = "--result-filename"
+	}
+	s := &pendingSave{}
+	fail := func(flag string, err error) (*pendingSave, error) {
+		s.abort()
+		return nil, exitcode.Usage(fmt.Errorf("argument %s: the result cannot be saved: %w", flag, err))
+	}
+	fo := fileOptions(o)
+	dir := report.FileDir(fo)
+	var err error
+	if s.result, err = report.PrepareSave(dir); err != nil {
+		return fail(dirFlag, err)
+	}
+	if o.ResultFilename != "" {
+		if err := s.result.Target(report.Filename(fo), o.AppendResult); err != nil {
+			return fail("--result-filename", err)
+		}
+	}
+	if env.Getenv("SAVE_TO_PYTORCH_BENCHMARK_FORMAT") != "" {
+		if s.pytorch, err = report.PrepareSave(dir); err != nil {
+			return fail(dirFlag, err)
+		}
+	}
+	return s, nil
+}
+
+// fileOptions are the parts of the result file's name the options fix.
+func fileOptions(o *Options) report.FileOptions {
+	fo := report.FileOptions{
+		Label: o.Label, Backend: o.Backend, RequestRate: o.Schedule.RequestRate,
+		MaxConcurrency: o.MaxConcurrency, ResultDir: o.ResultDir, ResultFilename: o.ResultFilename,
+	}
+	if ru := o.Schedule.RampUp; ru != nil {
+		fo.RampUp = &report.RampUp{Strategy: ru.Strategy, StartRPS: int(ru.StartRPS), EndRPS: int(ru.EndRPS)}
+	}
+	return fo
+}
+
+// abort gives up what was not saved: temporary files removed, descriptors
+// closed. It does nothing on nil or after the save, so it can be deferred.
+func (s *pendingSave) abort() {
+	if s == nil {
+		return
+	}
+	s.result.Abort()
+	s.pytorch.Abort()
 }
 
 // rpsEvents builds rps_change_events: the start rate at the run's start,

@@ -183,7 +183,8 @@ func schedulerKnobs() []knob {
 			"(chat template, tokenisation): part of TTFT, not of queue time.",
 			check: nonNegSeconds, field: func(o *Options) any { return &o.frontend }},
 		{name: "record", usage: "Write the ground truth to `FILE`: one JSON line per request with the send instant of " +
-			"every event and the server-side intervals, on CLOCK_MONOTONIC (see tools/simbench).",
+			"every event and the server-side intervals, on CLOCK_MONOTONIC (see tools/simbench). It is written beside FILE " +
+			"as .FILE.RANDOM.tmp and renamed to FILE when the simulator stops.",
 			field: func(o *Options) any { return &o.record }},
 	}
 }

@@ -15,6 +15,17 @@ import (
 // request, written when the request ends, so a client's TTFT, ITL and E2EL
 // can be compared with what the server did, request by request.
 //
+// # File
+//
+// With Config.RecordPath (`--record FILE`), the record is written to a
+// temporary file next to FILE, ".FILE.RANDOM.tmp", and renamed to FILE when
+// the simulator stops (Running.Close: Ctrl-C or SIGTERM for `gobench sim`,
+// the end of the run for `gobench serve --sim`), so FILE is always whole: it
+// appears complete or not at all. A simulator killed with SIGKILL leaves
+// only the temporary file, every line up to the kill (each line is one
+// write; the last may be cut short); rename it to use it, or delete it. A
+// record that could not be written in full is removed, and Close says why.
+//
 // # Clock
 //
 // Every instant is an integer of nanoseconds ("_ns") on one system clock,

@@ -81,7 +81,7 @@ func TestStartErrors(t *testing.T) {
 		wantErr string
 		record  bool // a *RecordError
 	}{
-		{"record file", Config{RecordPath: missing}, "sim: record " + missing + ": open ", true},
+		{"record file", Config{RecordPath: missing}, "sim: record " + missing + ": cannot write in directory ", true},
 		{"port in use", Config{Addr: busy.Addr().String()}, "sim: listen on " + busy.Addr().String(), false},
 		{"invalid configuration", Config{ITL: -1}, "sim: Config.ITL must not be negative", false},
 	} {
@@ -108,5 +108,68 @@ func TestCloseReportsRecord(t *testing.T) {
 	var re *RecordError
 	if err := r.Close(); !errors.As(err, &re) || !strings.Contains(re.Err.Error(), "disk full") {
 		t.Errorf("Close: %v", err)
+	}
+}
+
+// TestRecordAppearsWhole (issue 9, item 1): while the simulator runs, its
+// record grows under a temporary name next to the record's; Close renames
+// it, so the record's name never holds a half record (a simulator killed
+// with SIGKILL leaves only the temporary file).
+func TestRecordAppearsWhole(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	rec := filepath.Join(dir, "truth.jsonl")
+	r, err := Start(context.Background(), Config{TTFT: time.Millisecond, ITL: time.Millisecond, RecordPath: rec})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer r.Close()
+	resp := post(context.Background(), t, newClient(), r.URL()+"/v1/completions",
+		`{"prompt": "hello", "max_tokens": 3, "ignore_eos": true, "stream": true}`)
+	_, _ = io.Copy(io.Discard, resp.Body)
+	_ = resp.Body.Close()
+	if _, err := os.Stat(rec); !errors.Is(err, os.ErrNotExist) {
+		t.Errorf("the record exists under its name while the simulator runs (%v)", err)
+	}
+	temps, _ := filepath.Glob(filepath.Join(dir, ".truth.jsonl.*.tmp"))
+	if len(temps) != 1 {
+		t.Fatalf("temporary files %v, want one", temps)
+	}
+	if b, err := os.ReadFile(temps[0]); err != nil || !strings.HasPrefix(string(b), `{"record":"gobench-sim"`) {
+		t.Errorf("the temporary file holds %q (%v)", b, err)
+	}
+	if err := r.Close(); err != nil {
+		t.Fatal(err)
+	}
+	if b, err := os.ReadFile(rec); err != nil || strings.Count(string(b), "\n") != 2 {
+		t.Errorf("record after Close: %q (%v)", b, err)
+	}
+	if names, _ := os.ReadDir(dir); len(names) != 1 {
+		t.Errorf("the directory holds %v, want only the record", names)
+	}
+}
+
+// TestRecordRemovedWhenIncomplete: a record whose writing failed is not
+// left under its name, nor under a temporary one; close says why.
+func TestRecordRemovedWhenIncomplete(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	rec := filepath.Join(dir, "truth.jsonl")
+	f, err := newRecordFile(rec)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := f.Write([]byte("{}\n")); err != nil {
+		t.Fatal(err)
+	}
+	full := errors.New("disk full")
+	if err := f.close(rec, full); !errors.Is(err, full) {
+		t.Errorf("close: %v, want the write error", err)
+	}
+	if _, err := f.Write([]byte("{}\n")); err == nil {
+		t.Error("a write after close succeeded")
+	}
+	if names, _ := os.ReadDir(dir); len(names) != 0 {
+		t.Errorf("the directory holds %v, want nothing", names)
 	}
 }

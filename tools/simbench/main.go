@@ -80,48 +80,38 @@ func run(bin string, ttft, itl time.Duration, tokens int, concs string, waves in
 		return err
 	}
 	defer os.RemoveAll(tmp)
-	truthFile := filepath.Join(tmp, "truth.jsonl")
-	args := []string{"sim", "--port", "0", "--record", truthFile, "--disable-log-stats"}
+	args := []string{"sim", "--port", "0", "--disable-log-stats"}
 	if len(simArgs) == 0 {
 		args = append(args, "--ttft", secs(ttft), "--itl", secs(itl), "--max-model-len", "1000000")
 	}
 	// With -sim-args (a preset, the scheduler engine) the simulator's own
 	// timing applies; -ttft and -itl then only set the arrival rate.
 	args = append(args, simArgs...)
-	sim := exec.Command(bin, args...)
-	stdout, err := sim.StdoutPipe()
-	if err != nil {
-		return err
-	}
-	if err := sim.Start(); err != nil {
-		return fmt.Errorf("start %s sim: %w", bin, err)
-	}
-	defer func() { _ = sim.Process.Signal(os.Interrupt); _ = sim.Wait() }()
-	line, err := bufio.NewReader(stdout).ReadString('\n')
-	if err != nil {
-		return fmt.Errorf("read the simulator's address: %w", err)
-	}
-	i := strings.Index(line, "http://")
-	if i < 0 {
-		return fmt.Errorf("unexpected simulator banner %q", line)
-	}
-	base := strings.Fields(line[i:])[0]
 
 	reqDur := ttft.Seconds() + float64(tokens-1)*itl.Seconds()
-	fmt.Printf("gobench client vs gobench sim --record (separate processes, %d cores, GOMAXPROCS %d)\n", runtime.NumCPU(), runtime.GOMAXPROCS(0))
-	fmt.Printf("%s\nPoisson arrivals at concurrency/%.2f s, capped at --max-concurrency, after `concurrency` warm-ups\n\n",
-		strings.TrimSpace(line), reqDur)
 	head := []string{"concurrency", "requests", "events", "µs/event", "TTFT err", "TTFT err", "ITL err", "E2EL err", "upload",
 		"sim late", "sim late", "wall"}
 	unit := []string{"", "", "", "client", "mean ms", "p99 ms", "p99 ms", "mean ms", "mean ms", "mean ms", "p99 ms", "s"}
-	printRow(unit)
-	printRow(head)
-	for _, cs := range strings.Split(concs, ",") {
+	for k, cs := range strings.Split(concs, ",") {
 		c, err := strconv.Atoi(strings.TrimSpace(cs))
 		if err != nil || c < 1 {
 			return fmt.Errorf("-concurrency %q: not a positive integer", cs)
 		}
-		row, err := measure(bin, base, tmp, truthFile, c, max(10, c*waves), tokens, reqDur)
+		// One simulator per concurrency: its record is renamed into place
+		// when it stops, so it is read after stopping it.
+		truthFile := filepath.Join(tmp, fmt.Sprintf("truth-c%d.jsonl", c))
+		sim, err := startSim(bin, append(args[:len(args):len(args)], "--record", truthFile))
+		if err != nil {
+			return err
+		}
+		if k == 0 {
+			fmt.Printf("gobench client vs gobench sim --record (separate processes, %d cores, GOMAXPROCS %d)\n", runtime.NumCPU(), runtime.GOMAXPROCS(0))
+			fmt.Printf("%s\nPoisson arrivals at concurrency/%.2f s, capped at --max-concurrency, after `concurrency` warm-ups\n\n",
+				sim.banner, reqDur)
+			printRow(unit)
+			printRow(head)
+		}
+		row, err := measure(bin, sim, tmp, truthFile, c, max(10, c*waves), tokens, reqDur)
 		if err != nil {
 			return err
 		}
@@ -129,6 +119,49 @@ func run(bin string, ttft, itl time.Duration, tokens int, concs string, waves in
 	}
 	fmt.Println("\nTargets: TTFT err mean < 1 ms at 512 streams; ITL err p99 < 1 ms; ≤ 5 µs client CPU per event.")
 	fmt.Println("Errors are client minus truth, with the clocks tied by the fastest upload (see the package doc).")
+	return nil
+}
+
+// simProc is a running `gobench sim` process.
+type simProc struct {
+	cmd          *exec.Cmd
+	base, banner string
+	stopped      bool
+}
+
+// startSim starts `gobench sim` with args and reads its address from its
+// banner.
+func startSim(bin string, args []string) (*simProc, error) {
+	cmd := exec.Command(bin, args...)
+	stdout, err := cmd.StdoutPipe()
+	if err != nil {
+		return nil, err
+	}
+	if err := cmd.Start(); err != nil {
+		return nil, fmt.Errorf("start %s sim: %w", bin, err)
+	}
+	s := &simProc{cmd: cmd}
+	line, err := bufio.NewReader(stdout).ReadString('\n')
+	i := strings.Index(line, "http://")
+	if err != nil || i < 0 {
+		_ = s.stop()
+		return nil, fmt.Errorf("read the simulator's address from %q: %v", line, err)
+	}
+	s.base, s.banner = strings.Fields(line[i:])[0], strings.TrimSpace(line)
+	return s, nil
+}
+
+// stop interrupts the simulator, which then puts its record in place, and
+// waits for it to exit. A second stop does nothing.
+func (s *simProc) stop() error {
+	if s.stopped {
+		return nil
+	}
+	s.stopped = true
+	_ = s.cmd.Process.Signal(os.Interrupt)
+	if err := s.cmd.Wait(); err != nil {
+		return fmt.Errorf("gobench sim: %w", err)
+	}
 	return nil
 }
 
@@ -144,10 +177,12 @@ func toAny(s []string) []any {
 	return out
 }
 
-// measure runs one concurrency and returns its table row.
-func measure(bin, base, tmp, truthFile string, c, n, tokens int, reqDur float64) ([]string, error) {
+// measure runs one concurrency against sim, stops sim to read its record,
+// and returns the table row.
+func measure(bin string, sim *simProc, tmp, truthFile string, c, n, tokens int, reqDur float64) ([]string, error) {
+	defer func() { _ = sim.stop() }()
 	prefix := fmt.Sprintf("c%d-", c)
-	args := []string{"serve", "--base-url", base, "--num-prompts", strconv.Itoa(n), "--max-concurrency", strconv.Itoa(c),
+	args := []string{"serve", "--base-url", sim.base, "--num-prompts", strconv.Itoa(n), "--max-concurrency", strconv.Itoa(c),
 		"--request-rate", strconv.FormatFloat(float64(c)/reqDur, 'f', 3, 64), "--num-warmups", strconv.Itoa(c),
 		"--random-input-len", "64", "--random-output-len", strconv.Itoa(tokens), "--percentile-metrics", "ttft,tpot,itl,e2el",
 		"--disable-tqdm", "--seed", "1", "--request-id-prefix", prefix, "--model", "gobench/sim", "--tokenizer", "gobench-builtin"}
@@ -169,7 +204,10 @@ func measure(bin, base, tmp, truthFile string, c, n, tokens int, reqDur float64)
 	if err != nil {
 		return nil, err
 	}
-	truth, err := loadTruth(truthFile, prefix, len(res.TTFTs))
+	if err := sim.stop(); err != nil {
+		return nil, err
+	}
+	truth, err := readTruth(truthFile, prefix)
 	if err != nil {
 		return nil, err
 	}
@@ -289,19 +327,7 @@ type record struct {
 	LateNS    []int64 `json:"late_ns"`
 }
 
-// loadTruth reads the record lines of the requests whose id has prefix,
-// waiting a little for the last ones (written as each handler returns).
-func loadTruth(path, prefix string, want int) (map[string]*record, error) {
-	deadline := time.Now().Add(5 * time.Second)
-	for {
-		recs, err := readTruth(path, prefix)
-		if err != nil || len(recs) >= want || time.Now().After(deadline) {
-			return recs, err
-		}
-		time.Sleep(50 * time.Millisecond)
-	}
-}
-
+// readTruth reads the record lines of the requests whose id has prefix.
 func readTruth(path, prefix string) (map[string]*record, error) {
 	f, err := os.Open(path)
 	if err != nil {
