@@ -13,6 +13,7 @@ import (
 	"strings"
 
 	"github.com/gobench/gobench/internal/exitcode"
+	"github.com/gobench/gobench/internal/pyrandom"
 	"github.com/gobench/gobench/internal/tokenizer"
 )
 
@@ -32,7 +33,7 @@ type customRow struct {
 // "prompt" per line and an optional "output_tokens", shuffled with
 // random.seed(seed) unless --disable-shuffle, output lengths from
 // --custom-output-len or (with -1) each row, then oversampled.
-func Custom(opts Options, tok tokenizer.Tokenizer, warn io.Writer) ([]Sample, error) {
+func Custom(opts Options, tok tokenizer.Tokenizer, global *pyrandom.Random, warn io.Writer) ([]Sample, error) {
 	if opts.Path == "" {
 		return nil, errors.New("--dataset-name custom needs --dataset-path to a .jsonl file")
 	}
@@ -51,7 +52,7 @@ func Custom(opts Options, tok tokenizer.Tokenizer, warn io.Writer) ([]Sample, er
 	if err != nil {
 		return nil, err
 	}
-	shuffle(rows, opts)
+	shuffle(rows, opts, global)
 	n := opts.NumPrompts
 	if n <= 0 {
 		n = len(rows)
@@ -100,7 +101,7 @@ func Custom(opts Options, tok tokenizer.Tokenizer, warn io.Writer) ([]Sample, er
 	}
 	o := opts
 	o.NumPrompts = n
-	return oversample(samples, o, warn)
+	return oversample(samples, o, global, warn)
 }
 
 // readCustom reads the rows of a custom JSONL file, naming the file and line
@@ -196,7 +197,7 @@ type shareGPTEntry struct {
 // is the prompt and the second's token count the output length (or
 // --sharegpt-output-len); is_valid_sequence filters; ids count accepted
 // entries; then oversampling.
-func ShareGPT(opts Options, tok tokenizer.Tokenizer, warn io.Writer) ([]Sample, error) {
+func ShareGPT(opts Options, tok tokenizer.Tokenizer, global *pyrandom.Random, warn io.Writer) ([]Sample, error) {
 	if opts.Path == "" {
 		return nil, errors.New("--dataset-name sharegpt needs --dataset-path to a ShareGPT JSON file")
 	}
@@ -204,7 +205,7 @@ func ShareGPT(opts Options, tok tokenizer.Tokenizer, warn io.Writer) ([]Sample, 
 	if err != nil {
 		return nil, err
 	}
-	shuffle(entries, opts)
+	shuffle(entries, opts, global)
 	var samples []Sample
 	for _, e := range entries {
 		if len(samples) >= opts.NumPrompts {
@@ -248,7 +249,7 @@ func ShareGPT(opts Options, tok tokenizer.Tokenizer, warn io.Writer) ([]Sample, 
 	if len(entries) == 0 {
 		return nil, fmt.Errorf("%s: no conversation with at least two turns", opts.Path)
 	}
-	return oversample(samples, opts, warn)
+	return oversample(samples, opts, global, warn)
 }
 
 // validSequence is vLLM's is_valid_sequence with its default bounds.
