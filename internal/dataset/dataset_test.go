@@ -268,7 +268,7 @@ func FuzzParseCustom(f *testing.F) {
 	f.Add([]byte("{\"prompt\":1}\n"))
 	f.Add([]byte("[1,2]\n{"))
 	f.Fuzz(func(t *testing.T, data []byte) {
-		rows, err := parseCustom(bytes.NewReader(data), "f.jsonl")
+		rows, err := parseCustom(bytes.NewReader(data), "f.jsonl", maxValueBytes)
 		if err != nil {
 			if !strings.HasPrefix(err.Error(), "f.jsonl") {
 				t.Fatalf("error does not name the file: %v", err)
@@ -283,16 +283,40 @@ func FuzzParseCustom(f *testing.F) {
 	})
 }
 
-// FuzzReadShareGPT: no input panics the ShareGPT reader.
+// FuzzReadShareGPT: no input panics the ShareGPT reader, and on a valid
+// JSON list the streaming reader keeps exactly the entries that decoding
+// the whole list keeps.
 func FuzzReadShareGPT(f *testing.F) {
 	f.Add([]byte(`[{"conversations":[{"value":"a"},{"value":"b"}]}, 3, {"conversations":[]}]`))
 	f.Add([]byte("[\n{\"conversations\": [}\n]"))
+	f.Add([]byte(`["]\"[", {"conversations":[{"value":"{"},{"value":"}\\"}], "image": null}, -1.5e3, true]`))
 	f.Fuzz(func(t *testing.T, data []byte) {
 		p := filepath.Join(t.TempDir(), "s.json")
 		if err := os.WriteFile(p, data, 0o644); err != nil {
 			t.Fatal(err)
 		}
-		_, _ = readShareGPT(p)
+		got, err := readShareGPT(p)
+		var all []json.RawMessage
+		if json.Unmarshal(data, &all) != nil {
+			return
+		}
+		var want []shareGPTEntry
+		for i, raw := range all {
+			e, keep, werr := shareGPTConversation(bytes.TrimSpace(raw))
+			if werr != nil {
+				return // both fail, with their own messages
+			}
+			if keep {
+				e.index = i
+				want = append(want, e)
+			}
+		}
+		if err != nil {
+			t.Fatalf("valid list refused: %v", err)
+		}
+		if diff := cmp.Diff(want, got, cmp.AllowUnexported(shareGPTEntry{})); diff != "" {
+			t.Fatalf("(-whole +streamed):\n%s", diff)
+		}
 	})
 }
 

@@ -1,14 +1,12 @@
 package dataset
 
 import (
-	"bufio"
 	"bytes"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
 	"math"
-	"os"
 	"strconv"
 	"strings"
 
@@ -21,13 +19,6 @@ import (
 // chat template and the tokenizer has none (transformers raises there too).
 // The command line can fix it, so it exits with status 2.
 var ErrChatTemplate = exitcode.With(errors.New("the tokenizer has no chat template to apply: pass --skip-chat-template to send the prompts as they are"), exitcode.BadUsage)
-
-// customRow is one line of a custom JSONL file.
-type customRow struct {
-	line         int
-	prompt       string
-	outputTokens json.RawMessage // nil when absent
-}
 
 // Custom builds vLLM's custom dataset (CustomDataset): a JSONL file with a
 // "prompt" per line and an optional "output_tokens", shuffled with
@@ -104,59 +95,6 @@ func Custom(opts Options, tok tokenizer.Tokenizer, global *pyrandom.Random, warn
 	return oversample(samples, o, global, warn)
 }
 
-// readCustom reads the rows of a custom JSONL file, naming the file and line
-// of any problem.
-func readCustom(path string) ([]customRow, error) {
-	f, err := os.Open(path)
-	if err != nil {
-		return nil, fmt.Errorf("--dataset-path: %w", err)
-	}
-	defer f.Close()
-	return parseCustom(f, path)
-}
-
-// parseCustom parses custom JSONL from r; path names it in messages.
-func parseCustom(in io.Reader, path string) ([]customRow, error) {
-	r := bufio.NewReaderSize(in, 1<<20)
-	var rows []customRow
-	hasPrompt := false
-	for line := 1; ; line++ {
-		b, err := r.ReadBytes('\n')
-		if len(bytes.TrimSpace(b)) > 0 {
-			var m map[string]json.RawMessage
-			if jerr := json.Unmarshal(b, &m); jerr != nil {
-				return nil, fmt.Errorf("%s:%d: not a JSON object: %v", path, line, jerr)
-			}
-			row := customRow{line: line, outputTokens: m["output_tokens"]}
-			p, ok := m["prompt"]
-			if ok {
-				hasPrompt = true
-				if err := json.Unmarshal(p, &row.prompt); err != nil {
-					return nil, fmt.Errorf("%s:%d: \"prompt\" must be a string, got %.40s", path, line, p)
-				}
-			} else {
-				row.line = -line // reported below once the column is known to exist
-			}
-			rows = append(rows, row)
-		}
-		if errors.Is(err, io.EOF) {
-			break
-		}
-		if err != nil {
-			return nil, fmt.Errorf("read %s: %w", path, err)
-		}
-	}
-	if !hasPrompt {
-		return nil, fmt.Errorf("%s: JSONL file must contain a 'prompt' column.", path)
-	}
-	for _, row := range rows {
-		if row.line < 0 {
-			return nil, fmt.Errorf("%s:%d: the line has no \"prompt\"", path, -row.line)
-		}
-	}
-	return rows, nil
-}
-
 // pyInt converts an output_tokens value as Python's int() does on what pandas
 // loaded: an integral number, a float (truncated), or a string of digits.
 func pyInt(raw json.RawMessage) (int, error) {
@@ -179,17 +117,6 @@ func pyInt(raw json.RawMessage) (int, error) {
 		return 0, nil
 	}
 	return 0, fmt.Errorf("not a number: %s", raw)
-}
-
-// shareGPTEntry is the part of a ShareGPT conversation the dataset reads.
-type shareGPTEntry struct {
-	Conversations []struct {
-		Value json.RawMessage `json:"value"`
-	} `json:"conversations"`
-	Image json.RawMessage `json:"image"`
-	Video json.RawMessage `json:"video"`
-
-	index int // position in the file, for messages
 }
 
 // ShareGPT builds vLLM's sharegpt dataset: entries with at least two turns,
@@ -229,7 +156,7 @@ func ShareGPT(opts Options, tok tokenizer.Tokenizer, global *pyrandom.Random, wa
 		if !validSequence(promptLen, outputLen, opts.SharegptOutputLen != nil) {
 			continue
 		}
-		if !isNull(e.Image) || !isNull(e.Video) {
+		if e.media {
 			return nil, fmt.Errorf("%s: entry %d has an image or video: multimodal ShareGPT is %w", opts.Path, e.index, exitcode.ErrNotSupported)
 		}
 		samples = append(samples, Sample{
@@ -265,61 +192,8 @@ func isNull(raw json.RawMessage) bool {
 
 func turn(e shareGPTEntry, i int, path string) (string, error) {
 	var s string
-	if err := json.Unmarshal(e.Conversations[i].Value, &s); err != nil {
-		return "", fmt.Errorf("%s: entry %d: conversations[%d].value must be a string, got %.40s", path, e.index, i, e.Conversations[i].Value)
+	if err := json.Unmarshal(e.turns[i], &s); err != nil {
+		return "", fmt.Errorf("%s: entry %d: conversations[%d].value must be a string, got %.40s", path, e.index, i, e.turns[i])
 	}
 	return s, nil
-}
-
-// readShareGPT reads the entries with at least two turns, keeping their file
-// order. Syntax errors name the line and column.
-func readShareGPT(path string) ([]shareGPTEntry, error) {
-	data, err := os.ReadFile(path)
-	if err != nil {
-		return nil, fmt.Errorf("--dataset-path: %w", err)
-	}
-	dec := json.NewDecoder(bytes.NewReader(data))
-	if tok, err := dec.Token(); err != nil || tok != json.Delim('[') {
-		return nil, jsonError(path, data, err, "a ShareGPT file is a JSON list of conversations")
-	}
-	var out []shareGPTEntry
-	for i := 0; dec.More(); i++ {
-		var raw json.RawMessage
-		if err := dec.Decode(&raw); err != nil {
-			return nil, jsonError(path, data, err, "")
-		}
-		raw = bytes.TrimSpace(raw)
-		if len(raw) == 0 || raw[0] != '{' {
-			continue // vLLM's `"conversations" in entry` is false for non-objects
-		}
-		var e shareGPTEntry
-		if err := json.Unmarshal(raw, &e); err != nil {
-			return nil, fmt.Errorf("%s: entry %d: %v", path, i, err)
-		}
-		if len(e.Conversations) >= 2 {
-			e.index = i
-			out = append(out, e)
-		}
-	}
-	if _, err := dec.Token(); err != nil {
-		return nil, jsonError(path, data, err, "")
-	}
-	return out, nil
-}
-
-// jsonError locates a decoding error in data as path:line:column.
-func jsonError(path string, data []byte, err error, hint string) error {
-	var se *json.SyntaxError
-	if errors.As(err, &se) {
-		line := 1 + bytes.Count(data[:se.Offset], []byte("\n"))
-		col := int(se.Offset) - bytes.LastIndexByte(data[:se.Offset], '\n')
-		return fmt.Errorf("%s:%d:%d: %v", path, line, col, se)
-	}
-	if err == nil {
-		err = errors.New("unexpected JSON value")
-	}
-	if hint != "" {
-		return fmt.Errorf("%s: %v (%s)", path, err, hint)
-	}
-	return fmt.Errorf("%s: %w", path, err)
 }
