@@ -61,7 +61,7 @@ func TestCustomAppliesTheChatTemplate(t *testing.T) {
 			tok := chatTokenizer(t, tc.template)
 			o := opts
 			o.SkipChatTemplate = tc.skip
-			samples, err := Load(o, tok, io.Discard)
+			samples, err := Load(o, tok, nil, io.Discard)
 			if tc.err != "" {
 				if err == nil || !strings.Contains(err.Error(), tc.err) {
 					t.Fatalf("err = %v, want %q", err, tc.err)

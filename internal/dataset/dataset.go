@@ -103,9 +103,22 @@ func Validate(opts Options) error {
 // Load builds the samples with the dataset's loader. tok may be nil
 // (--skip-tokenizer-init) for the datasets that allow it. Warnings vLLM
 // logs go to warn.
-func Load(opts Options, tok tokenizer.Tokenizer, warn io.Writer) ([]Sample, error) {
+//
+// global plays CPython's global random, which vLLM seeds in main_async
+// (random.seed(args.seed)) and which its datasets reseed and draw from
+// (vllm/benchmarks/datasets/datasets.py@11dfa3169): the custom and
+// sharegpt loaders reseed it with the seed and shuffle their entries
+// (reseed only, with --disable-shuffle), oversampling reseeds it and draws
+// one choice per missing sample, the random dataset leaves it alone. Load
+// leaves it where vLLM leaves it, so that the run's random LoRA assignment
+// (serve.py@11dfa3169 benchmark: random.choice per request) continues it.
+// nil stands for a generator just seeded with opts.Seed.
+func Load(opts Options, tok tokenizer.Tokenizer, global *pyrandom.Random, warn io.Writer) ([]Sample, error) {
 	if warn == nil {
 		warn = io.Discard
+	}
+	if global == nil {
+		global = pyrandom.New(opts.Seed)
 	}
 	if err := Validate(opts); err != nil {
 		return nil, err
@@ -114,7 +127,7 @@ func Load(opts Options, tok tokenizer.Tokenizer, warn io.Writer) ([]Sample, erro
 	if spec.NeedsTokenizer && tok == nil {
 		return nil, fmt.Errorf("the %s dataset needs a tokenizer: remove --skip-tokenizer-init", opts.Name)
 	}
-	return spec.Load(opts, tok, warn)
+	return spec.Load(opts, tok, global, warn)
 }
 
 // pathForbidden is vLLM's message for a synthetic dataset given a file.
@@ -123,10 +136,10 @@ func pathForbidden(opts Options) error {
 }
 
 // oversample pads samples to n by drawing copies with CPython's
-// random.choice after random.seed(seed), as vLLM's
+// random.choice after random.seed(seed) on the global generator, as vLLM's
 // maybe_oversample_requests does; copies get ids continuing from the
 // original count. It then rejects duplicate ids.
-func oversample(samples []Sample, opts Options, warn io.Writer) ([]Sample, error) {
+func oversample(samples []Sample, opts Options, global *pyrandom.Random, warn io.Writer) ([]Sample, error) {
 	if opts.NoOversample {
 		fmt.Fprintf(warn, "Skipping oversampling. Total samples: %d.\n", len(samples))
 		return samples, nil
@@ -135,10 +148,10 @@ func oversample(samples []Sample, opts Options, warn io.Writer) ([]Sample, error
 		if len(samples) == 0 {
 			return nil, errors.New("no samples to oversample from: the dataset produced no valid request")
 		}
-		rng := pyrandom.New(opts.Seed)
+		global.Seed(opts.Seed)
 		orig := len(samples)
 		for i := range opts.NumPrompts - orig {
-			s := samples[rng.Choice(orig)]
+			s := samples[global.Choice(orig)]
 			s.RequestID = fmt.Sprintf("%s%d", opts.RequestIDPrefix, orig+i)
 			samples = append(samples, s)
 		}
@@ -154,11 +167,12 @@ func oversample(samples []Sample, opts Options, warn io.Writer) ([]Sample, error
 	return samples, nil
 }
 
-// shuffle reproduces random.seed(seed); random.shuffle(list) unless
-// disabled.
-func shuffle[T any](items []T, opts Options) {
+// shuffle reproduces the file loaders' random.seed(seed), then
+// random.shuffle(list) unless --disable-shuffle, on the global generator.
+func shuffle[T any](items []T, opts Options, global *pyrandom.Random) {
+	global.Seed(opts.Seed)
 	if opts.DisableShuffle {
 		return
 	}
-	pyrandom.New(opts.Seed).Shuffle(len(items), func(i, j int) { items[i], items[j] = items[j], items[i] })
+	global.Shuffle(len(items), func(i, j int) { items[i], items[j] = items[j], items[i] })
 }

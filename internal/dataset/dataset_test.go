@@ -59,7 +59,7 @@ func TestRandomMatchesVLLM(t *testing.T) {
 		opts := Options{Name: "random", NumPrompts: c.NumPrompts, Seed: c.Seed, RequestIDPrefix: "bench-x-",
 			RandomInputLen: c.InputLen, RandomOutputLen: c.OutputLen, RandomPrefixLen: c.PrefixLen,
 			RandomRangeRatio: mustRangeRatio(t, c.RangeRatio), RandomBatchSize: 1}
-		got, err := Load(opts, newFake(), io.Discard)
+		got, err := Load(opts, newFake(), nil, io.Discard)
 		if err != nil {
 			t.Fatalf("seed %d: %v", c.Seed, err)
 		}
@@ -82,7 +82,7 @@ func TestCustomMatchesVLLM(t *testing.T) {
 	for _, c := range cases {
 		opts := Options{Name: "custom", Path: filepath.Join("testdata", "custom60.jsonl"), NumPrompts: c.NumPrompts,
 			Seed: c.Seed, RequestIDPrefix: "p-", CustomOutputLen: c.OutputLen, SkipChatTemplate: true, DisableShuffle: !c.Shuffle}
-		got, err := Load(opts, newFake(), io.Discard)
+		got, err := Load(opts, newFake(), nil, io.Discard)
 		if err != nil {
 			t.Fatalf("seed %d: %v", c.Seed, err)
 		}
@@ -104,7 +104,7 @@ func TestShareGPTMatchesVLLM(t *testing.T) {
 	for _, c := range cases {
 		opts := Options{Name: "sharegpt", Path: filepath.Join("testdata", "sharegpt40.json"), NumPrompts: c.NumPrompts,
 			Seed: c.Seed, RequestIDPrefix: "s-", SharegptOutputLen: c.OutputLen}
-		got, err := Load(opts, newFake(), io.Discard)
+		got, err := Load(opts, newFake(), nil, io.Discard)
 		if err != nil {
 			t.Fatalf("seed %d: %v", c.Seed, err)
 		}
@@ -120,13 +120,13 @@ func TestRandomDeterminism(t *testing.T) {
 	t.Parallel()
 	opts := Options{Name: "random", NumPrompts: 16, Seed: 123, RandomInputLen: 50, RandomOutputLen: 20,
 		RandomPrefixLen: 7, RandomRangeRatio: RangeRatio{0.3, 0.3}, RandomBatchSize: 1}
-	a, _ := Load(opts, newFake(), nil)
-	b, _ := Load(opts, newFake(), nil)
+	a, _ := Load(opts, newFake(), nil, nil)
+	b, _ := Load(opts, newFake(), nil, nil)
 	if !cmp.Equal(a, b) {
 		t.Error("same seed gave different samples")
 	}
 	opts.Seed = 999
-	c, _ := Load(opts, newFake(), nil)
+	c, _ := Load(opts, newFake(), nil, nil)
 	if cmp.Equal(a, c) {
 		t.Error("different seeds gave the same samples")
 	}
@@ -233,13 +233,13 @@ func TestLoadErrors(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			t.Parallel()
-			_, err := Load(tt.opts, newFake(), nil)
+			_, err := Load(tt.opts, newFake(), nil, nil)
 			if err == nil || !strings.Contains(err.Error(), tt.want) {
 				t.Fatalf("err = %v, want it to contain %q", err, tt.want)
 			}
 		})
 	}
-	if _, err := Load(Options{Name: "sonnet"}, newFake(), nil); !errors.Is(err, exitcode.ErrNotSupported) {
+	if _, err := Load(Options{Name: "sonnet"}, newFake(), nil, nil); !errors.Is(err, exitcode.ErrNotSupported) {
 		t.Errorf("not ErrNotSupported: %v", err)
 	}
 }
@@ -248,7 +248,7 @@ func TestLoadErrors(t *testing.T) {
 // whatever the flags say (vLLM's behaviour with --skip-tokenizer-init).
 func TestCustomWithoutTokenizer(t *testing.T) {
 	t.Parallel()
-	got, err := Load(Options{Name: "custom", Path: filepath.Join("testdata", "custom60.jsonl"), NumPrompts: 3, CustomOutputLen: 99}, nil, nil)
+	got, err := Load(Options{Name: "custom", Path: filepath.Join("testdata", "custom60.jsonl"), NumPrompts: 3, CustomOutputLen: 99}, nil, nil, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -268,7 +268,7 @@ func FuzzParseCustom(f *testing.F) {
 	f.Add([]byte("{\"prompt\":1}\n"))
 	f.Add([]byte("[1,2]\n{"))
 	f.Fuzz(func(t *testing.T, data []byte) {
-		rows, err := parseCustom(bytes.NewReader(data), "f.jsonl")
+		rows, err := parseCustom(bytes.NewReader(data), "f.jsonl", maxValueBytes)
 		if err != nil {
 			if !strings.HasPrefix(err.Error(), "f.jsonl") {
 				t.Fatalf("error does not name the file: %v", err)
@@ -283,16 +283,40 @@ func FuzzParseCustom(f *testing.F) {
 	})
 }
 
-// FuzzReadShareGPT: no input panics the ShareGPT reader.
+// FuzzReadShareGPT: no input panics the ShareGPT reader, and on a valid
+// JSON list the streaming reader keeps exactly the entries that decoding
+// the whole list keeps.
 func FuzzReadShareGPT(f *testing.F) {
 	f.Add([]byte(`[{"conversations":[{"value":"a"},{"value":"b"}]}, 3, {"conversations":[]}]`))
 	f.Add([]byte("[\n{\"conversations\": [}\n]"))
+	f.Add([]byte(`["]\"[", {"conversations":[{"value":"{"},{"value":"}\\"}], "image": null}, -1.5e3, true]`))
 	f.Fuzz(func(t *testing.T, data []byte) {
 		p := filepath.Join(t.TempDir(), "s.json")
 		if err := os.WriteFile(p, data, 0o644); err != nil {
 			t.Fatal(err)
 		}
-		_, _ = readShareGPT(p)
+		got, err := readShareGPT(p)
+		var all []json.RawMessage
+		if json.Unmarshal(data, &all) != nil {
+			return
+		}
+		var want []shareGPTEntry
+		for i, raw := range all {
+			e, keep, werr := shareGPTConversation(bytes.TrimSpace(raw))
+			if werr != nil {
+				return // both fail, with their own messages
+			}
+			if keep {
+				e.index = i
+				want = append(want, e)
+			}
+		}
+		if err != nil {
+			t.Fatalf("valid list refused: %v", err)
+		}
+		if diff := cmp.Diff(want, got, cmp.AllowUnexported(shareGPTEntry{})); diff != "" {
+			t.Fatalf("(-whole +streamed):\n%s", diff)
+		}
 	})
 }
 

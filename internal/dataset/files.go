@@ -1,18 +1,17 @@
 package dataset
 
 import (
-	"bufio"
 	"bytes"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
 	"math"
-	"os"
 	"strconv"
 	"strings"
 
 	"github.com/gobench/gobench/internal/exitcode"
+	"github.com/gobench/gobench/internal/pyrandom"
 	"github.com/gobench/gobench/internal/tokenizer"
 )
 
@@ -21,18 +20,11 @@ import (
 // The command line can fix it, so it exits with status 2.
 var ErrChatTemplate = exitcode.With(errors.New("the tokenizer has no chat template to apply: pass --skip-chat-template to send the prompts as they are"), exitcode.BadUsage)
 
-// customRow is one line of a custom JSONL file.
-type customRow struct {
-	line         int
-	prompt       string
-	outputTokens json.RawMessage // nil when absent
-}
-
 // Custom builds vLLM's custom dataset (CustomDataset): a JSONL file with a
 // "prompt" per line and an optional "output_tokens", shuffled with
 // random.seed(seed) unless --disable-shuffle, output lengths from
 // --custom-output-len or (with -1) each row, then oversampled.
-func Custom(opts Options, tok tokenizer.Tokenizer, warn io.Writer) ([]Sample, error) {
+func Custom(opts Options, tok tokenizer.Tokenizer, global *pyrandom.Random, warn io.Writer) ([]Sample, error) {
 	if opts.Path == "" {
 		return nil, errors.New("--dataset-name custom needs --dataset-path to a .jsonl file")
 	}
@@ -51,7 +43,7 @@ func Custom(opts Options, tok tokenizer.Tokenizer, warn io.Writer) ([]Sample, er
 	if err != nil {
 		return nil, err
 	}
-	shuffle(rows, opts)
+	shuffle(rows, opts, global)
 	n := opts.NumPrompts
 	if n <= 0 {
 		n = len(rows)
@@ -100,60 +92,7 @@ func Custom(opts Options, tok tokenizer.Tokenizer, warn io.Writer) ([]Sample, er
 	}
 	o := opts
 	o.NumPrompts = n
-	return oversample(samples, o, warn)
-}
-
-// readCustom reads the rows of a custom JSONL file, naming the file and line
-// of any problem.
-func readCustom(path string) ([]customRow, error) {
-	f, err := os.Open(path)
-	if err != nil {
-		return nil, fmt.Errorf("--dataset-path: %w", err)
-	}
-	defer f.Close()
-	return parseCustom(f, path)
-}
-
-// parseCustom parses custom JSONL from r; path names it in messages.
-func parseCustom(in io.Reader, path string) ([]customRow, error) {
-	r := bufio.NewReaderSize(in, 1<<20)
-	var rows []customRow
-	hasPrompt := false
-	for line := 1; ; line++ {
-		b, err := r.ReadBytes('\n')
-		if len(bytes.TrimSpace(b)) > 0 {
-			var m map[string]json.RawMessage
-			if jerr := json.Unmarshal(b, &m); jerr != nil {
-				return nil, fmt.Errorf("%s:%d: not a JSON object: %v", path, line, jerr)
-			}
-			row := customRow{line: line, outputTokens: m["output_tokens"]}
-			p, ok := m["prompt"]
-			if ok {
-				hasPrompt = true
-				if err := json.Unmarshal(p, &row.prompt); err != nil {
-					return nil, fmt.Errorf("%s:%d: \"prompt\" must be a string, got %.40s", path, line, p)
-				}
-			} else {
-				row.line = -line // reported below once the column is known to exist
-			}
-			rows = append(rows, row)
-		}
-		if errors.Is(err, io.EOF) {
-			break
-		}
-		if err != nil {
-			return nil, fmt.Errorf("read %s: %w", path, err)
-		}
-	}
-	if !hasPrompt {
-		return nil, fmt.Errorf("%s: JSONL file must contain a 'prompt' column.", path)
-	}
-	for _, row := range rows {
-		if row.line < 0 {
-			return nil, fmt.Errorf("%s:%d: the line has no \"prompt\"", path, -row.line)
-		}
-	}
-	return rows, nil
+	return oversample(samples, o, global, warn)
 }
 
 // pyInt converts an output_tokens value as Python's int() does on what pandas
@@ -180,23 +119,12 @@ func pyInt(raw json.RawMessage) (int, error) {
 	return 0, fmt.Errorf("not a number: %s", raw)
 }
 
-// shareGPTEntry is the part of a ShareGPT conversation the dataset reads.
-type shareGPTEntry struct {
-	Conversations []struct {
-		Value json.RawMessage `json:"value"`
-	} `json:"conversations"`
-	Image json.RawMessage `json:"image"`
-	Video json.RawMessage `json:"video"`
-
-	index int // position in the file, for messages
-}
-
 // ShareGPT builds vLLM's sharegpt dataset: entries with at least two turns,
 // shuffled with random.seed(seed) unless --disable-shuffle; the first turn
 // is the prompt and the second's token count the output length (or
 // --sharegpt-output-len); is_valid_sequence filters; ids count accepted
 // entries; then oversampling.
-func ShareGPT(opts Options, tok tokenizer.Tokenizer, warn io.Writer) ([]Sample, error) {
+func ShareGPT(opts Options, tok tokenizer.Tokenizer, global *pyrandom.Random, warn io.Writer) ([]Sample, error) {
 	if opts.Path == "" {
 		return nil, errors.New("--dataset-name sharegpt needs --dataset-path to a ShareGPT JSON file")
 	}
@@ -204,7 +132,7 @@ func ShareGPT(opts Options, tok tokenizer.Tokenizer, warn io.Writer) ([]Sample, 
 	if err != nil {
 		return nil, err
 	}
-	shuffle(entries, opts)
+	shuffle(entries, opts, global)
 	var samples []Sample
 	for _, e := range entries {
 		if len(samples) >= opts.NumPrompts {
@@ -228,7 +156,7 @@ func ShareGPT(opts Options, tok tokenizer.Tokenizer, warn io.Writer) ([]Sample, 
 		if !validSequence(promptLen, outputLen, opts.SharegptOutputLen != nil) {
 			continue
 		}
-		if !isNull(e.Image) || !isNull(e.Video) {
+		if e.media {
 			return nil, fmt.Errorf("%s: entry %d has an image or video: multimodal ShareGPT is %w", opts.Path, e.index, exitcode.ErrNotSupported)
 		}
 		samples = append(samples, Sample{
@@ -248,7 +176,7 @@ func ShareGPT(opts Options, tok tokenizer.Tokenizer, warn io.Writer) ([]Sample, 
 	if len(entries) == 0 {
 		return nil, fmt.Errorf("%s: no conversation with at least two turns", opts.Path)
 	}
-	return oversample(samples, opts, warn)
+	return oversample(samples, opts, global, warn)
 }
 
 // validSequence is vLLM's is_valid_sequence with its default bounds.
@@ -264,61 +192,8 @@ func isNull(raw json.RawMessage) bool {
 
 func turn(e shareGPTEntry, i int, path string) (string, error) {
 	var s string
-	if err := json.Unmarshal(e.Conversations[i].Value, &s); err != nil {
-		return "", fmt.Errorf("%s: entry %d: conversations[%d].value must be a string, got %.40s", path, e.index, i, e.Conversations[i].Value)
+	if err := json.Unmarshal(e.turns[i], &s); err != nil {
+		return "", fmt.Errorf("%s: entry %d: conversations[%d].value must be a string, got %.40s", path, e.index, i, e.turns[i])
 	}
 	return s, nil
-}
-
-// readShareGPT reads the entries with at least two turns, keeping their file
-// order. Syntax errors name the line and column.
-func readShareGPT(path string) ([]shareGPTEntry, error) {
-	data, err := os.ReadFile(path)
-	if err != nil {
-		return nil, fmt.Errorf("--dataset-path: %w", err)
-	}
-	dec := json.NewDecoder(bytes.NewReader(data))
-	if tok, err := dec.Token(); err != nil || tok != json.Delim('[') {
-		return nil, jsonError(path, data, err, "a ShareGPT file is a JSON list of conversations")
-	}
-	var out []shareGPTEntry
-	for i := 0; dec.More(); i++ {
-		var raw json.RawMessage
-		if err := dec.Decode(&raw); err != nil {
-			return nil, jsonError(path, data, err, "")
-		}
-		raw = bytes.TrimSpace(raw)
-		if len(raw) == 0 || raw[0] != '{' {
-			continue // vLLM's `"conversations" in entry` is false for non-objects
-		}
-		var e shareGPTEntry
-		if err := json.Unmarshal(raw, &e); err != nil {
-			return nil, fmt.Errorf("%s: entry %d: %v", path, i, err)
-		}
-		if len(e.Conversations) >= 2 {
-			e.index = i
-			out = append(out, e)
-		}
-	}
-	if _, err := dec.Token(); err != nil {
-		return nil, jsonError(path, data, err, "")
-	}
-	return out, nil
-}
-
-// jsonError locates a decoding error in data as path:line:column.
-func jsonError(path string, data []byte, err error, hint string) error {
-	var se *json.SyntaxError
-	if errors.As(err, &se) {
-		line := 1 + bytes.Count(data[:se.Offset], []byte("\n"))
-		col := int(se.Offset) - bytes.LastIndexByte(data[:se.Offset], '\n')
-		return fmt.Errorf("%s:%d:%d: %v", path, line, col, se)
-	}
-	if err == nil {
-		err = errors.New("unexpected JSON value")
-	}
-	if hint != "" {
-		return fmt.Errorf("%s: %v (%s)", path, err, hint)
-	}
-	return fmt.Errorf("%s: %w", path, err)
 }

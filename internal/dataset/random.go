@@ -13,6 +13,7 @@ import (
 
 	"github.com/gobench/gobench/internal/numpyrand"
 	"github.com/gobench/gobench/internal/pyfmt"
+	"github.com/gobench/gobench/internal/pyrandom"
 	"github.com/gobench/gobench/internal/tokenizer"
 )
 
@@ -100,7 +101,7 @@ func SamplingParams(rng *numpyrand.Generator, n int, rr RangeRatio, inputLen, ou
 }
 
 // Random builds vLLM's random dataset (RandomDataset.sample).
-func Random(opts Options, tok tokenizer.Tokenizer, warn io.Writer) ([]Sample, error) {
+func Random(opts Options, tok tokenizer.Tokenizer, _ *pyrandom.Random, warn io.Writer) ([]Sample, error) {
 	rr := opts.RandomRangeRatio
 	numSpecial := tok.NumSpecialTokensToAdd()
 	realIn := max(0, opts.RandomInputLen-numSpecial)

@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/gobench/gobench/internal/exitcode"
+	"github.com/gobench/gobench/internal/pyrandom"
 	"github.com/gobench/gobench/internal/tokenizer"
 )
 
@@ -40,8 +41,10 @@ const (
 )
 
 // Loader builds a dataset's samples. tok is nil with
-// --skip-tokenizer-init; warnings vLLM logs go to warn.
-type Loader func(opts Options, tok tokenizer.Tokenizer, warn io.Writer) ([]Sample, error)
+// --skip-tokenizer-init; global is CPython's global random, which the
+// loader reseeds and draws from exactly as vLLM's dataset does (see Load);
+// warnings vLLM logs go to warn.
+type Loader func(opts Options, tok tokenizer.Tokenizer, global *pyrandom.Random, warn io.Writer) ([]Sample, error)
 
 // Spec describes one --dataset-name: what it needs and how it is built.
 // Everything that depends on which dataset a run uses asks its Spec, so a

@@ -36,6 +36,17 @@ type Random struct {
 // bit of the magnitude is used: |seed| is split into 32-bit words, least
 // significant first, with 0 giving the single word [0].
 func New(seed int64) *Random {
+	r := &Random{}
+	r.Seed(seed)
+	return r
+}
+
+// Seed is random.seed(seed) on an existing generator: it replaces the
+// state with the one New(seed) starts from. vLLM's loaders call the
+// module-level random.seed on CPython's one global generator, which later
+// draws (the LoRA assignment) continue; Seed lets one Random play that
+// generator.
+func (r *Random) Seed(seed int64) {
 	mag := uint64(seed)
 	if seed < 0 {
 		mag = -mag // two's complement negation also handles math.MinInt64
@@ -44,9 +55,7 @@ func New(seed int64) *Random {
 	if hi := uint32(mag >> 32); hi != 0 {
 		key = append(key, hi)
 	}
-	r := &Random{}
 	r.mt.SeedArray(key)
-	return r
 }
 
 // Uint32 returns the next raw 32-bit output (genrand_uint32), which is also

@@ -197,3 +197,17 @@ func TestInvalidArgumentsPanic(t *testing.T) {
 		})
 	}
 }
+
+// TestSeedRestarts: Seed on a generator that has drawn is random.seed on
+// CPython's global generator: what follows equals a fresh New.
+func TestSeedRestarts(t *testing.T) {
+	r := New(3)
+	r.Shuffle(50, func(int, int) {})
+	r.Seed(-77)
+	want := New(77)
+	for i := range 700 { // past one regeneration of the 624-word state
+		if x, y := r.Uint32(), want.Uint32(); x != y {
+			t.Fatalf("draw %d differs: %d vs %d", i, x, y)
+		}
+	}
+}

@@ -46,7 +46,10 @@ type Plan struct {
 	Arrivals []schedule.Arrival
 	Offsets  []float64
 
-	jobs   []job
+	jobs []job
+	// global plays CPython's global random: seeded with --seed as vLLM's
+	// main_async seeds it, used by the dataset, continued by the LoRA draws.
+	global *pyrandom.Random
 	client *backend.Client
 	// api talks to the server's side endpoints (models, tokenizer,
 	// metrics, profiler) with the run's headers.
@@ -186,7 +189,8 @@ func (p *Plan) samples(ctx context.Context, env Env) ([]dataset.Sample, error) {
 		// dataset draws from: say so before it fails obscurely.
 		return nil, fmt.Errorf("--dataset-name %s with tokenizer %s: %w", d.Name, p.Tokenizer.Name(), hub.ErrNoVocabulary)
 	}
-	samples, err := dataset.Load(d, p.Tokenizer, env.Stderr)
+	p.global = pyrandom.New(o.Seed)
+	samples, err := dataset.Load(d, p.Tokenizer, p.global, env.Stderr)
 	if err != nil {
 		return nil, err
 	}
@@ -226,7 +230,7 @@ func (p *Plan) requests(samples []dataset.Sample) {
 	extra := o.SamplingParams.Clone()
 	extra.Update(&o.ExtraBody)
 	ignoreEOS := p.ignoreEOS()
-	loras := pickLoRAs(*o, len(samples))
+	loras := pickLoRAs(*o, len(samples), p.global)
 	p.jobs = make([]job, len(samples))
 	for i, s := range samples {
 		req := &backend.Request{
@@ -259,19 +263,19 @@ func (p *Plan) schedule() error {
 }
 
 // pickLoRAs draws one LoRA module per request: round-robin, or
-// random.choice from CPython's global random as vLLM leaves it (seeded with
-// --seed; exact for the random dataset, which does not touch it).
-func pickLoRAs(opts Options, n int) []string {
+// random.choice from CPython's global random, continuing global where the
+// dataset left it (serve.py@11dfa3169 benchmark; dataset.Load says what
+// each dataset draws before).
+func pickLoRAs(opts Options, n int, global *pyrandom.Random) []string {
 	if len(opts.LoRAModules) == 0 {
 		return nil
 	}
 	out := make([]string, n)
-	rng := pyrandom.New(opts.Seed)
 	for i := range out {
 		if opts.LoRAAssignment == "round-robin" {
 			out[i] = opts.LoRAModules[i%len(opts.LoRAModules)]
 		} else {
-			out[i] = opts.LoRAModules[rng.Choice(len(opts.LoRAModules))]
+			out[i] = opts.LoRAModules[global.Choice(len(opts.LoRAModules))]
 		}
 	}
 	return out

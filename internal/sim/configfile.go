@@ -4,9 +4,9 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"os"
 	"strings"
 
+	"github.com/gobench/gobench/internal/readlimit"
 	"go.yaml.in/yaml/v3"
 )
 
@@ -16,13 +16,18 @@ type configEntry struct {
 	line       int
 }
 
+// maxConfigBytes bounds a --config file, so that a path naming a device or
+// a pipe that never ends fails instead of exhausting memory: a file of
+// flat options is a few hundred bytes.
+const maxConfigBytes = 1 << 20
+
 // readConfigFile gives the knobs of the config file (--config) that the
 // command line did not give.
 func (o *Options) readConfigFile() error {
 	if o.configFile == "" {
 		return nil
 	}
-	b, err := os.ReadFile(o.configFile)
+	b, err := readlimit.File(o.configFile, maxConfigBytes)
 	if err != nil {
 		return fmt.Errorf("%s: %w", o.flag("config"), err)
 	}

@@ -8,7 +8,15 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+
+	"github.com/gobench/gobench/internal/readlimit"
 )
+
+// maxFileBytes bounds each file of a tokenizer, so that a path naming a
+// device or a pipe that never ends (--tokenizer /dev/zero) fails instead of
+// exhausting memory. The largest tokenizer.json files (256k-token
+// vocabularies) are about 35 MB.
+const maxFileBytes = 256 << 20
 
 // Load reads a Hugging Face tokenizer. path is a tokenizer.json file or a
 // folder that contains one. tokenizer_config.json and special_tokens_map.json
@@ -30,7 +38,7 @@ func LoadNamed(path, name string) (Tokenizer, error) {
 	} else if st.IsDir() {
 		file = filepath.Join(path, "tokenizer.json")
 	}
-	data, err := os.ReadFile(file)
+	data, err := readlimit.JSONObject(file, maxFileBytes)
 	if err != nil {
 		return nil, fmt.Errorf("tokenizer: %w", err)
 	}
@@ -39,7 +47,11 @@ func LoadNamed(path, name string) (Tokenizer, error) {
 	var chat *namedJSON
 	for _, name := range []string{"tokenizer_config.json", "special_tokens_map.json", "chat_template.jinja"} {
 		p := filepath.Join(dir, name)
-		b, err := os.ReadFile(p)
+		read := readlimit.JSONObject
+		if name == "chat_template.jinja" {
+			read = readlimit.File
+		}
+		b, err := read(p, maxFileBytes)
 		if errors.Is(err, fs.ErrNotExist) {
 			continue
 		}

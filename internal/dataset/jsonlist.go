@@ -1,0 +1,187 @@
+package dataset
+
+import (
+	"bufio"
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+
+	"github.com/gobench/gobench/internal/readlimit"
+)
+
+// jsonList reads the elements of a JSON list from a stream one at a time,
+// none longer than limit bytes (nor a run of whitespace), knowing the line
+// and column of every byte. It only finds where each element ends
+// (strings, escapes, nesting); json.Unmarshal checks the element itself.
+// encoding/json's Decoder buffers an element the same way, but once tokens
+// have been read its syntax errors no longer give the offset in the input,
+// and messages must give the line.
+type jsonList struct {
+	r         *bufio.Reader
+	name      string // names the input in messages
+	limit     int
+	line, col int    // of the next byte, from 1
+	buf       []byte // the current element, reused
+}
+
+// listValue is one element of the list and where it starts.
+type listValue struct {
+	data      []byte // valid until the next call of element
+	line, col int
+}
+
+// read consumes one byte.
+func (l *jsonList) read() (byte, error) {
+	c, err := l.r.ReadByte()
+	if err != nil {
+		return 0, err
+	}
+	if c == '\n' {
+		l.line, l.col = l.line+1, 1
+	} else {
+		l.col++
+	}
+	return c, nil
+}
+
+// nonSpace consumes JSON whitespace (at most limit bytes of it) and the
+// byte after, which it returns with its position.
+func (l *jsonList) nonSpace() (c byte, line, col int, err error) {
+	for n := 0; ; n++ {
+		if n > l.limit {
+			return 0, line, col, fmt.Errorf("%s:%d:%d: more than %s of whitespace", l.name, line, col, readlimit.Size(int64(l.limit)))
+		}
+		line, col = l.line, l.col
+		if c, err = l.read(); err != nil || !isSpace(c) {
+			return c, line, col, err
+		}
+	}
+}
+
+// open consumes the list's '['; hint says what the input should be.
+func (l *jsonList) open(hint string) error {
+	c, line, col, err := l.nonSpace()
+	switch {
+	case errors.Is(err, io.EOF):
+		return fmt.Errorf("%s: %s: the file is empty", l.name, hint)
+	case err != nil:
+		return l.readError(err)
+	case c != '[':
+		return fmt.Errorf("%s:%d:%d: %s: it starts with %s, not '['", l.name, line, col, hint, readlimit.Quote(c))
+	}
+	return nil
+}
+
+// element returns the next element, or ok false after the closing ']'.
+// It fails with errValueTooLarge (and the element's start in v) when the
+// element is longer than the limit.
+func (l *jsonList) element(first bool) (v listValue, ok bool, err error) {
+	c, line, col, err := l.nonSpace()
+	if err == nil && !first && c == ',' {
+		c, line, col, err = l.nonSpace()
+		if err == nil && c == ']' {
+			return v, false, fmt.Errorf("%s:%d:%d: invalid character ']' after a comma", l.name, line, col)
+		}
+	} else if err == nil && !first && c != ']' {
+		return v, false, fmt.Errorf("%s:%d:%d: invalid character %s after a list element", l.name, line, col, readlimit.Quote(c))
+	}
+	if err != nil || c == ']' {
+		return v, false, l.readError(err)
+	}
+	v.line, v.col = line, col
+	l.buf = append(l.buf[:0], c)
+	if err := l.rest(c); err != nil {
+		return v, false, l.readError(err)
+	}
+	v.data = l.buf
+	return v, true, nil
+}
+
+// rest reads the rest of the value that starts with c into l.buf.
+func (l *jsonList) rest(c byte) error {
+	depth, inString, escaped := 0, c == '"', false
+	switch c {
+	case '{', '[':
+		depth = 1
+	case '"':
+	default:
+		return l.scalar()
+	}
+	for depth > 0 || inString {
+		c, err := l.read()
+		if err != nil {
+			return err
+		}
+		if len(l.buf) >= l.limit {
+			return errValueTooLarge
+		}
+		l.buf = append(growCapped(l.buf, 1, l.limit), c)
+		switch {
+		case escaped:
+			escaped = false
+		case inString:
+			escaped, inString = c == '\\', c != '"'
+		case c == '"':
+			inString = true
+		case c == '{' || c == '[':
+			depth++
+		case c == '}' || c == ']':
+			depth--
+		}
+	}
+	return nil
+}
+
+// scalar reads the rest of a number, true, false or null into l.buf: up
+// to the next delimiter, which is left unread.
+func (l *jsonList) scalar() error {
+	for {
+		b, err := l.r.Peek(1)
+		if errors.Is(err, io.EOF) {
+			return nil // the caller meets the end next
+		}
+		if err != nil {
+			return err
+		}
+		if isSpace(b[0]) || bytes.IndexByte([]byte(",]}[{\""), b[0]) >= 0 {
+			return nil
+		}
+		if len(l.buf) >= l.limit {
+			return errValueTooLarge
+		}
+		c, _ := l.read()
+		l.buf = append(growCapped(l.buf, 1, l.limit), c)
+	}
+}
+
+// readError names the input and the position of a read error, the end of
+// the input inside the list included.
+func (l *jsonList) readError(err error) error {
+	switch {
+	case err == nil, errors.Is(err, errValueTooLarge):
+		return err
+	case errors.Is(err, io.EOF):
+		return fmt.Errorf("%s:%d:%d: the file ends inside the list (%w)", l.name, l.line, l.col, io.ErrUnexpectedEOF)
+	}
+	return fmt.Errorf("read %s: %w", l.name, err)
+}
+
+// valueError locates json.Unmarshal's error on element i (v) as
+// name:line:column, or names the element.
+func (l *jsonList) valueError(v listValue, i int, err error) error {
+	var se *json.SyntaxError
+	if !errors.As(err, &se) {
+		return fmt.Errorf("%s: entry %d: %v", l.name, i, err)
+	}
+	k := min(max(int(se.Offset)-1, 0), len(v.data)) // Offset counts the bad byte
+	line, col := v.line, v.col+k
+	if nl := bytes.LastIndexByte(v.data[:k], '\n'); nl >= 0 {
+		line, col = line+bytes.Count(v.data[:k], []byte{'\n'}), k-nl
+	}
+	return fmt.Errorf("%s:%d:%d: %v", l.name, line, col, se)
+}
+
+// isSpace reports whether c is JSON whitespace.
+func isSpace(c byte) bool { return c == ' ' || c == '\t' || c == '\n' || c == '\r' }
