@@ -9,10 +9,10 @@ import (
 	"net/http"
 	"strings"
 	"sync"
-	"sync/atomic"
 	"time"
 
 	"github.com/gobench/gobench/internal/metrics"
+	"github.com/gobench/gobench/internal/redirect"
 	"github.com/gobench/gobench/internal/stream"
 )
 
@@ -27,20 +27,47 @@ const maxErrorBody = 2048
 // Client sends requests and times them.
 type Client struct {
 	// HTTP sends the requests. It must not have a Timeout: that would bound
-	// reading the stream too.
+	// reading the stream too (Deadline is the bound on a whole request).
+	// Its CheckRedirect is not used: Do follows redirects only as package
+	// redirect allows, so the user's headers never reach another host.
 	HTTP *http.Client
 	// Now reads the run's monotonic clock in seconds.
 	Now func() float64
 	// APIKey, when set, is sent as "Authorization: Bearer <key>"
 	// (vLLM reads OPENAI_API_KEY). It is never logged.
 	APIKey string
-	// ReadTimeout, when > 0, fails a request that receives no bytes for that
-	// long (vLLM's VLLM_BENCH_SOCK_READ), so a stalled stream cannot hang
-	// the run.
+	// ReadTimeout, when > 0, fails a request that makes no progress for
+	// that long: no token event, usage event or [DONE] since it was sent
+	// or since the previous one (vLLM's VLLM_BENCH_SOCK_READ). aiohttp
+	// applies it to every socket read, so a server that sends SSE comments
+	// or empty chunks as keep-alives holds a stalled request open forever;
+	// gobench counts progress, not bytes.
 	ReadTimeout time.Duration
+	// Deadline, when > 0, bounds a whole request, from sending it to its
+	// last event, so a server that streams forever cannot hang a run
+	// (--request-timeout; vLLM's aiohttp session has a total timeout of 6
+	// hours, vllm/benchmarks/lib/endpoint_request_func.py@11dfa3169
+	// AIOHTTP_TIMEOUT). 0 means none at this level.
+	Deadline time.Duration
 }
 
 var readerPool = sync.Pool{New: func() any { return stream.NewReader(nil, 0) }}
+
+// The causes of a request's cancellation that Do itself decides.
+var (
+	errNoProgress = errors.New("no progress within the read timeout")
+	errDeadline   = errors.New("the request's deadline passed")
+	errDrained    = errors.New("done draining after [DONE]")
+)
+
+// After [DONE], Do reads what the server still sends for at most
+// doneGrace and maxDrain bytes, so that the connection can be reused: a
+// server ends its response right after [DONE] (microseconds), and one that
+// keeps it open or keeps sending must not hold the request.
+const (
+	doneGrace = 250 * time.Millisecond
+	maxDrain  = 64 << 10
+)
 
 // Headers returns the headers of a request, in vLLM's precedence:
 // Content-Type and Authorization, then --header values (which override
@@ -72,6 +99,9 @@ func (c *Client) Headers(extra []Header, requestID string) http.Header {
 // StartTime, each ITL the gap between consecutive token events, and Latency
 // the last token event's timestamp minus StartTime; the usage event does not
 // extend it. Hence Latency - TTFT = sum(ITL) up to float rounding.
+//
+// The request ends at [DONE], at the end of the body, at an error event,
+// or when ReadTimeout or Deadline runs out.
 func (c *Client) Do(ctx context.Context, b Backend, req *Request, body []byte) metrics.Output {
 	out := metrics.Output{PromptLen: req.PromptLen}
 	if req.OutputLen > 1 {
@@ -79,14 +109,10 @@ func (c *Client) Do(ctx context.Context, b Backend, req *Request, body []byte) m
 		// slice while streaming would copy it log(n) times per request.
 		out.ITL = make([]float64, 0, min(req.OutputLen-1, 1<<16))
 	}
-	ctx, cancel := context.WithCancel(ctx)
-	defer cancel()
-	var timedOut atomic.Bool
-	var timer *time.Timer
-	if c.ReadTimeout > 0 {
-		timer = time.AfterFunc(c.ReadTimeout, func() { timedOut.Store(true); cancel() })
-		defer timer.Stop()
-	}
+	ctx, cancel := c.bound(ctx)
+	defer cancel(nil)
+	wd := newWatchdog(c.ReadTimeout, cancel)
+	defer wd.stop()
 	hreq, err := http.NewRequestWithContext(ctx, http.MethodPost, req.APIURL, bytes.NewReader(body))
 	if err != nil {
 		out.Error = fmt.Sprintf("build request: %v", err)
@@ -96,9 +122,9 @@ func (c *Client) Do(ctx context.Context, b Backend, req *Request, body []byte) m
 
 	st := c.Now()
 	out.StartTime = st
-	resp, err := c.HTTP.Do(hreq)
+	resp, err := redirect.Client(c.HTTP).Do(hreq)
 	if err != nil {
-		out.Error = c.describe(ctx, err, &timedOut)
+		out.Error = c.describe(ctx, err, wd)
 		return out
 	}
 	defer resp.Body.Close()
@@ -106,41 +132,128 @@ func (c *Client) Do(ctx context.Context, b Backend, req *Request, body []byte) m
 		out.Error = statusError(resp)
 		return out
 	}
-	var r io.Reader = resp.Body
-	if timer != nil {
-		timer.Reset(c.ReadTimeout)
-		r = &deadlineReader{r: resp.Body, t: timer, d: c.ReadTimeout}
-	}
+	wd.body = &countingReader{r: resp.Body}
 	rd := readerPool.Get().(*stream.Reader)
-	rd.Reset(r)
+	rd.Reset(wd.body)
 	defer func() { rd.Reset(nil); readerPool.Put(rd) }()
 
 	tm := timing{out: &out, start: st, last: st}
+	done := c.read(ctx, b, rd, &tm, wd)
+	tm.finish()
+	if done {
+		drain(resp.Body, cancel)
+	}
+	return out
+}
+
+// bound derives the request's context: cancelled with a cause by the
+// watchdog or after [DONE], and bounded by Deadline.
+func (c *Client) bound(ctx context.Context) (context.Context, context.CancelCauseFunc) {
+	if c.Deadline <= 0 {
+		return context.WithCancelCause(ctx)
+	}
+	dctx, stop := context.WithTimeoutCause(ctx, c.Deadline, errDeadline)
+	ctx, cancel := context.WithCancelCause(dctx)
+	return ctx, func(cause error) { cancel(cause); stop() }
+}
+
+// read takes the events of the stream into tm until the stream ends, and
+// reports whether it ended with [DONE].
+func (c *Client) read(ctx context.Context, b Backend, rd *stream.Reader, tm *timing, wd *watchdog) (done bool) {
+	out := tm.out
 	var chunk Chunk
 	for {
 		ev, err := rd.Next()
 		if err != nil {
 			if !errors.Is(err, io.EOF) {
-				out.Error = c.describe(ctx, err, &timedOut)
+				out.Error = c.describe(ctx, err, wd)
 			}
-			break
+			return false
 		}
 		ts := c.Now()
 		if string(ev.Data) == "[DONE]" {
-			continue
+			return true
 		}
 		if err := b.Decode(ev.Type, ev.Data, &chunk); err != nil {
 			out.Error = err.Error()
-			break
+			return false
 		}
 		if chunk.Error != "" {
 			out.Error = "server error event: " + chunk.Error
-			break
+			return false
+		}
+		if chunk.Token || chunk.Usage {
+			wd.progress()
 		}
 		tm.add(ts, &chunk)
 	}
-	tm.finish()
-	return out
+}
+
+// drain reads what follows [DONE] (normally only the end of the body), for
+// at most doneGrace and maxDrain bytes, so that the connection goes back to
+// the pool; past either bound the request's context is cancelled and the
+// connection closed.
+func drain(body io.Reader, cancel context.CancelCauseFunc) {
+	t := time.AfterFunc(doneGrace, func() { cancel(errDrained) })
+	defer t.Stop()
+	_, _ = io.Copy(io.Discard, io.LimitReader(body, maxDrain))
+}
+
+// watchdog cancels a request that makes no progress for ReadTimeout. The
+// timer starts before the request is sent, so the wait for the first token
+// counts too.
+type watchdog struct {
+	t *time.Timer
+	d time.Duration
+	// body counts the bytes of the response; mark is its count at the last
+	// progress. Both belong to Do's goroutine.
+	body *countingReader
+	mark int64
+}
+
+func newWatchdog(d time.Duration, cancel context.CancelCauseFunc) *watchdog {
+	w := &watchdog{d: d}
+	if d > 0 {
+		w.t = time.AfterFunc(d, func() { cancel(errNoProgress) })
+	}
+	return w
+}
+
+// progress restarts the wait: a token, usage or final event arrived.
+func (w *watchdog) progress() {
+	if w.t == nil {
+		return
+	}
+	w.t.Reset(w.d)
+	if w.body != nil {
+		w.mark = w.body.n
+	}
+}
+
+// idleBytes is how many bytes arrived since the last progress.
+func (w *watchdog) idleBytes() int64 {
+	if w.body == nil {
+		return 0
+	}
+	return w.body.n - w.mark
+}
+
+func (w *watchdog) stop() {
+	if w.t != nil {
+		w.t.Stop()
+	}
+}
+
+// countingReader counts the bytes read through it.
+type countingReader struct {
+	r io.Reader
+	n int64
+}
+
+func (c *countingReader) Read(p []byte) (int, error) {
+	n, err := c.r.Read(p)
+	c.n += int64(n)
+	return n, err
 }
 
 // timing builds one request's record from its events, in the order they
@@ -201,13 +314,24 @@ func (t *timing) finish() {
 	out.Success = out.Error == ""
 }
 
-// describe turns a transport error into the text kept in the record.
-func (c *Client) describe(ctx context.Context, err error, timedOut *atomic.Bool) string {
+// describe turns a transport error into the text kept in the record,
+// saying which bound ended the request.
+func (c *Client) describe(ctx context.Context, err error, wd *watchdog) string {
+	cause := context.Cause(ctx)
 	switch {
-	case timedOut.Load():
+	case errors.Is(cause, errNoProgress):
+		if n := wd.idleBytes(); n > 0 {
+			return fmt.Sprintf("timed out: no token from the server for %s, only %d bytes without one (SSE comments, empty chunks) (--read-timeout / VLLM_BENCH_SOCK_READ)", c.ReadTimeout, n)
+		}
 		return fmt.Sprintf("timed out: no data from the server for %s (--read-timeout / VLLM_BENCH_SOCK_READ)", c.ReadTimeout)
+	case errors.Is(cause, errDeadline):
+		return fmt.Sprintf("timed out: the request did not finish within %s (--request-timeout)", c.Deadline)
 	case ctx.Err() != nil && errors.Is(err, context.Canceled):
 		return "cancelled: the run was interrupted before this request finished"
+	}
+	var re *redirect.Error
+	if errors.As(err, &re) {
+		return re.Error()
 	}
 	return err.Error()
 }
@@ -225,16 +349,4 @@ func statusError(resp *http.Response) string {
 		msg += ": " + t
 	}
 	return "HTTP " + msg
-}
-
-// deadlineReader re-arms the read-timeout timer before every read.
-type deadlineReader struct {
-	r io.Reader
-	t *time.Timer
-	d time.Duration
-}
-
-func (d *deadlineReader) Read(p []byte) (int, error) {
-	d.t.Reset(d.d)
-	return d.r.Read(p)
 }

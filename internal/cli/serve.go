@@ -51,7 +51,7 @@ clock: TTFT is the first token event, ITL the gap between token events,
 E2EL the last token event, TPOT (E2EL-TTFT)/(output tokens-1).
 
 Environment: OPENAI_API_KEY (sent as a bearer token, never printed or
-saved), VLLM_BENCH_SOCK_READ (per-read timeout in seconds).
+saved), VLLM_BENCH_SOCK_READ (--read-timeout: seconds without a token).
 
 Thresholds: --threshold 'p99_ttft_ms<500' (repeatable) checks the result
 after the run and prints PASS or FAIL with the measured value after the

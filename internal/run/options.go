@@ -77,8 +77,12 @@ type Options struct {
 	ReadyCheckTimeout time.Duration
 	Profile           bool
 	RequestIDPrefix   string
-	// ReadTimeout fails a request that receives nothing for that long.
+	// ReadTimeout fails a request that receives no token (or final event)
+	// for that long.
 	ReadTimeout time.Duration
+	// RequestTimeout bounds each request as a whole (--request-timeout;
+	// vLLM's aiohttp total timeout, 6 hours by default).
+	RequestTimeout time.Duration
 	// InterruptGrace bounds the wait for requests in flight after the first
 	// interrupt.
 	InterruptGrace time.Duration
@@ -133,6 +137,11 @@ var tokenizerModes = []string{"auto", "hf", "server"}
 // LoRA assignments (--lora-assignment).
 var loraAssignments = []string{"random", "round-robin"}
 
+// DefaultRequestTimeout is vLLM's total timeout of a request: its aiohttp
+// session's ClientTimeout(total=6 * 60 * 60)
+// (vllm/benchmarks/lib/endpoint_request_func.py@11dfa3169 AIOHTTP_TIMEOUT).
+const DefaultRequestTimeout = 6 * time.Hour
+
 // DefaultOptions are vLLM's defaults for every flag
 // (vllm/benchmarks/serve.py@11dfa3169 add_cli_args), with a fresh request
 // id prefix as vLLM draws one per process. The command line registers its
@@ -148,6 +157,7 @@ func DefaultOptions() Options {
 		Schedule:        schedule.Params{RequestRate: math.Inf(1), Burstiness: 1},
 		RequestIDPrefix: NewRequestIDPrefix(),
 		InterruptGrace:  30 * time.Second,
+		RequestTimeout:  DefaultRequestTimeout,
 		LoRAAssignment:  "random",
 		Percentiles:     ps,
 		Dataset:         dataset.DefaultOptions(),
@@ -216,6 +226,9 @@ func (o *Options) validateLoad() error {
 	}
 	if o.Seed < 0 || o.Seed > math.MaxUint32 {
 		return errors.New("argument --seed: Seed must be between 0 and 2**32 - 1")
+	}
+	if !(o.RequestTimeout > 0) {
+		return errors.New("argument --request-timeout: must be a positive number of seconds")
 	}
 	if o.MaxConcurrency < 0 {
 		return errors.New("--max-concurrency must be greater than 0")

@@ -123,7 +123,7 @@ func (p *Plan) target(env Env) error {
 	}
 	hc := &http.Client{Transport: env.Transport(o.MaxConcurrency, o.Insecure)}
 	p.clock = newClock()
-	p.client = &backend.Client{HTTP: hc, Now: p.clock.Seconds, APIKey: o.APIKey, ReadTimeout: o.ReadTimeout}
+	p.client = &backend.Client{HTTP: hc, Now: p.clock.Seconds, APIKey: o.APIKey, ReadTimeout: o.ReadTimeout, Deadline: o.RequestTimeout}
 	p.api = &serverapi.Client{HTTP: hc, BaseURL: p.BaseURL, Header: p.client.Headers(o.Headers, "")}
 	return nil
 }

@@ -8,9 +8,10 @@
 // Every call carries the same headers as the benchmark requests (the
 // user's --header values and the API key's Authorization), so a server
 // behind an auth gateway answers them too, and every call has its own
-// timeout, reported as a *TimeoutError naming the endpoint. The package
-// knows nothing of backends or runs: the ready check takes its probe as a
-// function.
+// timeout, reported as a *TimeoutError naming the endpoint. Redirects are
+// followed only as package redirect allows (never to another host, which
+// would receive those headers). The package knows nothing of backends or
+// runs: the ready check takes its probe as a function.
 package serverapi
 
 import (
@@ -23,6 +24,8 @@ import (
 	"net/http"
 	"strings"
 	"time"
+
+	"github.com/gobench/gobench/internal/redirect"
 )
 
 // Default per-call timeouts, used when the Client's field is zero.
@@ -47,7 +50,8 @@ const (
 // size bound mean the defaults; a Client is safe for concurrent use and is
 // not modified by its methods.
 type Client struct {
-	// HTTP sends the calls; nil uses http.DefaultClient.
+	// HTTP sends the calls; nil uses http.DefaultClient. Its CheckRedirect
+	// is not used: redirects follow package redirect's rule.
 	HTTP *http.Client
 	// BaseURL is the server's root, without /v1 (e.g.
 	// http://127.0.0.1:8000); a trailing slash is ignored.
@@ -144,11 +148,7 @@ func (c *Client) roundTrip(ctx context.Context, method, url string, body any) ([
 	if body != nil {
 		req.Header.Set("Content-Type", "application/json")
 	}
-	hc := c.HTTP
-	if hc == nil {
-		hc = http.DefaultClient
-	}
-	resp, err := hc.Do(req)
+	resp, err := redirect.Client(c.HTTP).Do(req)
 	if err != nil {
 		return nil, err // a *url.Error, which names the method and URL
 	}

@@ -152,7 +152,7 @@ func (d *downloader) fetch(ctx context.Context, folder, snap, file string, m *fi
 			return err
 		}
 		d.authorize(req)
-		resp, err := d.client.Do(req)
+		resp, err := d.tokenOnlyToHub().Do(req)
 		if err != nil {
 			return fmt.Errorf("download %s: %w", file, err)
 		}
@@ -187,12 +187,32 @@ func (d *downloader) fetch(ctx context.Context, folder, snap, file string, m *fi
 }
 
 // authorize adds HF_TOKEN to requests for the Hub itself, never to
-// another host (the CDN a large file redirects to gets no token; Go's
-// client also drops Authorization on redirects to other hosts).
+// another host (the CDN a large file redirects to gets no token, and
+// tokenOnlyToHub drops it from redirects that leave the Hub).
 func (d *downloader) authorize(req *http.Request) {
 	if d.token != "" && req.URL.Host == d.endpoint.Host && req.URL.Scheme == d.endpoint.Scheme {
 		req.Header.Set("Authorization", "Bearer "+d.token)
 	}
+}
+
+// tokenOnlyToHub is d.client following redirects (the Hub sends files to
+// its CDN) with HF_TOKEN kept for the Hub's own origin. Go's client drops
+// Authorization only when the host name leaves the domain, so it would
+// carry the token to a sub-domain (huggingface.co to
+// cdn-lfs.huggingface.co) or another port; huggingface_hub's HTTP clients
+// drop it there too.
+func (d *downloader) tokenOnlyToHub() *http.Client {
+	c := *d.client
+	c.CheckRedirect = func(req *http.Request, via []*http.Request) error {
+		if len(via) >= 10 {
+			return errors.New("stopped after 10 redirects")
+		}
+		if req.URL.Host != d.endpoint.Host || req.URL.Scheme != d.endpoint.Scheme {
+			req.Header.Del("Authorization")
+		}
+		return nil
+	}
+	return &c
 }
 
 // redact drops the query of a URL (signed CDN URLs carry credentials).
