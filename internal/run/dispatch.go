@@ -66,12 +66,13 @@ func (d *dispatcher) run(ctx context.Context, now func() float64, jobs []job, of
 	defer cancelAll()
 	res := dispatchResult{outputs: make([]metrics.Output, len(jobs)), sent: make([]bool, len(jobs))}
 	var wg sync.WaitGroup
+	stop := d.stop // read once: the goroutines below outlive a change of d
 	// Once stop fires, in-flight requests get grace, then are cancelled.
-	// Every decision to send reads d.stop itself, so a request due at the
+	// Every decision to send reads stop itself, so a request due at the
 	// instant of the interrupt is never sent after it.
 	go func() {
 		select {
-		case <-d.stop:
+		case <-stop:
 		case <-ctx.Done():
 			return
 		}
@@ -98,7 +99,7 @@ dispatch:
 			timer.Reset(wait)
 			select {
 			case <-timer.C:
-			case <-d.stop:
+			case <-stop:
 				timer.Stop()
 				break dispatch
 			case <-ctx.Done():
@@ -107,7 +108,7 @@ dispatch:
 			}
 		}
 		select {
-		case <-d.stop:
+		case <-stop:
 			break dispatch
 		case <-ctx.Done():
 			break dispatch
@@ -127,7 +128,7 @@ dispatch:
 			if slot != nil {
 				select {
 				case <-slot:
-				case <-d.stop:
+				case <-stop:
 					d.sem.leave(slot)
 					return // never sent
 				case <-ctx.Done():
@@ -138,7 +139,7 @@ dispatch:
 			}
 			// A request released while the run was stopping stays unsent.
 			select {
-			case <-d.stop:
+			case <-stop:
 				return
 			default:
 			}
@@ -155,7 +156,7 @@ dispatch:
 	res.end = now()
 	res.released = d.released
 	select {
-	case <-d.stop:
+	case <-stop:
 		res.interrupted = true
 	default:
 	}
