@@ -9,6 +9,7 @@ import (
 	"syscall"
 
 	"github.com/gobench/gobench/internal/cli"
+	"github.com/gobench/gobench/internal/fdlimit"
 	"golang.org/x/term"
 )
 
@@ -16,6 +17,9 @@ import (
 var version = "dev"
 
 func main() {
+	// Every connection of a run is a descriptor: take what the system
+	// allows (the run warns when even that is too few).
+	_, _ = fdlimit.Raise()
 	sigs := make(chan os.Signal, 3)
 	signal.Notify(sigs, os.Interrupt, syscall.SIGTERM, syscall.SIGHUP)
 	os.Exit(cli.Main(context.Background(), os.Args[1:], cli.Deps{

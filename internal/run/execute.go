@@ -4,11 +4,13 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"math"
 	"slices"
 	"time"
 
 	"github.com/gobench/gobench/internal/backend"
 	"github.com/gobench/gobench/internal/exitcode"
+	"github.com/gobench/gobench/internal/fdlimit"
 	"github.com/gobench/gobench/internal/metrics"
 	"github.com/gobench/gobench/internal/pyjson"
 	"github.com/gobench/gobench/internal/report"
@@ -85,11 +87,15 @@ func (p *Plan) Execute(ctx context.Context, env Env) (*Result, error) {
 	fmt.Fprintln(x.out, "Starting main benchmark run...")
 	x.profile(pre, true)
 	x.announce()
+	x.warnOpenFiles(fdlimit.Soft())
 	before := fetchMetrics(pre, x.api, x.env.Stderr)
 	bar := newProgress(x.env, x.Options, len(x.jobs), "")
 	rampStart := isoformat(x.env.Now())
 	res := x.dispatch(ctx, bar)
 	bar.finish()
+	// The run's connections are no longer needed: give their descriptors
+	// back before the last scrape and the save.
+	x.client.HTTP.CloseIdleConnections()
 	post, cancelPost := x.afterRun(ctx, res.interrupted)
 	defer cancelPost()
 	after := fetchMetrics(post(), x.api, x.env.Stderr)
@@ -243,6 +249,32 @@ func (x *execution) announce() {
 	} else {
 		fmt.Fprintln(x.out, "Maximum request concurrency: None")
 	}
+}
+
+// openFilesReserve is what a run needs open besides its connections: the
+// standard streams, the result's temporary file and directory, the side
+// endpoints' connections, the runtime's poller.
+const openFilesReserve = 32
+
+// warnOpenFiles warns when the run may hold more connections than the
+// open-file limit allows: the requests beyond it fail with "too many open
+// files" (they are counted, and the result is still saved).
+func (x *execution) warnOpenFiles(limit uint64) {
+	o := &x.Options
+	conns, why := len(x.jobs), "every request at once: --request-rate inf and no --max-concurrency"
+	switch {
+	case o.MaxConcurrency > 0 && o.MaxConcurrency < conns:
+		conns, why = o.MaxConcurrency, "--max-concurrency"
+	case o.MaxConcurrency == 0 && !math.IsInf(o.Schedule.RequestRate, 1):
+		return // how many overlap depends on the server's latency
+	}
+	if limit == 0 || uint64(conns)+openFilesReserve <= limit {
+		return
+	}
+	fmt.Fprintf(x.env.Stderr, "WARNING: the run may hold %d connections (%s), but this process may open only %d files "+
+		"(ulimit -n): requests beyond about %d at once will fail with \"too many open files\". "+
+		"Raise the limit (ulimit -n) or lower --max-concurrency.\n",
+		conns, why, limit, max(int64(limit)-openFilesReserve, 0))
 }
 
 // dispatch sends the requests on the schedule.
