@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"math"
+	"net/url"
 	"slices"
 	"strings"
 	"time"
@@ -402,7 +403,7 @@ func interrupted(ch <-chan struct{}) bool {
 
 // argsObject is the argument namespace as vLLM's vars(args) holds it: every
 // flag under its Python name, unset optional values as None, and --header
-// values redacted because they may carry credentials.
+// values and the credentials of --base-url redacted.
 func argsObject(fs *pflag.FlagSet) *pyjson.Object {
 	o := pyjson.NewObject()
 	fs.VisitAll(func(f *pflag.Flag) {
@@ -427,7 +428,21 @@ func argsObject(fs *pflag.FlagSet) *pyjson.Object {
 				}
 			}
 		}
+		if s, ok := v.(string); ok && f.Name == "base-url" {
+			v = redactUserinfo(s)
+		}
 		o.Set(key, v)
 	})
 	return o
+}
+
+// redactUserinfo hides the credentials of a URL (http://user:pw@host →
+// http://<redacted>@host).
+func redactUserinfo(raw string) string {
+	u, err := url.Parse(raw)
+	if err != nil || u.User == nil {
+		return raw
+	}
+	u.User = nil
+	return strings.Replace(u.String(), "://", "://<redacted>@", 1)
 }

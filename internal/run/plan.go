@@ -3,16 +3,20 @@ package run
 import (
 	"context"
 	"crypto/tls"
+	"encoding/base64"
 	"errors"
 	"fmt"
 	"io"
 	"net"
 	"net/http"
+	"net/url"
 	"strconv"
+	"strings"
 	"time"
 
 	"github.com/gobench/gobench/internal/backend"
 	"github.com/gobench/gobench/internal/dataset"
+	"github.com/gobench/gobench/internal/exitcode"
 	"github.com/gobench/gobench/internal/numpyrand"
 	"github.com/gobench/gobench/internal/pyjson"
 	"github.com/gobench/gobench/internal/pyrandom"
@@ -47,6 +51,9 @@ type Plan struct {
 	Offsets  []float64
 
 	jobs []job
+	// headers are the run's extra headers: --header, after the base URL's
+	// credentials as Basic authorization.
+	headers []backend.Header
 	// global plays CPython's global random: seeded with --seed as vLLM's
 	// main_async seeds it, used by the dataset, continued by the LoRA draws.
 	global *pyrandom.Random
@@ -110,8 +117,11 @@ func (p *Plan) target(env Env) error {
 	if p.BaseURL == "" {
 		p.BaseURL = "http://" + net.JoinHostPort(o.Host, strconv.Itoa(o.Port))
 	}
-	p.APIURL = p.BaseURL + o.Endpoint
 	var err error
+	if p.BaseURL, p.headers, err = withoutCredentials(p.BaseURL, o.Headers); err != nil {
+		return err
+	}
+	p.APIURL = p.BaseURL + o.Endpoint
 	if p.Backend, err = backend.Lookup(o.Backend); err != nil {
 		return err
 	}
@@ -124,8 +134,40 @@ func (p *Plan) target(env Env) error {
 	hc := &http.Client{Transport: env.Transport(o.MaxConcurrency, o.Insecure)}
 	p.clock = newClock()
 	p.client = &backend.Client{HTTP: hc, Now: p.clock.Seconds, APIKey: o.APIKey, ReadTimeout: o.ReadTimeout, Deadline: o.RequestTimeout}
-	p.api = &serverapi.Client{HTTP: hc, BaseURL: p.BaseURL, Header: p.client.Headers(o.Headers, "")}
+	p.api = &serverapi.Client{HTTP: hc, BaseURL: p.BaseURL, Header: p.client.Headers(p.headers, "")}
 	return nil
+}
+
+// withoutCredentials takes the credentials out of a base URL
+// (http://user:password@host) and returns the URL without them and the
+// run's extra headers with them as HTTP Basic authorization first (an
+// --header Authorization still wins), as aiohttp sends a URL's
+// credentials. So no URL gobench prints, saves or puts in an error ever
+// holds a password.
+func withoutCredentials(base string, headers []backend.Header) (string, []backend.Header, error) {
+	u, err := url.Parse(base)
+	if err != nil {
+		return "", nil, exitcode.Usagef("argument --base-url: %q is not a URL: %w", redactURL(base), err)
+	}
+	if u.User == nil {
+		return base, headers, nil
+	}
+	pw, _ := u.User.Password()
+	basic := base64.StdEncoding.EncodeToString([]byte(u.User.Username() + ":" + pw))
+	u.User = nil
+	out := append([]backend.Header{{Key: "Authorization", Value: "Basic " + basic}}, headers...)
+	return u.String(), out, nil
+}
+
+// redactURL hides the credentials of a URL, for messages about a URL that
+// did not parse.
+func redactURL(s string) string {
+	if i := strings.LastIndex(s, "@"); i >= 0 {
+		if j := strings.Index(s, "//"); j >= 0 && j < i {
+			return s[:j+2] + "<redacted>" + s[i:]
+		}
+	}
+	return s
 }
 
 // model names the model: --model, else the server's first model (vLLM's
@@ -236,7 +278,7 @@ func (p *Plan) requests(samples []dataset.Sample) {
 		req := &backend.Request{
 			Prompt: s.Prompt, APIURL: p.APIURL, PromptLen: s.PromptLen, OutputLen: s.ExpectedOutputLen,
 			Model: p.ModelID, ModelName: p.ModelName, Logprobs: o.Logprobs, IgnoreEOS: ignoreEOS,
-			ExtraHeaders: o.Headers, ExtraBody: *extra, RequestID: s.RequestID,
+			ExtraHeaders: p.headers, ExtraBody: *extra, RequestID: s.RequestID,
 		}
 		if loras != nil {
 			req.Model, req.ModelName = loras[i], loras[i]
