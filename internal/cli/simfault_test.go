@@ -109,3 +109,22 @@ func itoa(i int) string {
 	b, _ := json.Marshal(i)
 	return string(b)
 }
+
+// TestServeWarnsOnWrongUsage (issue 9, item 16): a server whose usage
+// disagrees with the text it streamed is believed, as vLLM believes it,
+// but the run warns once, naming on how many requests; a healthy server
+// gets no such warning.
+func TestServeWarnsOnWrongUsage(t *testing.T) {
+	t.Parallel()
+	args := []string{"serve", "--sim", "--sim-ttft", "0", "--sim-itl", "0", "--num-prompts", "8",
+		"--random-input-len", "16", "--random-output-len", "12", "--request-id-prefix", "u-"}
+	_, errOut, code := runMain(t, append(args, "--sim-fault-wrong-usage", "u-[0-2]$")...)
+	if code != 0 || strings.Count(errOut, "usage.completion_tokens differs") != 1 ||
+		!strings.Contains(errOut, "on 3 of 8 requests checked") {
+		t.Errorf("wrong usage on 3 requests: exit %d\n%s", code, errOut)
+	}
+	_, errOut, code = runMain(t, args...)
+	if code != 0 || strings.Contains(errOut, "usage.completion_tokens differs") {
+		t.Errorf("healthy server: exit %d\n%s", code, errOut)
+	}
+}

@@ -321,6 +321,9 @@ func (x *execution) measure(res dispatchResult, before, after scrape) (*metrics.
 		// would blame the command line for an interrupt.
 		m.Warnings = slices.DeleteFunc(m.Warnings, func(w string) bool { return w == metrics.WarnAllFailed })
 	}
+	if w := usageWarning(outputs, x.Tokenizer); w != "" {
+		m.Warnings = append(m.Warnings, w)
+	}
 	d := o.Dataset
 	if w := warmPrefixCache(d.Name, d.RandomPrefixLen, d.RandomInputLen, before.prefix, after.prefix); w != "" {
 		m.Warnings = append(m.Warnings, w)

@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/gobench/gobench/internal/pyjson"
+	"github.com/gobench/gobench/internal/tokenizer"
 )
 
 // vocabulary is the text the simulated model generates, one word per token
@@ -15,18 +16,39 @@ const vocabulary = "The simulated model writes one word for every token it " +
 	"benchmark measures the time to the first token, the gaps between the " +
 	"tokens that follow, and how many of them arrive before the end."
 
-// vocabularyTokens returns the vocabulary's tokens, each word with its
-// leading space as a BPE token has, and the JSON string literal (quotes
-// included) of each. They are built once per server so that an event only
-// copies bytes.
-func vocabularyTokens() (words []string, literals [][]byte) {
-	words = strings.Fields(vocabulary)
+// vocabularyTokens returns the vocabulary's tokens and the JSON string
+// literal (quotes included) of each, built once per server so that an event
+// only copies bytes. With a tokenizer, they are that tokenizer's tokens of
+// the vocabulary's words (" simulated" may be " sim" + "ulated"), so the
+// streamed text re-encodes to as many tokens as the usage reports, as a
+// real model's does; without one, each word (with its leading space, as a
+// BPE token has it) is a token.
+func vocabularyTokens(tok tokenizer.Tokenizer) (words []string, literals [][]byte) {
+	for _, w := range strings.Fields(vocabulary) {
+		words = append(words, wordTokens(tok, " "+w)...)
+	}
 	literals = make([][]byte, len(words))
 	for i, w := range words {
-		words[i] = " " + w
-		literals[i] = pyjson.AppendCompactString(nil, words[i])
+		literals[i] = pyjson.AppendCompactString(nil, w)
 	}
 	return words, literals
+}
+
+// wordTokens splits word into the texts of its tokens under tok; a word
+// whose tokens do not decode back to it (a tokenizer that adds or drops
+// spaces) stays whole.
+func wordTokens(tok tokenizer.Tokenizer, word string) []string {
+	if tok == nil {
+		return []string{word}
+	}
+	var pieces []string
+	for _, id := range tok.Encode(word, false) {
+		pieces = append(pieces, tok.Decode([]int{id}))
+	}
+	if len(pieces) == 0 || strings.Join(pieces, "") != word {
+		return []string{word}
+	}
+	return pieces
 }
 
 // eventBuilder renders the SSE events of one streaming response into a

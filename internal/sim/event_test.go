@@ -6,6 +6,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/gobench/gobench/internal/tokenizer"
 )
 
 func TestEventBuilder(t *testing.T) {
@@ -55,7 +57,7 @@ func TestEventBuilder(t *testing.T) {
 
 func TestVocabularyTokens(t *testing.T) {
 	t.Parallel()
-	words, lits := vocabularyTokens()
+	words, lits := vocabularyTokens(nil)
 	if len(words) < 20 || len(words) != len(lits) {
 		t.Fatalf("%d words, %d literals", len(words), len(lits))
 	}
@@ -67,6 +69,17 @@ func TestVocabularyTokens(t *testing.T) {
 		if err := json.Unmarshal(lits[i], &back); err != nil || back != w {
 			t.Errorf("literal %s does not decode to %q", lits[i], w)
 		}
+	}
+	// With a tokenizer, the tokens are the tokenizer's, and the text they
+	// spell re-encodes to one token each.
+	tok := tokenizer.Builtin()
+	words, _ = vocabularyTokens(tok)
+	text := strings.Join(words, "")
+	if text != " "+strings.Join(strings.Fields(vocabulary), " ") {
+		t.Errorf("the tokens spell %q", text)
+	}
+	if n := len(tok.Encode(text, false)); n != len(words) {
+		t.Errorf("%d tokens stream a text of %d tokens", len(words), n)
 	}
 }
 

@@ -46,7 +46,7 @@ func NewServer(cfg Config) (*Server, error) {
 		return nil, err
 	}
 	s := &Server{cfg: cfg, engine: cfg.Engine}
-	s.words, s.texts = vocabularyTokens()
+	s.words, s.texts = vocabularyTokens(cfg.Tokenizer)
 	spec := 0
 	if cfg.Scheduler != nil {
 		spec = cfg.Scheduler.NumSpeculativeTokens
