@@ -12,6 +12,7 @@ import (
 	"testing"
 
 	"github.com/gobench/gobench/internal/exitcode"
+	"github.com/gobench/gobench/internal/testserver"
 	"github.com/gobench/gobench/internal/tokenizer"
 )
 
@@ -31,7 +32,7 @@ func TestBaseURLCredentialsRedacted(t *testing.T) {
 			http.Error(w, "who are you", http.StatusUnauthorized)
 			return
 		}
-		proxyTo(t, sim.URL, w, r)
+		testserver.Proxy(sim.URL).ServeHTTP(w, r)
 	}))
 	defer srv.Close()
 	withCreds := strings.Replace(srv.URL, "://", "://"+user+":"+pw+"@", 1)
@@ -75,36 +76,5 @@ func TestBaseURLCredentialsRedacted(t *testing.T) {
 	if code != int(exitcode.Failure) || strings.Contains(out.String()+errOut.String(), pw) ||
 		!strings.Contains(errOut.String(), "http://127.0.0.1:1") {
 		t.Errorf("unreachable: exit %d\n%s\n%s", code, &out, &errOut)
-	}
-}
-
-// proxyTo forwards r to base and copies the answer back, streaming.
-func proxyTo(t *testing.T, base string, w http.ResponseWriter, r *http.Request) {
-	req, err := http.NewRequestWithContext(r.Context(), r.Method, base+r.URL.RequestURI(), r.Body)
-	if err != nil {
-		t.Error(err)
-		return
-	}
-	req.Header = r.Header.Clone()
-	resp, err := http.DefaultClient.Do(req)
-	if err != nil {
-		http.Error(w, err.Error(), http.StatusBadGateway)
-		return
-	}
-	defer resp.Body.Close()
-	for k, v := range resp.Header {
-		w.Header()[k] = v
-	}
-	w.WriteHeader(resp.StatusCode)
-	buf := make([]byte, 4096)
-	for {
-		n, err := resp.Body.Read(buf)
-		if n > 0 {
-			_, _ = w.Write(buf[:n])
-			w.(http.Flusher).Flush()
-		}
-		if err != nil {
-			return
-		}
 	}
 }

@@ -14,6 +14,7 @@ import (
 
 	"github.com/gobench/gobench/internal/serverapi"
 	"github.com/gobench/gobench/internal/sim"
+	"github.com/gobench/gobench/internal/testserver"
 	"github.com/gobench/gobench/internal/tokenizer"
 )
 
@@ -37,7 +38,7 @@ func TestSideCallsSayWhenTheyTimeOut(t *testing.T) {
 		case "/metrics", "/tokenize":
 			hang(w, r)
 		default:
-			proxy(t, simSrv.URL, w, r)
+			testserver.Proxy(simSrv.URL).ServeHTTP(w, r)
 		}
 	}))
 	defer srv.Close()
@@ -70,38 +71,6 @@ func TestSideCallsSayWhenTheyTimeOut(t *testing.T) {
 	got := alignPrompts(context.Background(), api, "m", prompts(4, 6), &out)
 	if !strings.Contains(out.String(), "WARNING: /tokenize timed out") || got[0].Prompt != prompts(4, 6)[0].Prompt {
 		t.Errorf("alignment over a hanging /tokenize: %q", out.String())
-	}
-}
-
-// proxy forwards r to base (the simulator) and copies the answer back,
-// streaming.
-func proxy(t *testing.T, base string, w http.ResponseWriter, r *http.Request) {
-	req, err := http.NewRequestWithContext(r.Context(), r.Method, base+r.URL.Path, r.Body)
-	if err != nil {
-		t.Error(err)
-		return
-	}
-	req.Header = r.Header.Clone()
-	resp, err := http.DefaultClient.Do(req)
-	if err != nil {
-		http.Error(w, err.Error(), http.StatusBadGateway)
-		return
-	}
-	defer resp.Body.Close()
-	for k, v := range resp.Header {
-		w.Header()[k] = v
-	}
-	w.WriteHeader(resp.StatusCode)
-	buf := make([]byte, 4096)
-	for {
-		n, err := resp.Body.Read(buf)
-		if n > 0 {
-			_, _ = w.Write(buf[:n])
-			w.(http.Flusher).Flush()
-		}
-		if err != nil {
-			return
-		}
 	}
 }
 
