@@ -21,6 +21,8 @@ import (
 //     option (--goodput ttft:500 tpot:50, --header a=1 b=2);
 //   - value flags take the next argument even when it is a negative number
 //     (--seed -1), and "expected one argument" when the next is an option;
+//   - any other argument starting with "-" (but "-h" and "-") is refused
+//     as argparse refuses it: "unrecognized arguments: -x";
 //   - dotted JSON flags build an object: --extra-body.top_k 5 is
 //     --extra-body '{"top_k": 5}' (values JSON-decoded when they parse,
 //     "key+" appends to a list).
@@ -36,6 +38,14 @@ func normalizeArgs(args []string, fs *pflag.FlagSet, lists map[string]int) ([]st
 			return append(out, args[i:]...), nil
 		}
 		if !strings.HasPrefix(a, "--") {
+			if looksLikeOption(a) && a != "-h" || negativeNumber.MatchString(a) {
+				// argparse reports an unknown single-dash option by its
+				// text; pflag would read "-1e-300" as shorthand flags
+				// and name a flag "--1". (A negative number is a
+				// positional argument to argparse, and no command takes
+				// one that can start with "-".)
+				return nil, argErrorf("unrecognized arguments: %s", a)
+			}
 			out = append(out, a)
 			continue
 		}
