@@ -17,6 +17,7 @@ import (
 
 	"github.com/gobench/gobench/internal/dataset"
 	"github.com/gobench/gobench/internal/pyfmt"
+	"github.com/gobench/gobench/internal/resultfile"
 	"github.com/spf13/pflag"
 )
 
@@ -44,11 +45,10 @@ var hostileValues = []string{
 }
 
 // cmdlineEnv is what the generated command lines may name: the fixture
-// files and a path that does not exist.
+// files, with selectors, and a path that does not exist.
 type cmdlineEnv struct {
 	files   []string // result files and selectors, for compare, check, analyze
 	dataset []string // dataset files, for serve --dataset-path
-	missing string
 }
 
 func newCmdlineEnv(t testing.TB) cmdlineEnv {
@@ -65,7 +65,6 @@ func newCmdlineEnv(t testing.TB) cmdlineEnv {
 		files: []string{fast, abs(fixture("vllm_detailed.json")), runs, runs + "#0", runs + "#-1", runs + "#base",
 			runs + "#99", runs + "#", missing},
 		dataset: []string{abs("../dataset/testdata/custom60.jsonl"), abs("../dataset/testdata/sharegpt40.json"), fast, missing},
-		missing: missing,
 	}
 }
 
@@ -290,8 +289,9 @@ func namesArgument(msg string, args []string) bool {
 
 // namesFile reports whether msg names one of the files among args (a
 // positional argument of compare, check and analyze, or the value of a
-// path flag), quoted or before a colon (Go's "open PATH: ...", gobench's
-// "PATH: ..." and "PATH:LINE: ...").
+// path flag): quoted (Go's or Python's way), before a colon (Go's "open
+// PATH: ...", gobench's "PATH: ..." and "PATH:LINE: ...") or, for a path
+// with a slash, anywhere.
 func namesFile(msg string, args []string) bool {
 	var paths []string
 	for i, a := range args[1:] {
@@ -306,12 +306,12 @@ func namesFile(msg string, args []string) bool {
 		}
 	}
 	for _, p := range paths {
-		path, _, _ := strings.Cut(p, "#")
-		if strings.Contains(msg, "'"+p+"'") {
+		path, _ := resultfile.SplitSpec(p)
+		if strings.Contains(msg, pyfmt.StrRepr(p)) {
 			return true
 		}
 		for _, name := range []string{p, path} {
-			if name != "" && (strings.Contains(msg, strconv.Quote(name)) || strings.Contains(msg, name+":") || strings.Contains(msg, "'"+name+"'") ||
+			if name != "" && (strings.Contains(msg, strconv.Quote(name)) || strings.Contains(msg, name+":") || strings.Contains(msg, pyfmt.StrRepr(name)) ||
 				strings.Contains(name, "/") && strings.Contains(msg, name)) {
 				return true
 			}
