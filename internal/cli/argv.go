@@ -38,13 +38,8 @@ func normalizeArgs(args []string, fs *pflag.FlagSet, lists map[string]int) ([]st
 			return append(out, args[i:]...), nil
 		}
 		if !strings.HasPrefix(a, "--") {
-			if looksLikeOption(a) && a != "-h" || negativeNumber.MatchString(a) {
-				// argparse reports an unknown single-dash option by its
-				// text; pflag would read "-1e-300" as shorthand flags
-				// and name a flag "--1". (A negative number is a
-				// positional argument to argparse, and no command takes
-				// one that can start with "-".)
-				return nil, argErrorf("unrecognized arguments: %s", a)
+			if err := checkPositional(a); err != nil {
+				return nil, err
 			}
 			out = append(out, a)
 			continue
@@ -130,6 +125,18 @@ func normalizeArgs(args []string, fs *pflag.FlagSet, lists map[string]int) ([]st
 		}
 	}
 	return out, nil
+}
+
+// checkPositional refuses an argument that starts with one "-" as argparse
+// does, by its text ("unrecognized arguments: -x"): pflag would read
+// "-1e-300" as shorthand flags and name a flag "--1". A negative number is
+// a positional argument to argparse, but no command takes one that can
+// start with "-". "-h" (help) and "-" pass.
+func checkPositional(a string) error {
+	if looksLikeOption(a) && a != "-h" || negativeNumber.MatchString(a) {
+		return argErrorf("unrecognized arguments: %s", a)
+	}
+	return nil
 }
 
 func isList(f *pflag.Flag) bool {
