@@ -81,6 +81,11 @@ func newAnalyzeCmd(_ *Deps, runF func(*AnalyzeOptions) error) *cobra.Command {
 		},
 		RunE: func(_ *cobra.Command, args []string) error {
 			o.Result, o.Format = args[0], format.v
+			if pm := o.Recompute.PercentileMetrics; pm != "" {
+				if err := metrics.ValidatePercentileMetrics(metrics.ParsePercentileMetrics(pm)); err != nil {
+					return exitcode.Usage(err)
+				}
+			}
 			if o.Recompute.MetricPercentiles != "" {
 				if _, err := metrics.ParseMetricPercentiles(o.Recompute.MetricPercentiles); err != nil {
 					return exitcode.Usage(err)
@@ -89,7 +94,7 @@ func newAnalyzeCmd(_ *Deps, runF func(*AnalyzeOptions) error) *cobra.Command {
 			if items := goodput.v; goodput.set {
 				g, err := metrics.ParseGoodput(items)
 				if err != nil {
-					return argErrorf("%w%s", err, fileHint(items))
+					return argErrorf("argument --goodput: %w%s", err, fileHint(items))
 				}
 				o.Recompute.Goodput = g
 			}

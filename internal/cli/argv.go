@@ -21,6 +21,8 @@ import (
 //     option (--goodput ttft:500 tpot:50, --header a=1 b=2);
 //   - value flags take the next argument even when it is a negative number
 //     (--seed -1), and "expected one argument" when the next is an option;
+//   - any other argument starting with "-" (but "-h" and "-") is refused
+//     as argparse refuses it: "unrecognized arguments: -x";
 //   - dotted JSON flags build an object: --extra-body.top_k 5 is
 //     --extra-body '{"top_k": 5}' (values JSON-decoded when they parse,
 //     "key+" appends to a list).
@@ -36,6 +38,9 @@ func normalizeArgs(args []string, fs *pflag.FlagSet, lists map[string]int) ([]st
 			return append(out, args[i:]...), nil
 		}
 		if !strings.HasPrefix(a, "--") {
+			if err := checkPositional(a); err != nil {
+				return nil, err
+			}
 			out = append(out, a)
 			continue
 		}
@@ -120,6 +125,18 @@ func normalizeArgs(args []string, fs *pflag.FlagSet, lists map[string]int) ([]st
 		}
 	}
 	return out, nil
+}
+
+// checkPositional refuses an argument that starts with one "-" as argparse
+// does, by its text ("unrecognized arguments: -x"): pflag would read
+// "-1e-300" as shorthand flags and name a flag "--1". A negative number is
+// a positional argument to argparse, but no command takes one that can
+// start with "-". "-h" (help) and "-" pass.
+func checkPositional(a string) error {
+	if looksLikeOption(a) && a != "-h" || negativeNumber.MatchString(a) {
+		return argErrorf("unrecognized arguments: %s", a)
+	}
+	return nil
 }
 
 func isList(f *pflag.Flag) bool {

@@ -47,6 +47,10 @@ const compareExample = `  gobench compare base.json new.json
   gobench compare runs.jsonl#base runs.jsonl#-1 --format markdown >> "$GITHUB_STEP_SUMMARY"
   gobench compare a.json b.json c.json --format json`
 
+// maxResamples bounds --resamples: 500 times the default, and an interval
+// array of that many floats per statistic still fits in memory.
+const maxResamples = 1_000_000
+
 func newCompareCmd(_ *Deps, runF func(*CompareOptions) error) *cobra.Command {
 	o := &CompareOptions{}
 	format := formatFlag("text", "markdown", "json")
@@ -67,8 +71,8 @@ func newCompareCmd(_ *Deps, runF func(*CompareOptions) error) *cobra.Command {
 			if seed.v < 0 {
 				return argErrorf("argument --seed: must be >= 0")
 			}
-			if resamples.v < 100 {
-				return argErrorf("argument --resamples: must be at least 100")
+			if resamples.v < 100 || resamples.v > maxResamples {
+				return argErrorf("argument --resamples: must be between 100 and %d (got %d)", maxResamples, resamples.v)
 			}
 			if !(confidence.v > 0.5 && confidence.v < 1) || math.IsNaN(confidence.v) {
 				return argErrorf("argument --confidence: must be between 0.5 and 1 (exclusive), e.g. 0.99")

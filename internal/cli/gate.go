@@ -10,6 +10,7 @@ import (
 	"github.com/gobench/gobench/internal/atomicfile"
 	"github.com/gobench/gobench/internal/exitcode"
 	"github.com/gobench/gobench/internal/gate"
+	"github.com/gobench/gobench/internal/pyfmt"
 	"github.com/gobench/gobench/internal/pyjson"
 	"github.com/gobench/gobench/internal/resultfile"
 	"github.com/gobench/gobench/internal/resultkey"
@@ -54,6 +55,9 @@ func parseThresholds(exprs []string) ([]gate.Threshold, error) {
 // selector naming no run is a command-line error; an unreadable file is
 // not.
 func openRun(spec string, warn io.Writer) (*resultfile.Run, error) {
+	if path, _ := resultfile.SplitSpec(spec); path == "" {
+		return nil, argErrorf("a result file needs a path (got %s)", pyfmt.StrRepr(spec))
+	}
 	r, err := resultfile.Open(spec, warn)
 	if errors.Is(err, resultfile.ErrSelector) {
 		return nil, exitcode.Usage(err)
@@ -124,10 +128,10 @@ func gateError(rep *gate.Report, result, baseline *resultfile.Run) error {
 	for _, v := range rep.Verdicts {
 		switch v.Problem {
 		case gate.ProblemNoKey:
-			return argErrorf("threshold %q: %s has no numeric key %q (it has: %s)",
+			return argErrorf("argument --threshold: %q: %s has no numeric key %q (it has: %s)",
 				v.Threshold.Expr, describe(result), v.Threshold.Key, strings.Join(numericKeys(result), ", "))
 		case gate.ProblemNoBaselineKey:
-			return argErrorf("threshold %q: the baseline %s has no numeric key %q (it has: %s)",
+			return argErrorf("argument --threshold: %q: the baseline %s has no numeric key %q (it has: %s)",
 				v.Threshold.Expr, describe(baseline), v.Threshold.Key, strings.Join(numericKeys(baseline), ", "))
 		}
 	}

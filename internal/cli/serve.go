@@ -135,11 +135,8 @@ func (f *serveFlags) options(fs *pflag.FlagSet, deps *Deps) (*ServeOptions, erro
 		o.PercentileMetrics = metrics.ParsePercentileMetrics(f.percentileMetrics)
 	}
 	o.Schedule.RampUp = f.rampUp()
-	sampling, err := f.sampling.object()
-	if err != nil {
-		return nil, err
-	}
-	o.SamplingParams = sampling
+	o.SamplingParams = f.sampling.object()
+	var err error
 	if o.ReadTimeout, err = f.readTimeoutValue(deps); err != nil {
 		return nil, err
 	}
@@ -189,11 +186,11 @@ func (f *serveFlags) convertLists() error {
 	o.Headers = headers
 	if f.goodput.set {
 		if o.Goodput, err = metrics.ParseGoodput(f.goodput.v); err != nil {
-			return exitcode.Usage(err)
+			return argErrorf("argument --goodput: %w", err)
 		}
 	}
 	if o.Metadata, err = report.ParseMetadata(f.metadata.v); err != nil {
-		return exitcode.Usage(err)
+		return argErrorf("argument --metadata: %w", err)
 	}
 	return nil
 }
@@ -214,8 +211,9 @@ func (f *serveFlags) rampUp() *schedule.RampUp {
 	return ru
 }
 
-// object collects the sampling flags that were given, in vLLM's order.
-func (sp *samplingFlags) object() (pyjson.Object, error) {
+// object collects the sampling flags that were given, in vLLM's order;
+// run.Options.Validate checks their values.
+func (sp *samplingFlags) object() pyjson.Object {
 	var o pyjson.Object
 	if sp.topP.set {
 		o.Set("top_p", sp.topP.v)
@@ -228,31 +226,40 @@ func (sp *samplingFlags) object() (pyjson.Object, error) {
 		v   *floatFlag
 	}{{"min_p", sp.minP}, {"temperature", sp.temperature}, {"frequency_penalty", sp.freqPen}, {"presence_penalty", sp.presPen}, {"repetition_penalty", sp.repPen}} {
 		if fl.v.set {
-			if math.IsInf(fl.v.v, 0) || math.IsNaN(fl.v.v) {
-				return o, argErrorf("argument --%s: %s is not a finite number", fl.v.name, pyfmt.Float(fl.v.v))
-			}
 			o.Set(fl.key, fl.v.v)
 		}
 	}
-	return o, nil
+	return o
 }
 
 // readTimeoutValue is --read-timeout, else VLLM_BENCH_SOCK_READ.
 func (f *serveFlags) readTimeoutValue(deps *Deps) (time.Duration, error) {
 	if f.readTimeout.set {
-		if !(f.readTimeout.v > 0) {
-			return 0, argErrorf("argument --read-timeout: must be a positive number of seconds")
-		}
-		return metrics.Duration(f.readTimeout.v), nil
+		return readTimeout("argument --read-timeout:", f.readTimeout.v)
 	}
-	if env := deps.Getenv("VLLM_BENCH_SOCK_READ"); env != "" {
-		v, err := pyfmt.ParseFloat(env)
-		if err != nil || !(v > 0) {
-			return 0, argErrorf("VLLM_BENCH_SOCK_READ=%s: must be a positive number of seconds", env)
-		}
-		return metrics.Duration(v), nil
+	env := deps.Getenv("VLLM_BENCH_SOCK_READ")
+	if env == "" {
+		return 0, nil
 	}
-	return 0, nil
+	v, err := pyfmt.ParseFloat(env)
+	if err != nil {
+		v = math.NaN()
+	}
+	return readTimeout("VLLM_BENCH_SOCK_READ="+env+":", v)
+}
+
+// readTimeout is a read timeout of v seconds: positive and within what a
+// duration holds, or inf for none (what aiohttp makes of sock_read=inf).
+// 0, which the run's options read as none, is refused: given, it asks for
+// a timeout.
+func readTimeout(what string, v float64) (time.Duration, error) {
+	switch {
+	case math.IsInf(v, 1):
+		return 0, nil
+	case !(v > 0) || !run.FitsDuration(v):
+		return 0, argErrorf("%s must be a positive number of seconds within 292 years, or inf for none (got %s)", what, pyfmt.Float(v))
+	}
+	return metrics.Duration(v), nil
 }
 
 // datasetOptions applies vLLM's mapping of --input-len and --output-len onto
@@ -271,6 +278,9 @@ func (f *serveFlags) datasetOptions() error {
 	}
 	rr, err := dataset.ParseRangeRatio(f.randomRangeRatio)
 	if spec, _ := dataset.Lookup(d.Name); err != nil && spec != nil && slices.Contains(spec.Flags, "random-range-ratio") {
+		if !strings.HasPrefix(err.Error(), "--random-range-ratio") {
+			return argErrorf("argument --random-range-ratio: %w", err)
+		}
 		return exitcode.Usage(err)
 	}
 	d.RandomRangeRatio = rr
@@ -305,7 +315,7 @@ func parseHeaders(items []string) ([]backend.Header, error) {
 	for _, it := range items {
 		k, v, ok := strings.Cut(it, "=")
 		if !ok {
-			return nil, argErrorf("Invalid header format. Please use KEY=VALUE format.")
+			return nil, argErrorf("argument --header: Invalid header format. Please use KEY=VALUE format.")
 		}
 		hs = append(hs, backend.Header{Key: strings.TrimSpace(k), Value: strings.TrimSpace(v)})
 	}

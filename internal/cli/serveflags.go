@@ -83,7 +83,7 @@ func (f *serveFlags) registerTarget(s flagSet) {
 	s.val(bindInt("port", &o.Port), "port", "Server port, when --base-url is not given.")
 	s.str(&o.Endpoint, "endpoint", "API path appended to the base URL (/v1/chat/completions for openai-chat).")
 	f.header = &listFlag{}
-	s.val(f.header, "header", "Extra HTTP headers KEY=VALUE, several after one flag (--header a=1 b=2). They override Authorization and Content-Type.")
+	s.val(f.header, "header", "Extra HTTP headers KEY=VALUE, several after one flag (--header a=1 b=2). They override Authorization and Content-Type; Host, Content-Length, Transfer-Encoding and Trailer, which the HTTP client sets, are refused.")
 	s.str(&o.Model, "model", "Model name; when omitted, the first model of GET /v1/models.")
 	s.str(&f.servedModelName, "served-model-name", "Model name sent in requests when it differs from --model.")
 	s.str(&o.Tokenizer, "tokenizer", "Tokenizer: a tokenizer.json file or a folder holding one, a Hugging Face model id (HF cache, else downloaded into it), or gobench-builtin (default: the model id).")
@@ -96,7 +96,7 @@ func (f *serveFlags) registerTarget(s flagSet) {
 
 func (f *serveFlags) registerLoad(s flagSet) {
 	o := &f.opts
-	s.val(bindInt("num-prompts", &o.NumPrompts), "num-prompts", "Number of requests.")
+	s.val(bindInt("num-prompts", &o.NumPrompts), "num-prompts", "Number of requests (custom dataset: 0 or less sends every sample).")
 	s.val(bindFloat("request-rate", &o.Schedule.RequestRate), "request-rate", "Mean requests per second; inf sends every request at once. Arrival gaps are gamma-distributed (Poisson when --burstiness is 1) and normalised so the last request is due at num_prompts/rate.")
 	s.val(bindFloat("burstiness", &o.Schedule.Burstiness), "burstiness", "Gamma shape of the arrival gaps: 1 is Poisson, below 1 burstier, above 1 more regular, inf evenly spaced.")
 	f.maxConcurrency = newInt("max-concurrency", 0)
@@ -216,7 +216,7 @@ func (f *serveFlags) registerOwn(s flagSet) {
 	s.boolean(&o.DryRun, "dry-run", "Build the dataset and the schedule, print one JSON line per request (index, offset_s, prompt_len, output_len, request_id) and send nothing.")
 	s.boolean(&f.sim, "sim", "Start gobench's simulated OpenAI-compatible server on a free loopback port and benchmark it (no --base-url needed).")
 	f.readTimeout = newFloat("read-timeout", 0)
-	s.val(f.readTimeout, "read-timeout", "Fail a request that receives no token (or final event) for this many seconds; SSE comments and empty chunks do not count (default: VLLM_BENCH_SOCK_READ, else none).")
+	s.val(f.readTimeout, "read-timeout", "Fail a request that receives no token (or final event) for this many seconds; SSE comments and empty chunks do not count (default: VLLM_BENCH_SOCK_READ, else none; inf: none).")
 	s.val(bindSeconds("request-timeout", &o.RequestTimeout), "request-timeout", "Fail a request that has not finished after this many seconds (vLLM's aiohttp total timeout).")
 	s.val(bindSeconds("interrupt-grace", &o.InterruptGrace), "interrupt-grace", "After the first Ctrl-C, seconds to let requests in flight finish before cancelling them.")
 	f.gate.register(s.fs)

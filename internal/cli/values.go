@@ -10,6 +10,7 @@ import (
 	"github.com/gobench/gobench/internal/pyfmt"
 	"github.com/gobench/gobench/internal/pyjson"
 	"github.com/gobench/gobench/internal/resultkey"
+	"github.com/gobench/gobench/internal/run"
 )
 
 // argErrorf is a command-line mistake worded as Python's argparse words it
@@ -143,9 +144,23 @@ func bindSeconds(name string, dst *time.Duration) *scalar[time.Duration] {
 	return &scalar[time.Duration]{v: *dst, dst: dst, name: name, kind: "float",
 		parse: func(s string) (time.Duration, error) {
 			v, err := pyfmt.ParseFloat(s)
-			return metrics.Duration(v), err
+			if err != nil {
+				return 0, err
+			}
+			return secondsValue(name, v, pyfmt.Float(v))
 		},
 		show: func(d time.Duration) string { return pyfmt.Float(d.Seconds()) }}
+}
+
+// secondsValue converts the seconds given to --name (written text) into
+// a duration, refusing what no duration holds (NaN, ±inf, beyond 292
+// years), which would otherwise convert to an arbitrary one. Whether the
+// duration makes sense for the flag is run.Options.Validate's to say.
+func secondsValue(name string, v float64, text string) (time.Duration, error) {
+	if !run.FitsDuration(v) {
+		return 0, argErrorf("argument --%s: not a finite number of seconds within 292 years (got %s)", name, text)
+	}
+	return metrics.Duration(v), nil
 }
 
 // bindWholeSeconds is an int flag of seconds writing a duration to *dst.
@@ -153,7 +168,10 @@ func bindWholeSeconds(name string, dst *time.Duration) *scalar[time.Duration] {
 	return &scalar[time.Duration]{v: *dst, dst: dst, name: name, kind: "int",
 		parse: func(s string) (time.Duration, error) {
 			v, err := pyfmt.ParseInt(s)
-			return time.Duration(v) * time.Second, err
+			if err != nil {
+				return 0, err
+			}
+			return secondsValue(name, float64(v), strconv.Itoa(v))
 		},
 		show: func(d time.Duration) string { return strconv.Itoa(int(d / time.Second)) }}
 }

@@ -67,14 +67,29 @@ type Options struct {
 }
 
 // DefaultOptions are vLLM's defaults of the dataset flags
-// (vllm/benchmarks/datasets/datasets.py@11dfa3169 add_dataset_parser).
+// (vllm/benchmarks/datasets/datasets.py@11dfa3169 add_dataset_parser),
+// --num-prompts (1000, DEFAULT_NUM_PROMPTS) among them.
 func DefaultOptions() Options {
-	return Options{Name: "random", RandomInputLen: 1024, RandomOutputLen: 128, RandomBatchSize: 1, CustomOutputLen: 256}
+	return Options{Name: "random", NumPrompts: 1000, RandomInputLen: 1024, RandomOutputLen: 128, RandomBatchSize: 1, CustomOutputLen: 256}
 }
+
+// Bounds of the counts and lengths the dataset flags take: far beyond any
+// real run, and small enough that what they ask for (a slice per request,
+// a prompt of that many tokens) can be allocated; past them a run would
+// die of a panic or the kernel's OOM killer instead of saying why.
+const (
+	// MaxSamples bounds --num-prompts (and --num-warmups, copies of the
+	// first request).
+	MaxSamples = 100_000_000
+	// MaxTokens bounds the token lengths (--random-input-len, ...):
+	// 16,777,216 tokens, above the longest context of any model.
+	MaxTokens = 1 << 24
+)
 
 // Validate checks what can be checked before anything is loaded: that the
 // dataset exists and is supported, that --dataset-path is given or absent
-// as it must be, and the values of the dataset's own flags. The run calls
+// as it must be, the number of prompts, and the values of the dataset's own
+// flags (a flag of another dataset is ignored, as in vLLM). The run calls
 // it before the server is contacted.
 func Validate(opts Options) error {
 	spec, err := Lookup(opts.Name)
@@ -91,11 +106,61 @@ func Validate(opts Options) error {
 	}
 	if slices.Contains(spec.Flags, "random-range-ratio") {
 		if err := opts.RandomRangeRatio.Validate(); err != nil {
-			return err
+			return fmt.Errorf("argument --random-range-ratio: %w", err)
 		}
 	}
 	if opts.RandomBatchSize > 1 {
 		return fmt.Errorf("--random-batch-size: batched prompts (embedding backends) are %w", exitcode.ErrNotSupported)
+	}
+	if err := validateLengths(spec, opts); err != nil {
+		return err
+	}
+	return validateNumPrompts(spec, opts.NumPrompts)
+}
+
+// validateNumPrompts checks --num-prompts: at least one request, except
+// for the datasets where vLLM reads 0 or less as "every sample"
+// (Spec.NumPromptsAll), and at most MaxSamples.
+func validateNumPrompts(spec *Spec, n int) error {
+	switch {
+	case n > MaxSamples:
+		return fmt.Errorf("argument --num-prompts: must be at most %d (got %d)", MaxSamples, n)
+	case n < 1 && !spec.NumPromptsAll:
+		return fmt.Errorf("argument --num-prompts: must be at least 1 for the %s dataset (got %d)", spec.Name, n)
+	}
+	return nil
+}
+
+// validateLengths checks the token lengths the dataset reads: none is
+// negative (vLLM would clamp a negative output length to 1, subtract a
+// negative prefix from every prompt, and send a negative max_tokens), the
+// custom dataset's -1 (each row's output_tokens) excepted, and none is
+// above MaxTokens.
+func validateLengths(spec *Spec, opts Options) error {
+	type length struct {
+		flag   string
+		v, min int
+	}
+	lengths := []length{
+		{"random-input-len", opts.RandomInputLen, 0},
+		{"random-output-len", opts.RandomOutputLen, 0},
+		{"random-prefix-len", opts.RandomPrefixLen, 0},
+		{"custom-output-len", opts.CustomOutputLen, -1},
+	}
+	if opts.SharegptOutputLen != nil {
+		lengths = append(lengths, length{"sharegpt-output-len", *opts.SharegptOutputLen, 0})
+	}
+	for _, l := range lengths {
+		switch {
+		case !slices.Contains(spec.Flags, l.flag):
+		case l.v > MaxTokens:
+			return fmt.Errorf("argument --%s: must be at most %d tokens (got %d)", l.flag, MaxTokens, l.v)
+		case l.v >= l.min:
+		case l.min < 0:
+			return fmt.Errorf("argument --%s: must be %d (each row's output_tokens) or a number of tokens (got %d)", l.flag, l.min, l.v)
+		default:
+			return fmt.Errorf("argument --%s: must not be negative (got %d)", l.flag, l.v)
+		}
 	}
 	return nil
 }
@@ -124,10 +189,20 @@ func Load(opts Options, tok tokenizer.Tokenizer, global *pyrandom.Random, warn i
 		return nil, err
 	}
 	spec, _ := Lookup(opts.Name) // Validate found it
-	if spec.NeedsTokenizer && tok == nil {
-		return nil, fmt.Errorf("the %s dataset needs a tokenizer: remove --skip-tokenizer-init", opts.Name)
+	if err := spec.CheckTokenizer(tok != nil); err != nil {
+		return nil, err
 	}
 	return spec.Load(opts, tok, global, warn)
+}
+
+// CheckTokenizer refuses a dataset that counts or draws tokens when the
+// run has no tokenizer (--skip-tokenizer-init): vLLM would fail inside the
+// dataset, on the tokenizer's None.
+func (s *Spec) CheckTokenizer(haveTokenizer bool) error {
+	if s.NeedsTokenizer && !haveTokenizer {
+		return fmt.Errorf("the %s dataset needs a tokenizer: remove --skip-tokenizer-init", s.Name)
+	}
+	return nil
 }
 
 // pathForbidden is vLLM's message for a synthetic dataset given a file.

@@ -11,6 +11,7 @@ import (
 	"strings"
 	"sync"
 
+	"github.com/gobench/gobench/internal/exitcode"
 	"github.com/gobench/gobench/internal/numpyrand"
 	"github.com/gobench/gobench/internal/pyfmt"
 	"github.com/gobench/gobench/internal/pyrandom"
@@ -106,7 +107,9 @@ func Random(opts Options, tok tokenizer.Tokenizer, _ *pyrandom.Random, warn io.W
 	numSpecial := tok.NumSpecialTokensToAdd()
 	realIn := max(0, opts.RandomInputLen-numSpecial)
 	if minTotal := opts.RandomPrefixLen + int(math.Floor(float64(realIn)*(1-rr.Input))); minTotal < 1 {
-		return nil, fmt.Errorf("--random-input-len is too small: with tokenizer special tokens %d and input range ratio %s, the minimum possible total input tokens (prefix + sampled) is %d. Increase --random-input-len and/or --random-prefix-len, or decrease the input range ratio so that prefix_len + floor(max(0, random_input_len - num_special)) * (1 - input_range_ratio) >= 1.",
+		// A command-line mistake (exit status 2), which only the
+		// tokenizer's special tokens reveal.
+		return nil, exitcode.Usagef("--random-input-len is too small: with tokenizer special tokens %d and input range ratio %s, the minimum possible total input tokens (prefix + sampled) is %d. Increase --random-input-len and/or --random-prefix-len, or decrease the input range ratio so that prefix_len + floor(max(0, random_input_len - num_special)) * (1 - input_range_ratio) >= 1.",
 			numSpecial, pyfmt.Float(rr.Input), minTotal)
 	}
 	if opts.Seed < 0 {

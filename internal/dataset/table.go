@@ -70,6 +70,10 @@ type Spec struct {
 	// Flags are the command-line flags that belong to this dataset alone
 	// (without "--").
 	Flags []string
+	// NumPromptsAll: --num-prompts 0 or less takes every sample, as vLLM's
+	// CustomDataset does (it logs "num_requests is set to 0 or negative,
+	// so using all available samples"); elsewhere it is refused.
+	NumPromptsAll bool
 	// Load builds the samples; nil means gobench does not have this dataset
 	// yet, and asking for it fails with exitcode.ErrNotSupported.
 	Load Loader
@@ -94,7 +98,7 @@ var specs = []Spec{
 	{Name: "random-rerank", Path: PathForbidden, NeedsTokenizer: true, NeedsVocabulary: true, Flags: []string{"no-reranker"}},
 	{Name: "hf", Path: PathRequired, Flags: []string{"no-stream", "hf-subset", "hf-split", "hf-name", "hf-output-len",
 		"blazedit-min-distance", "blazedit-max-distance", "asr-max-audio-len-sec", "asr-min-audio-len-sec"}},
-	{Name: "custom", Path: PathRequired, Flags: []string{"custom-output-len"}, Load: Custom},
+	{Name: "custom", Path: PathRequired, Flags: []string{"custom-output-len"}, NumPromptsAll: true, Load: Custom},
 	{Name: "custom_audio", Path: PathRequired},
 	{Name: "custom_image", Path: PathRequired, Flags: []string{"custom-ensure-client-side-data"}},
 	{Name: "custom_mm", Path: PathRequired},

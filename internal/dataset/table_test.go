@@ -109,3 +109,43 @@ func TestValidate(t *testing.T) {
 		})
 	}
 }
+
+// TestValidateCounts (issue 9, item 13): --num-prompts and the token
+// lengths of the dataset in use, with vLLM's meanings kept (custom's "every
+// sample" for 0 or less, -1 for each row's output length) and the others'
+// flags ignored, as vLLM ignores them.
+func TestValidateCounts(t *testing.T) {
+	t.Parallel()
+	random := DefaultOptions()
+	custom := Options{Name: "custom", Path: "a.jsonl", CustomOutputLen: 256}
+	with := func(o Options, edit func(*Options)) Options { edit(&o); return o }
+	neg := -4
+	tests := []struct {
+		name string
+		opts Options
+		want string
+	}{
+		{"random needs a prompt", with(random, func(o *Options) { o.NumPrompts = 0 }), "argument --num-prompts: must be at least 1 for the random dataset (got 0)"},
+		{"sharegpt needs a prompt", Options{Name: "sharegpt", Path: "s.json", NumPrompts: -1}, "argument --num-prompts: must be at least 1 for the sharegpt dataset (got -1)"},
+		{"custom takes every sample", with(custom, func(o *Options) { o.NumPrompts = -1 }), ""},
+		{"at most MaxSamples", with(custom, func(o *Options) { o.NumPrompts = MaxSamples + 1 }), "argument --num-prompts: must be at most 100000000 (got 100000001)"},
+		{"negative input", with(random, func(o *Options) { o.RandomInputLen = -1 }), "argument --random-input-len: must not be negative (got -1)"},
+		{"zero input with a prefix", with(random, func(o *Options) { o.RandomInputLen, o.RandomPrefixLen = 0, 4 }), ""},
+		{"output 0 is 1 token in vLLM", with(random, func(o *Options) { o.RandomOutputLen = 0 }), ""},
+		{"negative output", with(random, func(o *Options) { o.RandomOutputLen = -1 }), "argument --random-output-len: must not be negative (got -1)"},
+		{"huge prefix", with(random, func(o *Options) { o.RandomPrefixLen = MaxTokens + 1 }), "argument --random-prefix-len: must be at most 16777216 tokens (got 16777217)"},
+		{"another dataset's flag is ignored", with(custom, func(o *Options) { o.RandomPrefixLen = -3 }), ""},
+		{"custom -1 is each row's", with(custom, func(o *Options) { o.CustomOutputLen = -1 }), ""},
+		{"custom -2", with(custom, func(o *Options) { o.CustomOutputLen = -2 }), "argument --custom-output-len: must be -1 (each row's output_tokens) or a number of tokens (got -2)"},
+		{"sharegpt output", Options{Name: "sharegpt", Path: "s.json", NumPrompts: 1, SharegptOutputLen: &neg}, "argument --sharegpt-output-len: must not be negative (got -4)"},
+	}
+	for _, tt := range tests {
+		err := Validate(tt.opts)
+		switch {
+		case tt.want == "" && err != nil:
+			t.Errorf("%s: %v", tt.name, err)
+		case tt.want != "" && (err == nil || err.Error() != tt.want):
+			t.Errorf("%s: %v, want %q", tt.name, err, tt.want)
+		}
+	}
+}

@@ -3,6 +3,7 @@ package metrics
 import (
 	"errors"
 	"fmt"
+	"math"
 	"slices"
 	"strings"
 
@@ -75,11 +76,16 @@ func ParseGoodput(items []string) (map[string]float64, error) {
 
 // CheckSLO checks one goodput SLO as check_goodput_args does, with its
 // messages: the name must be ttft, tpot or e2el, the value non-negative.
+// NaN, which vLLM takes and then no request can meet (every comparison
+// with it is false), is refused too; inf is no bound.
 func CheckSLO(name string, v float64) error {
 	if !slices.Contains(goodputNames[:], name) {
 		return fmt.Errorf("Invalid metric name found, %s: %s. "+
 			"The service level objective name should be one of "+
 			"['ttft', 'tpot', 'e2el']. ", name, pyfmt.Float(v))
+	}
+	if math.IsNaN(v) {
+		return fmt.Errorf("the %s objective is not a number of milliseconds (got %s:%s)", name, name, pyfmt.Float(v))
 	}
 	if v < 0 {
 		return fmt.Errorf("Invalid value found, %s: %s. "+
@@ -92,13 +98,33 @@ func CheckSLO(name string, v float64) error {
 // ParsePercentileMetrics splits the --percentile-metrics value as vLLM
 // does: `(flag or default).split(",")`. An empty flag selects
 // DefaultPercentileMetrics. Names are not trimmed ("ttft, tpot" selects
-// "ttft" and " tpot", and the latter matches nothing) and unknown names are
-// kept but never match a metric, so they are silently ignored, as in vLLM.
+// "ttft" and " tpot") and unknown names are kept, as in vLLM, where they
+// match no metric; ValidatePercentileMetrics refuses them.
 func ParsePercentileMetrics(flag string) []string {
 	if flag == "" {
 		flag = DefaultPercentileMetrics
 	}
 	return strings.Split(flag, ",")
+}
+
+// ValidatePercentileMetrics checks the names of --percentile-metrics
+// (ParsePercentileMetrics): each must name a latency metric (ttft, tpot,
+// itl, e2el, client_queue_time, e2el_including_client_queue). vLLM keeps a
+// name it does not know and reports nothing for it, so a misspelt or
+// space-padded name ("ttft, tpot") silently drops a section; here it is an
+// error naming the flag and the name. nil (the flag not given) is valid.
+func ValidatePercentileMetrics(names []string) error {
+	for _, name := range names {
+		if _, ok := resultkey.LookupMetric(name); !ok {
+			known := make([]string, 0, 6)
+			for _, m := range resultkey.Metrics() {
+				known = append(known, m.Key)
+			}
+			return fmt.Errorf("argument --percentile-metrics: unknown metric %s (choose from %s)",
+				pyfmt.StrRepr(name), strings.Join(known, ", "))
+		}
+	}
+	return nil
 }
 
 // ParseMetricPercentiles parses the --metric-percentiles value as vLLM's

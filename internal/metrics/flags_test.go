@@ -1,6 +1,8 @@
 package metrics
 
 import (
+	"math"
+	"strings"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
@@ -148,5 +150,41 @@ func TestParseMetricPercentiles(t *testing.T) {
 				t.Errorf("(-want +got):\n%s", diff)
 			}
 		})
+	}
+}
+
+// TestValidatePercentileMetrics: names vLLM would silently ignore are
+// refused, naming the flag; the default (nil) and every metric pass.
+func TestValidatePercentileMetrics(t *testing.T) {
+	t.Parallel()
+	for _, ok := range []string{"", "ttft,tpot,itl,e2el,client_queue_time,e2el_including_client_queue", "e2el"} {
+		if err := ValidatePercentileMetrics(ParsePercentileMetrics(ok)); err != nil {
+			t.Errorf("%q: %v", ok, err)
+		}
+	}
+	if err := ValidatePercentileMetrics(nil); err != nil {
+		t.Errorf("nil: %v", err)
+	}
+	for flag, want := range map[string]string{
+		"foo":        "argument --percentile-metrics: unknown metric 'foo' (choose from ttft, tpot, itl, e2el, client_queue_time, e2el_including_client_queue)",
+		"ttft, tpot": "unknown metric ' tpot'",
+		"ttft,":      "unknown metric ''",
+		"TTFT":       "unknown metric 'TTFT'",
+	} {
+		if err := ValidatePercentileMetrics(ParsePercentileMetrics(flag)); err == nil || !strings.Contains(err.Error(), want) {
+			t.Errorf("%q: %v, want %q", flag, err, want)
+		}
+	}
+}
+
+// TestGoodputNaN: an SLO of NaN, which no request meets, is refused; inf
+// (no bound) is kept.
+func TestGoodputNaN(t *testing.T) {
+	t.Parallel()
+	if _, err := ParseGoodput([]string{"ttft:nan"}); err == nil || err.Error() != "the ttft objective is not a number of milliseconds (got ttft:nan)" {
+		t.Errorf("ttft:nan: %v", err)
+	}
+	if got, err := ParseGoodput([]string{"e2el:inf"}); err != nil || !math.IsInf(got["e2el"], 1) {
+		t.Errorf("e2el:inf: %v, %v", got, err)
 	}
 }

@@ -24,14 +24,19 @@ import (
 	"io"
 	"maps"
 	"math"
+	"net"
 	"net/http"
+	"net/url"
 	"slices"
+	"strconv"
+	"strings"
 	"time"
 
 	"github.com/gobench/gobench/internal/backend"
 	"github.com/gobench/gobench/internal/dataset"
 	"github.com/gobench/gobench/internal/exitcode"
 	"github.com/gobench/gobench/internal/metrics"
+	"github.com/gobench/gobench/internal/pyfmt"
 	"github.com/gobench/gobench/internal/pyjson"
 	"github.com/gobench/gobench/internal/report"
 	"github.com/gobench/gobench/internal/schedule"
@@ -151,16 +156,17 @@ func DefaultOptions() Options {
 	if err != nil {
 		panic(err) // a constant
 	}
+	ds := dataset.DefaultOptions()
 	return Options{
 		Host: "127.0.0.1", Port: 8000, Endpoint: "/v1/completions", Backend: "openai", TokenizerMode: "auto",
-		NumPrompts:      1000,
+		NumPrompts:      ds.NumPrompts,
 		Schedule:        schedule.Params{RequestRate: math.Inf(1), Burstiness: 1},
 		RequestIDPrefix: NewRequestIDPrefix(),
 		InterruptGrace:  30 * time.Second,
 		RequestTimeout:  DefaultRequestTimeout,
 		LoRAAssignment:  "random",
 		Percentiles:     ps,
-		Dataset:         dataset.DefaultOptions(),
+		Dataset:         ds,
 	}
 }
 
@@ -183,10 +189,13 @@ func (o *Options) PercentileMetricsOrDefault() []string {
 
 // Validate checks every value of o the way vLLM's argument handling does
 // (with its messages where it has one), so that a run never starts on a
-// value it would refuse later. A mistake is an exitcode.UsageError; a
-// feature gobench does not have yet wraps exitcode.ErrNotSupported.
+// value it would refuse later, and refuses the values vLLM takes without
+// giving them a meaning (a negative count, NaN, a header net/http would
+// not send, an offset past what a run can wait), naming the flag and the
+// value. A mistake is an exitcode.UsageError; a feature gobench does not
+// have yet wraps exitcode.ErrNotSupported.
 func (o *Options) Validate() error {
-	for _, check := range []func() error{o.validateTarget, o.validateLoad, o.validateOutput} {
+	for _, check := range []func() error{o.validateTarget, o.validateHeaders, o.validateLoad, o.validateWaits, o.validateOutput} {
 		if err := check(); err != nil {
 			if errors.Is(err, exitcode.ErrNotSupported) {
 				return err
@@ -206,22 +215,108 @@ func (o *Options) validateTarget() error {
 	if err != nil {
 		return err
 	}
+	for _, key := range o.SamplingParams.Keys() {
+		v, _ := o.SamplingParams.Get(key)
+		if f, ok := v.(float64); ok && (math.IsInf(f, 0) || math.IsNaN(f)) {
+			return fmt.Errorf("argument --%s: %s is not a finite number", strings.ReplaceAll(key, "_", "-"), pyfmt.Float(f))
+		}
+	}
 	if o.SamplingParams.Len() > 0 && !spec.SamplingParams {
-		return errors.New("Sampling parameters are only supported by openai-compatible backends.")
+		return fmt.Errorf("argument --%s: Sampling parameters are only supported by openai-compatible backends.",
+			strings.ReplaceAll(o.SamplingParams.Keys()[0], "_", "-"))
 	}
 	if o.DryRun && o.Model == "" && o.Tokenizer == "" && !o.SkipTokenizerInit {
 		return errors.New("--dry-run sends nothing to the server, so it cannot ask it for the model: give --model or --tokenizer")
 	}
+	return o.validateURL(spec)
+}
+
+// ServerURL is the server's base URL: --base-url, else
+// http://{host}:{port} (vLLM's join_host_port, brackets around an IPv6
+// host).
+func (o *Options) ServerURL() string {
+	if o.BaseURL != "" {
+		return o.BaseURL
+	}
+	return "http://" + net.JoinHostPort(o.Host, strconv.Itoa(o.Port))
+}
+
+// validateURL checks the server's address and --endpoint. vLLM joins them
+// as text (base_url + endpoint), so "/v1/completions" after
+// "http://h:8000" and "v1/completions" after "http://h:8000/" both work;
+// whatever does not give an http(s) URL on the same server, or a path the
+// backend's request function accepts (its _validate_api_url, with its
+// message), is refused here rather than by every request.
+func (o *Options) validateURL(spec *backend.Spec) error {
+	flag := "--base-url"
+	if o.BaseURL == "" {
+		if o.Port < 1 || o.Port > 65535 {
+			return fmt.Errorf("argument --port: must be between 1 and 65535 (got %d)", o.Port)
+		}
+		flag = "--host"
+	}
+	base, err := httpURL(o.ServerURL())
+	if err != nil {
+		return fmt.Errorf("argument %s: %w", flag, err)
+	}
+	apiURL := o.ServerURL() + o.Endpoint
+	if api, err := httpURL(apiURL); err != nil || api.Host != base.Host {
+		return fmt.Errorf("argument --endpoint: appended to the server's address it does not give a URL on that server (got %s)", pyfmt.StrRepr(o.Endpoint))
+	}
+	if err := spec.ValidateURL(apiURL); err != nil {
+		return fmt.Errorf("argument --endpoint: %w (got %s)", err, pyfmt.StrRepr(o.Endpoint))
+	}
 	return nil
 }
 
-// validateLoad checks the schedule, the concurrency and the dataset. The
+// httpURL parses an http or https URL with a host. Its errors never quote
+// the URL, which may hold credentials.
+func httpURL(s string) (*url.URL, error) {
+	u, err := url.Parse(s)
+	var ue *url.Error
+	switch {
+	case errors.As(err, &ue):
+		return nil, fmt.Errorf("not a URL: %w", ue.Err)
+	case err != nil:
+		return nil, err
+	case u.Scheme != "http" && u.Scheme != "https":
+		return nil, fmt.Errorf("the scheme must be http or https (got %s)", pyfmt.StrRepr(u.Scheme))
+	case u.Host == "":
+		return nil, errors.New("the URL has no host")
+	}
+	if p := u.Port(); p != "" {
+		if n, err := strconv.Atoi(p); err != nil || n < 1 || n > 65535 {
+			return nil, fmt.Errorf("the port must be between 1 and 65535 (got %s)", p)
+		}
+	}
+	return u, nil
+}
+
+// validateHeaders checks what the run puts in headers: --header (names
+// and values net/http sends as given, see backend.Header.Check) and the
+// request id prefix, which starts every x-request-id.
+func (o *Options) validateHeaders() error {
+	for _, h := range o.Headers {
+		if err := h.Check(); err != nil {
+			return fmt.Errorf("argument --header: %w", err)
+		}
+	}
+	if err := backend.CheckHeaderValue(o.RequestIDPrefix); err != nil {
+		return fmt.Errorf("argument --request-id-prefix: it starts the x-request-id header, and %w (got %s)", err, pyfmt.StrRepr(o.RequestIDPrefix))
+	}
+	return nil
+}
+
+// validateLoad checks the schedule, the counts and the dataset. The
 // schedule is checked before the dataset, as vLLM checks the ramp-up
 // first.
 func (o *Options) validateLoad() error {
 	sched := o.Schedule
 	sched.NumRequests = 1 // the dataset's size is not known yet
 	if err := schedule.Validate(sched); err != nil {
+		return withFlag(scheduleFlag(sched), err)
+	}
+	if err := o.checkSpan(o.NumPrompts); err != nil {
 		return err
 	}
 	if o.Seed < 0 || o.Seed > math.MaxUint32 {
@@ -233,10 +328,92 @@ func (o *Options) validateLoad() error {
 	if o.MaxConcurrency < 0 {
 		return errors.New("--max-concurrency must be greater than 0")
 	}
+	if o.NumWarmups < 0 || o.NumWarmups > dataset.MaxSamples {
+		return fmt.Errorf("argument --num-warmups: must be between 0 and %d (got %d)", dataset.MaxSamples, o.NumWarmups)
+	}
 	if !slices.Contains(loraAssignments, o.LoRAAssignment) {
 		return fmt.Errorf("argument --lora-assignment: invalid choice: %q", o.LoRAAssignment)
 	}
-	return dataset.Validate(o.Dataset)
+	d := o.Dataset
+	d.NumPrompts = o.NumPrompts
+	if err := dataset.Validate(d); err != nil {
+		return err
+	}
+	spec, _ := dataset.Lookup(d.Name) // Validate found it
+	return spec.CheckTokenizer(!o.SkipTokenizerInit)
+}
+
+// scheduleFlag is the flag to name for schedule.Validate's error about s,
+// which follows vLLM's order: the ramp-up, the burstiness, the rate.
+func scheduleFlag(s schedule.Params) string {
+	one := s
+	one.Burstiness = 1
+	switch {
+	case s.RampUp != nil && schedule.Validate(one) != nil:
+		return "--ramp-up-start-rps"
+	case !(s.Burstiness > 0):
+		return "--burstiness"
+	}
+	return "--request-rate"
+}
+
+// withFlag puts argparse's "argument --flag: " before a message of vLLM's
+// that names no flag, so that every refusal says which flag it is about.
+func withFlag(flag string, err error) error {
+	if strings.Contains(err.Error(), "--") {
+		return err
+	}
+	return fmt.Errorf("argument %s: %w", flag, err)
+}
+
+// checkSpan checks that a schedule of n requests ends within what a run
+// can wait: without a ramp-up the last request is due at n/rate seconds
+// (vLLM normalises the gamma gaps to that), and the gaps are drawn with
+// the scale 1/(rate·burstiness). A rate so low that this is not a
+// time.Duration (1e-300 requests/s gives offsets of 1e299 s, which the
+// dispatcher would read as overdue and send at once), or a burstiness so
+// low that the scale is infinite (every offset NaN), has no meaning.
+// Validate checks --num-prompts requests (one when the dataset decides,
+// custom's "every sample"); the plan, which knows the count, can check it
+// again.
+func (o *Options) checkSpan(n int) error {
+	s := o.Schedule
+	if s.RampUp != nil || math.IsInf(s.RequestRate, 1) {
+		return nil
+	}
+	n = max(n, 1)
+	if last := float64(n) / s.RequestRate; !FitsDuration(last) {
+		return fmt.Errorf("argument --request-rate: the last of %d requests would be due after %s s, longer than a run can wait (292 years) (got %s)",
+			n, pyfmt.Float(last), pyfmt.Float(s.RequestRate))
+	}
+	if scale := 1 / (s.RequestRate * s.Burstiness); math.IsInf(scale, 0) {
+		return fmt.Errorf("argument --burstiness: at --request-rate %s the gaps' gamma scale 1/(rate*burstiness) is infinite (got %s)",
+			pyfmt.Float(s.RequestRate), pyfmt.Float(s.Burstiness))
+	}
+	return nil
+}
+
+// FitsDuration reports whether seconds is a time.Duration: finite and
+// within ±2**63 ns (292 years). A float outside converts to an arbitrary
+// duration, negative ones included.
+func FitsDuration(seconds float64) bool {
+	return math.Abs(seconds*float64(time.Second)) < float64(math.MaxInt64)
+}
+
+// validateWaits checks the timeouts.
+func (o *Options) validateWaits() error {
+	if o.ReadyCheckTimeout < 0 { // an int flag: whole seconds
+		return fmt.Errorf("argument --ready-check-timeout-sec: must not be negative (got %d)", o.ReadyCheckTimeout/time.Second)
+	}
+	for _, w := range []struct {
+		flag string
+		d    time.Duration
+	}{{"--read-timeout", o.ReadTimeout}, {"--interrupt-grace", o.InterruptGrace}} {
+		if w.d < 0 {
+			return fmt.Errorf("argument %s: must not be negative (got %s)", w.flag, pyfmt.Float(w.d.Seconds()))
+		}
+	}
+	return nil
 }
 
 // validateOutput checks what the run reports.
@@ -244,9 +421,17 @@ func (o *Options) validateOutput() error {
 	if err := metrics.ValidatePercentiles(o.Percentiles); err != nil {
 		return fmt.Errorf("invalid --metric-percentiles: %w", err)
 	}
+	if err := metrics.ValidatePercentileMetrics(o.PercentileMetrics); err != nil {
+		return err
+	}
 	for _, name := range slices.Sorted(maps.Keys(o.Goodput)) {
 		if err := metrics.CheckSLO(name, o.Goodput[name]); err != nil {
-			return err
+			return fmt.Errorf("argument --goodput: %w", err)
+		}
+	}
+	for _, kv := range o.Metadata {
+		if kv.Key == "" {
+			return fmt.Errorf("argument --metadata: KEY=VALUE needs a key (got %s)", pyfmt.StrRepr("="+kv.Value))
 		}
 	}
 	return nil

@@ -10,7 +10,6 @@ import (
 	"net"
 	"net/http"
 	"net/url"
-	"strconv"
 	"strings"
 	"time"
 
@@ -113,12 +112,8 @@ func NewPlan(ctx context.Context, opts Options, env Env) (_ *Plan, err error) {
 // HTTP clients (one connection pool bounded by --max-concurrency).
 func (p *Plan) target(env Env) error {
 	o := &p.Options
-	p.BaseURL = o.BaseURL
-	if p.BaseURL == "" {
-		p.BaseURL = "http://" + net.JoinHostPort(o.Host, strconv.Itoa(o.Port))
-	}
 	var err error
-	if p.BaseURL, p.headers, err = withoutCredentials(p.BaseURL, o.Headers); err != nil {
+	if p.BaseURL, p.headers, err = withoutCredentials(o.ServerURL(), o.Headers); err != nil {
 		return err
 	}
 	p.APIURL = p.BaseURL + o.Endpoint
@@ -290,6 +285,11 @@ func (p *Plan) requests(samples []dataset.Sample) {
 // schedule draws the arrival offsets from NumPy's legacy generator seeded
 // with --seed, as vLLM's get_request does.
 func (p *Plan) schedule() error {
+	// Validate checked the span for --num-prompts; the dataset may have
+	// made another count (custom's "every sample").
+	if err := p.Options.checkSpan(len(p.jobs)); err != nil {
+		return exitcode.Usage(err)
+	}
 	params := p.Options.Schedule
 	params.NumRequests = len(p.jobs)
 	arrivals, err := schedule.Offsets(params, numpyrand.NewLegacy(uint32(p.Options.Seed)))

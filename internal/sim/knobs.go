@@ -2,7 +2,9 @@ package sim
 
 import (
 	"fmt"
+	"math"
 	"strconv"
+	"time"
 
 	"github.com/gobench/gobench/internal/pyfmt"
 )
@@ -12,10 +14,22 @@ type check int
 
 const (
 	anyValue      check = iota
-	nonNegSeconds       // a float >= 0
+	nonNegSeconds       // a float >= 0 that a time.Duration holds
+	anySeconds          // a float a time.Duration holds (<= 0 turns something off)
 	atLeastOne          // an int >= 1
 	notNegative         // an int >= 0 (0 is the default)
 	fraction            // a float in [0, 1]
+	portNumber          // an int in [0, 65535] (0 picks a free port)
+)
+
+// Bounds of the int knobs that size what the simulator allocates.
+const (
+	// maxBlocks bounds --num-gpu-blocks-override: the KV cache holds a
+	// record per block and indexes blocks with int32.
+	maxBlocks = 1 << 24
+	// maxSpeculativeTokens bounds --num-speculative-tokens: every step
+	// counts acceptances per draft position.
+	maxSpeculativeTokens = 1 << 10
 )
 
 // knob is one option: its name, help, range and where Options keeps it.
@@ -27,6 +41,9 @@ type knob struct {
 	// standalone knobs are gobench sim's alone.
 	standalone bool
 	check      check
+	// most, when > 0, bounds an int knob: past it the simulator would
+	// allocate more than memory holds.
+	most int
 	// field points into the Options: *int, *float64, *bool or *string.
 	field func(*Options) any
 }
@@ -74,24 +91,45 @@ func (k knob) set(o *Options, s string) error {
 
 // inRange checks the knob's value in o against its range.
 func (k knob) inRange(o *Options) error {
-	v := k.get(o)
-	switch k.check {
-	case nonNegSeconds:
-		if f := v.(float64); !(f >= 0) {
-			return fmt.Errorf("must be non-negative seconds, got %v", f)
+	switch v := k.get(o).(type) {
+	case float64:
+		return k.check.floatInRange(v)
+	case int:
+		if err := k.check.intInRange(v); err != nil {
+			return err
 		}
-	case fraction:
-		if f := v.(float64); !(f >= 0 && f <= 1) {
-			return fmt.Errorf("must be in [0, 1], got %v", f)
+		if k.most > 0 && v > k.most {
+			return fmt.Errorf("must be at most %d, got %d", k.most, v)
 		}
-	case atLeastOne:
-		if n := v.(int); n < 1 {
-			return fmt.Errorf("must be at least 1, got %d", n)
-		}
-	case notNegative:
-		if n := v.(int); n < 0 {
-			return fmt.Errorf("must not be negative, got %d", n)
-		}
+	}
+	return nil
+}
+
+// floatInRange checks a float knob. Seconds must convert to a
+// time.Duration: NaN, inf and values past 292 years convert to arbitrary,
+// even negative, durations.
+func (c check) floatInRange(f float64) error {
+	fits := math.Abs(f*float64(time.Second)) < float64(math.MaxInt64)
+	switch {
+	case c == nonNegSeconds && !(f >= 0):
+		return fmt.Errorf("must be non-negative seconds, got %v", f)
+	case (c == nonNegSeconds || c == anySeconds) && !fits:
+		return fmt.Errorf("must be a finite number of seconds within 292 years, got %v", f)
+	case c == fraction && !(f >= 0 && f <= 1):
+		return fmt.Errorf("must be in [0, 1], got %v", f)
+	}
+	return nil
+}
+
+// intInRange checks an int knob.
+func (c check) intInRange(n int) error {
+	switch {
+	case c == atLeastOne && n < 1:
+		return fmt.Errorf("must be at least 1, got %d", n)
+	case c == notNegative && n < 0:
+		return fmt.Errorf("must not be negative, got %d", n)
+	case c == portNumber && (n < 0 || n > 65535):
+		return fmt.Errorf("must be a port number in [0, 65535], got %d", n)
 	}
 	return nil
 }
@@ -112,7 +150,7 @@ func serverKnobs() []knob {
 	return []knob{
 		{name: "host", usage: "Address to listen on.", standalone: true, field: func(o *Options) any { return &o.host }},
 		{name: "port", usage: "Port to listen on (0 picks a free one).", standalone: true,
-			field: func(o *Options) any { return &o.port }},
+			check: portNumber, field: func(o *Options) any { return &o.port }},
 		{name: "model", usage: "Model name served in /v1/models and responses.", standalone: true,
 			field: func(o *Options) any { return &o.model }},
 		{name: "served-model-name", usage: "Name clients use; --model then becomes the model's root.", standalone: true,
@@ -160,7 +198,7 @@ func schedulerKnobs() []knob {
 			check: atLeastOne, field: func(o *Options) any { return &o.blockSize }},
 		{name: "num-gpu-blocks-override", usage: "Engine: KV cache size in blocks; when a running " +
 			"request needs a block and none is free, the newest running request is preempted.",
-			check: atLeastOne, field: func(o *Options) any { return &o.numGPUBlocks }},
+			check: atLeastOne, most: maxBlocks, field: func(o *Options) any { return &o.numGPUBlocks }},
 		{name: "enable-prefix-caching", usage: "Engine: reuse cached blocks of shared prompt prefixes (on by default, as in vLLM).",
 			field: func(o *Options) any { return &o.prefixCaching }},
 		{name: "no-enable-prefix-caching", usage: "Engine: turn prefix caching off.",
@@ -169,7 +207,7 @@ func schedulerKnobs() []knob {
 			check: notNegative, field: func(o *Options) any { return &o.streamInterval }},
 		{name: "num-speculative-tokens", usage: "Engine: draft tokens per decoding step (speculative decoding; " +
 			"exposes vllm:spec_decode_* counters).",
-			check: notNegative, field: func(o *Options) any { return &o.specTokens }},
+			check: notNegative, most: maxSpeculativeTokens, field: func(o *Options) any { return &o.specTokens }},
 		{name: "spec-acceptance-rate", usage: "Engine: probability that each draft token is accepted.",
 			check: fraction, field: func(o *Options) any { return &o.specAcceptance }},
 		{name: "step-time-base", usage: "Engine: fixed part of a step's time, in seconds.",
@@ -225,7 +263,7 @@ func closingKnobs() []knob {
 		{name: "disable-log-stats", usage: "Do not print vLLM's periodic stats line on stderr.", standalone: true,
 			field: func(o *Options) any { return &o.disableLogStats }},
 		{name: "log-stats-interval", usage: "Seconds between the periodic stats lines (VLLM_LOG_STATS_INTERVAL).",
-			standalone: true, field: func(o *Options) any { return &o.logStatsInterval }},
+			standalone: true, check: anySeconds, field: func(o *Options) any { return &o.logStatsInterval }},
 		{name: "default-max-tokens", usage: "Output length of requests that set no max_tokens.", standalone: true,
 			check: notNegative, field: func(o *Options) any { return &o.defaultMaxTokens }},
 		{name: "seed", usage: "Seed of the random stop of requests without ignore_eos, of fault rates and of draft acceptance.",

@@ -8,6 +8,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/gobench/gobench/internal/pyfmt"
 	"github.com/gobench/gobench/internal/tokenizer"
 )
 
@@ -355,7 +356,7 @@ func (o *Options) loadTokenizer(cfg *Config) error {
 	}
 	t, err := tokenizer.Load(o.tokenizer)
 	if err != nil {
-		return err
+		return fmt.Errorf("argument %s: %s: %w", o.named("tokenizer"), pyfmt.StrRepr(o.tokenizer), err)
 	}
 	cfg.Tokenizer = t
 	return nil

@@ -264,3 +264,40 @@ func TestKnobs(t *testing.T) {
 		}
 	}
 }
+
+// TestOptionsConfigBounds (issue 9, item 13): seconds must be durations
+// (inf used to become a negative one, printed as such), the port a port,
+// and the sizes allocatable; in the config file too.
+func TestOptionsConfigBounds(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		serve   bool
+		file    string
+		set     []string
+		wantErr string
+	}{
+		{serve: true, set: []string{"itl", "inf"}, wantErr: "argument --sim-itl: must be a finite number of seconds within 292 years, got +Inf"},
+		{set: []string{"ttft", "1e10"}, wantErr: "argument --ttft: must be a finite number of seconds within 292 years, got 1e+10"},
+		{set: []string{"frontend-latency", "inf"}, wantErr: "argument --frontend-latency: must be a finite number of seconds"},
+		{set: []string{"step-time-per-token", "inf"}, wantErr: "argument --step-time-per-token: must be a finite number of seconds"},
+		{set: []string{"fault-stall-seconds", "1e300"}, wantErr: "argument --fault-stall-seconds: must be a finite number of seconds"},
+		{file: "fault-drip-interval: inf\n", wantErr: "argument fault-drip-interval (--config FILE line 1): must be a finite number of seconds"},
+		{set: []string{"log-stats-interval", "nan"}, wantErr: "argument --log-stats-interval: must be a finite number of seconds within 292 years, got NaN"},
+		{set: []string{"port", "65536"}, wantErr: "argument --port: must be a port number in [0, 65535], got 65536"},
+		{set: []string{"num-gpu-blocks-override", "16777217"}, wantErr: "argument --num-gpu-blocks-override: must be at most 16777216, got 16777217"},
+		{serve: true, set: []string{"num-speculative-tokens", "1025"}, wantErr: "argument --sim-num-speculative-tokens: must be at most 1024, got 1025"},
+	}
+	for _, tt := range tests {
+		o := testOptions(t, tt.serve, tt.file, tt.set...)
+		_, err := o.Config()
+		want := strings.ReplaceAll(tt.wantErr, "FILE", o.configFile)
+		if err == nil || !strings.Contains(err.Error(), want) || !errors.As(err, new(*OptionError)) {
+			t.Errorf("%v %q: error %v, want an *OptionError with %q", tt.set, tt.file, err, want)
+		}
+	}
+	for _, set := range [][]string{{"port", "0"}, {"log-stats-interval", "-1"}, {"itl", "0"}, {"ttft", "9e9"}} {
+		if _, err := testOptions(t, false, "", set...).Config(); err != nil {
+			t.Errorf("%v: %v", set, err)
+		}
+	}
+}
