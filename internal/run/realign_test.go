@@ -21,8 +21,15 @@ import (
 // (a tokenizer that disagrees with the client's). It records the largest
 // number of calls in flight, and each call's model and headers.
 type wordServer struct {
-	extra    bool
-	fail     map[string]bool // prompts whose /tokenize fails
+	extra bool
+	fail  map[string]bool // prompts whose /tokenize fails
+	// pairBy, when set, holds every call but the first (the probe of the
+	// first prompt, alone by design) until two have been in flight at once
+	// or until pairBy: a client that calls concurrently gets there at
+	// once, whatever the scheduler does, and one that calls one at a time
+	// is found out.
+	pairBy   time.Time
+	calls    atomic.Int32
 	inFlight atomic.Int32
 	maxSeen  atomic.Int32
 	mu       sync.Mutex
@@ -39,7 +46,11 @@ func (s *wordServer) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 			break
 		}
 	}
-	time.Sleep(time.Millisecond) // let calls overlap
+	later := s.calls.Add(1) > 1
+	for later && !s.pairBy.IsZero() && s.maxSeen.Load() < 2 && time.Now().Before(s.pairBy) {
+		time.Sleep(time.Millisecond)
+	}
+	time.Sleep(time.Millisecond) // keep calls in flight, so the bound on them is tested
 	var req struct {
 		Model   string `json:"model"`
 		Prompt  string `json:"prompt"`
@@ -153,7 +164,7 @@ func TestAlignPrompts(t *testing.T) {
 
 func TestAlignPromptsConcurrency(t *testing.T) {
 	t.Parallel()
-	ws := &wordServer{extra: true}
+	ws := &wordServer{extra: true, pairBy: time.Now().Add(10 * time.Second)}
 	srv := httptest.NewServer(ws)
 	defer srv.Close()
 	lens := make([]int, 300)

@@ -12,8 +12,10 @@ import (
 	"net/http/httptest"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -65,10 +67,12 @@ func readResult(t *testing.T, path string) map[string]any {
 }
 
 // TestServeAgainstSim runs the whole pipeline against the simulator and
-// checks the measured timing against its configured truth. Tolerances:
-// TTFT may be late by loopback, HTTP and scheduling delays (generous 30 ms on
-// a loaded 2-core CI machine) but never early; the simulator paces tokens on
-// an absolute timeline, so TPOT must be within 3 ms of the configured ITL.
+// checks the measured timing against its configured truth as far as
+// causality bounds it: the client reads its clock before sending and after
+// each event, so no request's TTFT is below the configured TTFT and no
+// latency below TTFT + 7 ITL (its last token's due time), however loaded
+// the machine. How close to them a run comes is BenchmarkServeTiming's
+// number, not a pass mark.
 func TestServeAgainstSim(t *testing.T) {
 	t.Parallel()
 	const ttft, itl = 40 * time.Millisecond, 8 * time.Millisecond
@@ -101,13 +105,10 @@ func TestServeAgainstSim(t *testing.T) {
 			if m.TotalInput < 12*29 || m.TotalInput > 12*34 || m.TotalOutput != 12*8 {
 				t.Errorf("tokens in %d out %d, want about %d and exactly %d", m.TotalInput, m.TotalOutput, 12*32, 12*8)
 			}
-			if d := m.TTFT.Mean - 40; d < 0 || d > 30 {
-				t.Errorf("mean TTFT %.2f ms, configured 40 ms", m.TTFT.Mean)
-			}
-			if d := m.TPOT.Mean - 8; math.Abs(d) > 3 {
-				t.Errorf("mean TPOT %.2f ms, configured ITL 8 ms", m.TPOT.Mean)
-			}
 			for i, out := range m.Outputs {
+				if out.TTFT < ttft.Seconds() || out.Latency < (ttft+7*itl).Seconds() {
+					t.Errorf("request %d: TTFT %.3f ms, latency %.3f ms, earlier than the server sends", i, out.TTFT*1000, out.Latency*1000)
+				}
 				var sum float64
 				for _, x := range out.ITL {
 					sum += x
@@ -185,9 +186,14 @@ func TestDryRunSchedule(t *testing.T) {
 	}
 }
 
-// TestClientQueueTime is vLLM's test_serve_queue_time.py@0e913f02: the
-// server waits 50 ms before its token, three requests at rate inf share one
-// slot, so each waits for the previous one.
+// TestClientQueueTime is vLLM's test_serve_queue_time.py@0e913f02 end to
+// end: the server waits 50 ms before its token, three requests at rate inf
+// share one slot, so each waits for the previous one. vLLM's thresholds
+// (queue times below 30 ms, above 30 ms, 30 ms more) compare client-side
+// intervals with hard bounds, which a busy core breaks; they hold exactly
+// at the dispatcher in a synctest bubble (TestDispatchQueueTime). Here the
+// test checks what causality guarantees: no request starts before the one
+// ahead of it ended, and each took the server's 50 ms.
 func TestClientQueueTime(t *testing.T) {
 	t.Parallel()
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
@@ -216,8 +222,12 @@ func TestClientQueueTime(t *testing.T) {
 	}
 	saved := readResult(t, res.File)
 	q := toFloats(saved["queue_times"])
-	if !(q[0] < 0.03 && q[1] > 0.03 && q[2] > q[1]+0.03) {
-		t.Errorf("queue times %v", q)
+	outs := res.Metrics.Outputs
+	for i, out := range outs {
+		if q[i] < 0 || out.Latency < 0.05 || (i > 0 && out.StartTime < outs[i-1].StartTime+outs[i-1].Latency) {
+			t.Errorf("request %d: queue time %v, start %v, latency %v; the one before started %v and took %v",
+				i, q[i], out.StartTime, out.Latency, outs[max(i-1, 0)].StartTime, outs[max(i-1, 0)].Latency)
+		}
 	}
 	for _, k := range []string{"mean_client_queue_time_ms", "p99_client_queue_time_ms", "mean_e2el_including_client_queue_ms", "p99_e2el_including_client_queue_ms"} {
 		if _, ok := saved[k]; !ok {
@@ -240,7 +250,9 @@ func toFloats(v any) []float64 {
 // TestHungStreamStillWritesResult is vLLM's
 // test_serve_timeout.py@04a5ccf4: three custom prompts, one stream stalls;
 // with a read timeout the run finishes with two completed, one failed,
-// warns that a request timed out and still writes the file.
+// warns that a request timed out and still writes the file. The timeout,
+// 2 s, is a thousand times what a healthy request here waits between two
+// reads, so a busy core cannot make it cut one.
 func TestHungStreamStillWritesResult(t *testing.T) {
 	t.Parallel()
 	release := make(chan struct{})
@@ -266,7 +278,7 @@ func TestHungStreamStillWritesResult(t *testing.T) {
 	o := baseOptions(srv.URL)
 	o.Model, o.SkipTokenizerInit, o.NumPrompts = "mock", true, 3
 	o.Dataset = dataset.Options{Name: "custom", Path: path, NumPrompts: 3, CustomOutputLen: 1}
-	o.ReadTimeout = 300 * time.Millisecond
+	o.ReadTimeout = 2 * time.Second
 	o.SaveResult, o.ResultDir = true, dir
 	var b buffers
 	res, err := Serve(context.Background(), o, b.env())
@@ -311,31 +323,67 @@ func TestAllFailed(t *testing.T) {
 	}
 }
 
+// interruptAt serves the simulator and closes the returned channel (the
+// run's Stop) when the benchmark request with id arrives, before serving
+// it; with hold that request is answered only when the client gives up. The
+// interrupt so comes at a point of the run, not at an instant that a busy
+// core may reach before the run has sent anything. The last result is the
+// instant of the interrupt, in Unix nanoseconds.
+func interruptAt(t *testing.T, id string, hold bool) (*httptest.Server, chan struct{}, *atomic.Int64) {
+	t.Helper()
+	s, err := sim.NewServer(sim.Config{TTFT: 20 * time.Millisecond, ITL: 10 * time.Millisecond, Tokenizer: tokenizer.Builtin(),
+		Root: tokenizer.BuiltinName})
+	if err != nil {
+		t.Fatal(err)
+	}
+	stop, release := make(chan struct{}), make(chan struct{})
+	var at atomic.Int64
+	var once sync.Once
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.Header.Get("X-Request-Id") == id {
+			once.Do(func() { at.Store(time.Now().UnixNano()); close(stop) })
+			if hold {
+				// The server notices the client hanging up only once the
+				// body is read.
+				_, _ = io.Copy(io.Discard, r.Body)
+				select {
+				case <-r.Context().Done():
+				case <-release: // the test is over: do not hang its cleanup
+				}
+				return
+			}
+		}
+		s.Handler().ServeHTTP(w, r)
+	}))
+	t.Cleanup(srv.Close)
+	t.Cleanup(func() { close(release) }) // runs first
+	return srv, stop, &at
+}
+
 // TestInterrupt: the first interrupt stops sending; requests in flight
 // finish (grace) and the result covers what was sent, with end_reason
-// "interrupted".
+// "interrupted". The interrupt comes when the third request arrives.
 func TestInterrupt(t *testing.T) {
 	t.Parallel()
-	srv := startSim(t, 20*time.Millisecond, 10*time.Millisecond)
+	srv, stop, at := interruptAt(t, "bench-test-2", false)
 	dir := t.TempDir()
 	o := baseOptions(srv.URL)
 	o.NumPrompts, o.Dataset.NumPrompts, o.Schedule.RequestRate = 200, 200, 20
 	o.SaveResult, o.SaveDetailed, o.ResultDir = true, true, dir
-	stop := make(chan struct{})
-	time.AfterFunc(400*time.Millisecond, func() { close(stop) })
 	var b buffers
 	env := b.env()
 	env.Stop = stop
-	start := time.Now()
 	res, err := Serve(context.Background(), o, env)
 	if !errors.Is(err, ErrInterrupted) {
 		t.Fatalf("err = %v", err)
 	}
-	if el := time.Since(start); el > 5*time.Second {
+	// The schedule runs for 10 s (200 requests at 20 per second); the
+	// requests in flight take 90 ms. Half the schedule is fifty times that.
+	if el := time.Since(time.Unix(0, at.Load())); el > 5*time.Second {
 		t.Errorf("took %v after the interrupt", el)
 	}
 	n := len(res.Metrics.Outputs)
-	if n == 0 || n >= 200 {
+	if n < 3 || n >= 200 {
 		t.Fatalf("%d requests reported", n)
 	}
 	if res.Metrics.Failed != 0 {
@@ -349,16 +397,16 @@ func TestInterrupt(t *testing.T) {
 
 // TestInterruptCancel: with no grace, requests in flight are cancelled and
 // reported as failed with a cancellation error; the file is still written.
+// The interrupt comes when the first request arrives, which the server
+// then never answers: it is in flight whenever the cancellation comes.
 func TestInterruptCancel(t *testing.T) {
 	t.Parallel()
-	srv := startSim(t, 20*time.Millisecond, 50*time.Millisecond)
+	srv, stop, _ := interruptAt(t, "bench-test-0", true)
 	dir := t.TempDir()
 	o := baseOptions(srv.URL)
 	o.NumPrompts, o.Dataset.NumPrompts, o.Schedule.RequestRate = 50, 50, 50
 	o.InterruptGrace = 0
 	o.SaveResult, o.ResultDir = true, dir
-	stop := make(chan struct{})
-	time.AfterFunc(200*time.Millisecond, func() { close(stop) })
 	var b buffers
 	env := b.env()
 	env.Stop = stop
@@ -455,45 +503,68 @@ type (
 // TestTTFTAgainstServerTruth compares each request's client TTFT with the
 // simulator's own record of when it started writing the first token event
 // (its per-request metrics, as vLLM's --enable-per-request-metrics). The
-// client reading includes sending the request and the loopback trip, so it
-// is never below the server's. On a quiet machine the gap is well under
-// 1 ms; this test runs beside other packages' CPU-heavy tests on 2 cores,
-// so it bounds the median gap (5 ms) and lets single requests be held up
-// by the scheduler (100 ms).
+// client reads its clock before the request leaves and after the event
+// arrives, so its TTFT is never below the server's (which is rounded to the
+// microsecond). How far above it is the machine's share: on a quiet machine
+// well under 1 ms, on a busy one anything; BenchmarkServeTiming reports it.
 func TestTTFTAgainstServerTruth(t *testing.T) {
 	t.Parallel()
+	res := serveWithServerTruth(t, t.TempDir())
+	for i, out := range res.Metrics.Outputs {
+		if out.ServerTTFT == nil {
+			t.Fatalf("request %d: no server TTFT", i)
+		}
+		if d := out.TTFT - *out.ServerTTFT; d < -1e-6 {
+			t.Errorf("request %d: client TTFT %.3f ms, below the server's %.3f ms", i, out.TTFT*1000, *out.ServerTTFT*1000)
+		}
+	}
+	saved := readResult(t, res.File)
+	if len(saved["server_ttfts"].([]any)) != len(res.Metrics.Outputs) {
+		t.Errorf("server_ttfts not saved: %v", saved["server_ttfts"])
+	}
+}
+
+// serveWithServerTruth runs 12 requests (TTFT 30 ms, ITL 5 ms, 8 tokens
+// each) against the simulator with its per-request metrics, saving the
+// result in dir.
+func serveWithServerTruth(tb testing.TB, dir string) *Result {
+	tb.Helper()
 	s, err := sim.NewServer(sim.Config{TTFT: 30 * time.Millisecond, ITL: 5 * time.Millisecond, Tokenizer: tokenizer.Builtin(),
 		Root: tokenizer.BuiltinName, EnablePerRequestMetrics: true})
 	if err != nil {
-		t.Fatal(err)
+		tb.Fatal(err)
 	}
 	srv := httptest.NewServer(s.Handler())
 	defer srv.Close()
-	dir := t.TempDir()
 	o := baseOptions(srv.URL)
 	o.Schedule.RequestRate, o.MaxConcurrency = 50, 8
 	o.SaveResult, o.SaveDetailed, o.ResultDir = true, true, dir
 	var b buffers
 	res, err := Serve(context.Background(), o, b.env())
 	if err != nil {
-		t.Fatal(err)
+		tb.Fatalf("Serve: %v\nstderr:\n%s", err, &b.err)
 	}
-	var gaps []float64
-	for i, out := range res.Metrics.Outputs {
-		if out.ServerTTFT == nil {
-			t.Fatalf("request %d: no server TTFT", i)
+	return res
+}
+
+// BenchmarkServeTiming runs serveWithServerTruth per iteration and reports
+// how far this machine's client readings are from the server's truth: the
+// mean TTFT and TPOT over their configured 30 ms and 5 ms, and the client's
+// TTFT minus the server's, median and worst.
+//
+//	go test -run '^$' -bench ServeTiming -benchtime 5x ./internal/run
+func BenchmarkServeTiming(b *testing.B) {
+	var ttft, tpot, gaps []float64
+	for b.Loop() {
+		res := serveWithServerTruth(b, b.TempDir())
+		ttft = append(ttft, res.Metrics.TTFT.Mean-30)
+		tpot = append(tpot, res.Metrics.TPOT.Mean-5)
+		for _, out := range res.Metrics.Outputs {
+			gaps = append(gaps, (out.TTFT-*out.ServerTTFT)*1000)
 		}
-		d := out.TTFT - *out.ServerTTFT
-		if d < 0 || d > 0.1 {
-			t.Errorf("request %d: client TTFT %.3f ms, server %.3f ms", i, out.TTFT*1000, *out.ServerTTFT*1000)
-		}
-		gaps = append(gaps, d)
 	}
-	if m := metrics.Median(gaps); m > 0.005 {
-		t.Errorf("median client-minus-server TTFT %.3f ms, want < 5 ms", m*1000)
-	}
-	saved := readResult(t, res.File)
-	if len(saved["server_ttfts"].([]any)) != len(res.Metrics.Outputs) {
-		t.Errorf("server_ttfts not saved: %v", saved["server_ttfts"])
-	}
+	b.ReportMetric(metrics.Median(ttft), "ttft-over-ms")
+	b.ReportMetric(metrics.Median(tpot), "tpot-over-ms")
+	b.ReportMetric(metrics.Median(gaps), "client-server-ttft-p50-ms")
+	b.ReportMetric(slices.Max(gaps), "client-server-ttft-max-ms")
 }

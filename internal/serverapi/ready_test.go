@@ -6,6 +6,7 @@ import (
 	"errors"
 	"io"
 	"testing"
+	"testing/synctest"
 	"time"
 )
 
@@ -54,30 +55,41 @@ func TestWaitReady(t *testing.T) {
 			t.Errorf("err = %q, want %q", err, want)
 		}
 	})
+	// The next two run in synctest bubbles, whose clock moves only when
+	// every goroutine waits: the deadline and the cancel are exact
+	// instants, whatever the machine's load.
 	t.Run("last failure returned unchanged and no sleep past the deadline", func(t *testing.T) {
 		t.Parallel()
-		start := time.Now()
-		err := WaitReady(context.Background(), func(context.Context) error {
-			return errors.New("HTTP 503 Service Unavailable")
-		}, 200*time.Millisecond, 5*time.Second, io.Discard)
-		if last := notReady(t, err); last != "HTTP 503 Service Unavailable" {
-			t.Errorf("last = %q", last)
-		}
-		if el := time.Since(start); el > 2*time.Second {
-			t.Errorf("took %v: slept past the deadline", el)
-		}
+		synctest.Test(t, func(t *testing.T) {
+			start := time.Now()
+			err := WaitReady(context.Background(), func(context.Context) error {
+				return errors.New("HTTP 503 Service Unavailable")
+			}, 200*time.Millisecond, 5*time.Second, io.Discard)
+			if last := notReady(t, err); last != "HTTP 503 Service Unavailable" {
+				t.Errorf("last = %q", last)
+			}
+			if el := time.Since(start); el != 200*time.Millisecond {
+				t.Errorf("took %v, want the 200ms deadline: slept past it", el)
+			}
+		})
 	})
 	t.Run("cancellation propagates", func(t *testing.T) {
 		t.Parallel()
-		ctx, cancel := context.WithCancel(context.Background())
-		time.AfterFunc(50*time.Millisecond, cancel)
-		err := WaitReady(ctx, func(ctx context.Context) error {
-			<-ctx.Done()
-			return ctx.Err()
-		}, 10*time.Second, time.Second, io.Discard)
-		var nr *NotReadyError
-		if !errors.Is(err, context.Canceled) || errors.As(err, &nr) {
-			t.Errorf("err = %v", err)
-		}
+		synctest.Test(t, func(t *testing.T) {
+			start := time.Now()
+			ctx, cancel := context.WithCancel(context.Background())
+			time.AfterFunc(50*time.Millisecond, cancel)
+			err := WaitReady(ctx, func(ctx context.Context) error {
+				<-ctx.Done()
+				return ctx.Err()
+			}, 10*time.Second, time.Second, io.Discard)
+			var nr *NotReadyError
+			if !errors.Is(err, context.Canceled) || errors.As(err, &nr) {
+				t.Errorf("err = %v", err)
+			}
+			if el := time.Since(start); el != 50*time.Millisecond {
+				t.Errorf("returned %v after the start, want at the cancel, 50ms", el)
+			}
+		})
 	})
 }

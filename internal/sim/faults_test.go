@@ -5,7 +5,9 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"net"
 	"net/http"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -115,8 +117,7 @@ type wireResult struct {
 	header  http.Header
 	body    string
 	err     error
-	elapsed time.Duration
-	gaps    []time.Duration // between consecutive reads that returned data
+	elapsed time.Duration // from before the request to after the body's end
 }
 
 // wireGet posts a streaming request and reads the whole body as it comes.
@@ -134,13 +135,9 @@ func wireGet(t *testing.T, url, id string) wireResult {
 	res := wireResult{status: resp.StatusCode, header: resp.Header}
 	var b strings.Builder
 	buf := make([]byte, 4096)
-	last := time.Now()
 	for {
 		n, err := resp.Body.Read(buf)
 		if n > 0 {
-			now := time.Now()
-			res.gaps = append(res.gaps, now.Sub(last))
-			last = now
 			b.Write(buf[:n])
 		}
 		if err != nil {
@@ -163,7 +160,21 @@ func TestFaultsOnTheWire(t *testing.T) {
 	}
 	f.StallFor = 300 * time.Millisecond
 	f.DripBytes, f.DripEvery = 64, 5*time.Millisecond
-	ls := startLive(t, Config{Faults: f, TTFT: time.Millisecond, ITL: time.Millisecond, Tokenizer: fakeTokenizer{}})
+	cfg := Config{Faults: f, TTFT: time.Millisecond, ITL: time.Millisecond, Tokenizer: fakeTokenizer{}}
+	// What a client reads is no measure of when the server wrote: a late
+	// read shortens the silence after it and coalesces pieces. The stall is
+	// told by the server's record, the slow drip by its writes, on a server
+	// of its own whose connections log them.
+	var rec lockedBuffer
+	cfg.Record = &rec
+	ls := startLive(t, cfg)
+	var drip writeLog
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	cfg.Record = nil
+	dripURL := startLiveOn(t, cfg, loggedListener{Listener: ln, log: &drip}).url
 	tests := []struct {
 		kind  FaultKind
 		check func(t *testing.T, r wireResult)
@@ -195,17 +206,34 @@ func TestFaultsOnTheWire(t *testing.T) {
 			}
 		}},
 		{FaultStall, func(t *testing.T, r wireResult) {
-			longest := time.Duration(0)
-			for _, g := range r.gaps {
-				longest = max(longest, g)
+			if r.err != nil || !strings.HasSuffix(r.body, "data: [DONE]\n\n") {
+				t.Fatalf("the stream did not carry on after the stall: %v\n%s", r.err, r.body)
 			}
-			if longest < 300*time.Millisecond || !strings.Contains(r.body, "[DONE]") {
-				t.Errorf("longest silence %v, want at least the 300 ms stall", longest)
+			// The stall follows the event that brings the output to half
+			// its 6 tokens, the third: the server sent the fourth at least
+			// StallFor after it, by its own clock.
+			tr := recorded(t, &rec, "stall")
+			if tr.Fault != "stall" || len(tr.EventsNS) != 6 {
+				t.Fatalf("recorded fault %q with %d token events, want stall with 6", tr.Fault, len(tr.EventsNS))
+			}
+			if gap := time.Duration(tr.EventsNS[3] - tr.EventsNS[2]); gap < f.StallFor {
+				t.Errorf("the server sent token event 4 %v after event 3, want at least the %v stall", gap, f.StallFor)
+			}
+			// The whole exchange, from before the request to after its last
+			// byte, contains the stall whenever the client reads.
+			if r.elapsed < f.StallFor {
+				t.Errorf("the exchange took %v, less than the %v stall inside it", r.elapsed, f.StallFor)
 			}
 		}},
 		{FaultSlowDrip, func(t *testing.T, r wireResult) {
-			if !strings.HasSuffix(r.body, "data: [DONE]\n\n") || len(r.gaps) < 10 {
-				t.Errorf("%d reads, want the body in many small pieces:\n%s", len(r.gaps), r.body)
+			if !strings.HasSuffix(r.body, "data: [DONE]\n\n") {
+				t.Fatalf("body:\n%s", r.body)
+			}
+			// After the headers, every write carries one piece of at most
+			// DripBytes, framed as an HTTP chunk ("40\r\n" ... "\r\n").
+			sizes := drip.Sizes()
+			if len(sizes) < 11 || slices.Max(sizes[1:]) > f.DripBytes+6 {
+				t.Errorf("writes of %v bytes, want the headers, then many pieces of at most %d (+6 framing)", sizes, f.DripBytes)
 			}
 		}},
 		{FaultNoDone, func(t *testing.T, r wireResult) {
@@ -227,7 +255,11 @@ func TestFaultsOnTheWire(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.kind.String(), func(t *testing.T) {
 			t.Parallel()
-			tt.check(t, wireGet(t, ls.url, tt.kind.String()))
+			url := ls.url
+			if tt.kind == FaultSlowDrip {
+				url = dripURL
+			}
+			tt.check(t, wireGet(t, url, tt.kind.String()))
 		})
 	}
 	t.Run("untouched", func(t *testing.T) {

@@ -2,11 +2,14 @@ package sim
 
 import (
 	"bufio"
+	"bytes"
 	"io"
+	"net"
 	"net/http"
 	"net/http/httptest"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -154,4 +157,66 @@ func mustRegexp(t testing.TB, expr string) *regexp.Regexp {
 		t.Fatal(err)
 	}
 	return re
+}
+
+// recorded returns the record's line of request id. The handler writes it
+// before it returns and the server ends the response body only after that,
+// so once a client has read a body to its end the line is there: no wait.
+func recorded(t *testing.T, rec *lockedBuffer, id string) recordLine {
+	t.Helper()
+	rec.mu.Lock()
+	b := bytes.Clone(rec.b.Bytes())
+	rec.mu.Unlock()
+	_, reqs := parseRecord(t, b)
+	r, ok := reqs[id]
+	if !ok {
+		t.Fatalf("no record line for %q:\n%s", id, b)
+	}
+	return r
+}
+
+// writeLog keeps the size of every write a server made to its connections:
+// the pieces it put on the wire, which a client's reads may coalesce.
+type writeLog struct {
+	mu    sync.Mutex
+	sizes []int
+}
+
+func (l *writeLog) add(n int) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	l.sizes = append(l.sizes, n)
+}
+
+// Sizes returns the sizes of the writes so far, in order.
+func (l *writeLog) Sizes() []int {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return slices.Clone(l.sizes)
+}
+
+// loggedListener hands out connections whose writes go to log. Its
+// connections are no *net.TCPConn, so the reset fault cannot send an RST
+// through them: serve only the other faults on it.
+type loggedListener struct {
+	net.Listener
+	log *writeLog
+}
+
+func (l loggedListener) Accept() (net.Conn, error) {
+	c, err := l.Listener.Accept()
+	if err != nil {
+		return nil, err
+	}
+	return loggedConn{Conn: c, log: l.log}, nil
+}
+
+type loggedConn struct {
+	net.Conn
+	log *writeLog
+}
+
+func (c loggedConn) Write(p []byte) (int, error) {
+	c.log.add(len(p))
+	return c.Conn.Write(p)
 }

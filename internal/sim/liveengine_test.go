@@ -69,7 +69,7 @@ func TestEngineLive(t *testing.T) {
 	for err := range errs {
 		t.Error(err)
 	}
-	ok := waitFor(5*time.Second, func() bool {
+	ok := waitFor(eventually, func() bool {
 		r, w, kv := ls.s.sched.Snapshot()
 		return r == 0 && w == 0 && kv == 0
 	})

@@ -114,9 +114,11 @@ func mean(ds []time.Duration) time.Duration {
 }
 
 // TestManyStreams checks that a few hundred simultaneous streams (64 under
-// -race) all finish on time. The bounds are loose enough for a loaded 2-core
-// CI box: median TTFT 50 ms (-15 ms, +50 ms, as all requests arrive in one
-// burst) and mean ITL 10 ms ± 3 ms.
+// -race) all finish with every event, and that no client sees a token
+// before it was due: each client reads its clock before sending, so its
+// TTFT and its last token's arrival can only be later than configured,
+// however loaded the machine. How much later is the machine's share and
+// BenchmarkConcurrentStreams' number, not a pass mark.
 func TestManyStreams(t *testing.T) {
 	if testing.Short() {
 		t.Skip("opens 256 connections")
@@ -137,19 +139,20 @@ func TestManyStreams(t *testing.T) {
 	if res.errs != nil {
 		t.FailNow()
 	}
-	if p50 := pct(res.ttfts, 50); p50 < ttft-15*time.Millisecond || p50 > ttft+50*time.Millisecond {
-		t.Errorf("median TTFT %v, want %v (+50ms slack)", p50, ttft)
-	}
-	if m := mean(res.itls); m < itl-3*time.Millisecond || m > itl+3*time.Millisecond {
-		t.Errorf("mean ITL %v, want %v ± 3ms", m, itl)
+	for i := range n {
+		if res.ttfts[i] < ttft || res.lateEnd[i] < 0 {
+			t.Errorf("stream %d: TTFT %v, last token %v from due: earlier than configured", i, res.ttfts[i], res.lateEnd[i])
+		}
 	}
 	t.Logf("%d streams: TTFT p50 %v p99 %v, mean ITL %v, last token late p50 %v p99 %v, CPU %v for %d events",
 		n, pct(res.ttfts, 50), pct(res.ttfts, 99), mean(res.itls), pct(res.lateEnd, 50), pct(res.lateEnd, 99), res.cpu, res.events)
 }
 
 // BenchmarkConcurrentStreams runs N simultaneous streams of 100 tokens
-// (TTFT 50 ms, ITL 10 ms) per iteration and reports what the client saw.
-// Client and server share the process, so cpu-µs/event covers both ends.
+// (TTFT 50 ms, ITL 10 ms) per iteration and reports what the client saw:
+// how close a client over loopback comes to the configured TTFT and ITL,
+// alone (N = 1) and under load. Client and server share the process, so
+// cpu-µs/event covers both ends.
 //
 //	go test -run '^$' -bench ConcurrentStreams -benchtime 1x ./internal/sim
 func BenchmarkConcurrentStreams(b *testing.B) {
@@ -157,7 +160,7 @@ func BenchmarkConcurrentStreams(b *testing.B) {
 		tokens    = 100
 		ttft, itl = 50 * time.Millisecond, 10 * time.Millisecond
 	)
-	for _, n := range []int{256, 1024, 2048} {
+	for _, n := range []int{1, 256, 1024, 2048} {
 		b.Run(strconv.Itoa(n), func(b *testing.B) {
 			ls := startLive(b, Config{TTFT: ttft, ITL: itl})
 			var all loadResult

@@ -13,9 +13,10 @@ import (
 func TestRecordFixedEngineAgainstClock(t *testing.T) {
 	t.Parallel()
 	// The record's instants are on the system clock the test reads itself
-	// around the request, so they must fall between its two readings; the
-	// events are TTFT then ITL apart (never early; generously late on a
-	// loaded machine).
+	// around the request, so they must fall between its two readings; no
+	// event leaves before it is due. How late an event may leave is a
+	// property of the machine, not of the server: the exact timeline is
+	// TestFixedTimeline's, in a synctest bubble.
 	const ttft, itl = 30 * time.Millisecond, 5 * time.Millisecond
 	var rec lockedBuffer
 	ls := startLive(t, Config{TTFT: ttft, ITL: itl, Record: &rec, Tokenizer: fakeTokenizer{}})
@@ -37,18 +38,14 @@ func TestRecordFixedEngineAgainstClock(t *testing.T) {
 		resp.Body.Close()
 	}
 	after, _ := readSystemClock()
-	// The record line is written when the handler returns, just after the
-	// client saw the end.
-	if !waitFor(2*time.Second, func() bool {
-		rec.mu.Lock()
-		defer rec.mu.Unlock()
-		return strings.Count(rec.b.String(), "\n") == 3
-	}) {
-		t.Fatalf("record:\n%s", rec.b.String())
-	}
+	// Each record line is written before its handler returns, so before
+	// the client read the body's end (see recorded).
 	rec.mu.Lock()
 	head, reqs := parseRecord(t, rec.b.Bytes())
 	rec.mu.Unlock()
+	if len(reqs) != 2 {
+		t.Fatalf("%d request lines, want 2", len(reqs))
+	}
 	if head["record"] != "gobench-sim" || head["version"] != 1.0 || head["engine"] != "fixed" ||
 		(runtime.GOOS == "linux" && head["clock"] != "CLOCK_MONOTONIC") {
 		t.Errorf("header %v", head)
@@ -66,8 +63,8 @@ func TestRecordFixedEngineAgainstClock(t *testing.T) {
 			t.Errorf("%s: arrival %d .. last event %d outside the test's clock readings %d .. %d",
 				id, r.ArrivalNS, r.EventsNS[len(r.EventsNS)-1], before, after)
 		}
-		if got := time.Duration(r.EventsNS[0] - r.ArrivalNS); got < ttft || got > ttft+50*time.Millisecond {
-			t.Errorf("%s: first event %v after arrival, want TTFT %v (+50 ms at most)", id, got, ttft)
+		if got := time.Duration(r.EventsNS[0] - r.ArrivalNS); got < ttft {
+			t.Errorf("%s: first event %v after arrival, before the TTFT %v", id, got, ttft)
 		}
 		if d := seconds(r.Intervals["ttft"]) - time.Duration(r.EventsNS[0]-r.ArrivalNS).Seconds(); d < -1e-6 || d > 1e-6 {
 			t.Errorf("%s: intervals.ttft %v does not match events_ns", id, seconds(r.Intervals["ttft"]))

@@ -80,7 +80,7 @@ func TestServeLogsStatsLine(t *testing.T) {
 	resp.Body.Close()
 	line := regexp.MustCompile(`(?m)^INFO \d\d-\d\d \d\d:\d\d:\d\d \[loggers\.py\] Engine 000: Avg prompt throughput: [0-9.]+ tokens/s, ` +
 		`Avg generation throughput: [0-9.]+ tokens/s, Running: \d+ reqs, Waiting: 0 reqs, GPU KV cache usage: 0\.0%, Prefix cache hit rate: 0\.0%$`)
-	if !waitFor(3*time.Second, func() bool { return line.MatchString(logs.String()) }) {
+	if !waitFor(eventually, func() bool { return line.MatchString(logs.String()) }) {
 		t.Errorf("no stats line in the log:\n%s", logs.String())
 	}
 }
