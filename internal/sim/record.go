@@ -59,8 +59,9 @@ import (
 //	               the engine timeline (Timing); first SCHEDULED only
 //	finished_ns    when the handler finished
 //	events_ns      the send instant of every event a client counts as a
-//	               token event (the chat role event included), taken right
-//	               after the event was flushed to the socket
+//	               token event (the chat role event included), read just
+//	               before the event is written to the socket, so that no
+//	               client can appear to receive an event before it was sent
 //	event_tokens   tokens carried by each of those events (only when some
 //	               event carries other than one: role events, stream
 //	               interval, speculative decoding)
