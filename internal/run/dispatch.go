@@ -53,6 +53,59 @@ type dispatcher struct {
 	released []time.Time
 }
 
+// graceThenCancel waits for stop, then gives requests in flight the grace
+// (at most QuickGrace after a quick interrupt) before cancelling them.
+func (d *dispatcher) graceThenCancel(ctx context.Context, stop <-chan struct{}, cancelAll context.CancelFunc) {
+	select {
+	case <-stop:
+	case <-ctx.Done():
+		return
+	}
+	grace := d.grace
+	if d.quick != nil && d.quick() {
+		grace = min(grace, QuickGrace)
+	}
+	t := time.NewTimer(grace)
+	defer t.Stop()
+	select {
+	case <-t.C:
+		cancelAll()
+	case <-ctx.Done():
+	}
+}
+
+// send waits for request i's concurrency slot (slot, nil when unbounded),
+// sends it unless the run was stopped meanwhile, and records it in res.
+// Each goroutine owns index i of res's slices; they are read after all have
+// finished.
+func (d *dispatcher) send(ctx context.Context, stop <-chan struct{}, slot chan struct{}, i int, j job, arrival float64, res *dispatchResult) {
+	if slot != nil {
+		select {
+		case <-slot:
+		case <-stop:
+			d.sem.leave(slot)
+			return // never sent
+		case <-ctx.Done():
+			d.sem.leave(slot)
+			return
+		}
+		defer d.sem.release()
+	}
+	// A request released while the run was stopping stays unsent.
+	select {
+	case <-stop:
+		return
+	default:
+	}
+	res.sent[i] = true
+	out := d.client.Do(ctx, d.be, j.req, j.body)
+	out.ClientQueueTime = out.StartTime - arrival
+	res.outputs[i] = out
+	if d.done != nil {
+		d.done()
+	}
+}
+
 // run sends jobs[i] at startInstant + offsets[i] and waits for them.
 //
 // Subtleness ahead: every wait targets an absolute instant computed from one
@@ -67,27 +120,9 @@ func (d *dispatcher) run(ctx context.Context, now func() float64, jobs []job, of
 	res := dispatchResult{outputs: make([]metrics.Output, len(jobs)), sent: make([]bool, len(jobs))}
 	var wg sync.WaitGroup
 	stop := d.stop // read once: the goroutines below outlive a change of d
-	// Once stop fires, in-flight requests get grace, then are cancelled.
 	// Every decision to send reads stop itself, so a request due at the
 	// instant of the interrupt is never sent after it.
-	go func() {
-		select {
-		case <-stop:
-		case <-ctx.Done():
-			return
-		}
-		grace := d.grace
-		if d.quick != nil && d.quick() {
-			grace = min(grace, QuickGrace)
-		}
-		t := time.NewTimer(grace)
-		defer t.Stop()
-		select {
-		case <-t.C:
-			cancelAll()
-		case <-ctx.Done():
-		}
-	}()
+	go d.graceThenCancel(ctx, stop, cancelAll)
 
 	startWall := time.Now()
 	res.start = now()
@@ -125,31 +160,7 @@ dispatch:
 		wg.Add(1)
 		go func(i int) {
 			defer wg.Done()
-			if slot != nil {
-				select {
-				case <-slot:
-				case <-stop:
-					d.sem.leave(slot)
-					return // never sent
-				case <-ctx.Done():
-					d.sem.leave(slot)
-					return
-				}
-				defer d.sem.release()
-			}
-			// A request released while the run was stopping stays unsent.
-			select {
-			case <-stop:
-				return
-			default:
-			}
-			res.sent[i] = true // each goroutine owns index i; read after wg.Wait
-			out := d.client.Do(ctx, d.be, jobs[i].req, jobs[i].body)
-			out.ClientQueueTime = out.StartTime - arrival
-			res.outputs[i] = out
-			if d.done != nil {
-				d.done()
-			}
+			d.send(ctx, stop, slot, i, jobs[i], arrival, &res)
 		}(i)
 	}
 	wg.Wait()
