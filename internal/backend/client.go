@@ -49,6 +49,17 @@ type Client struct {
 	// hours, vllm/benchmarks/lib/endpoint_request_func.py@11dfa3169
 	// AIOHTTP_TIMEOUT). 0 means none at this level.
 	Deadline time.Duration
+
+	// safe is HTTP with package redirect's rule, made once (safeOnce).
+	safe     *http.Client
+	safeOnce sync.Once
+}
+
+// httpClient is HTTP following redirects only as package redirect allows;
+// it is built on the first request, not on every one.
+func (c *Client) httpClient() *http.Client {
+	c.safeOnce.Do(func() { c.safe = redirect.Client(c.HTTP) })
+	return c.safe
 }
 
 var readerPool = sync.Pool{New: func() any { return stream.NewReader(nil, 0) }}
@@ -122,7 +133,7 @@ func (c *Client) Do(ctx context.Context, b Backend, req *Request, body []byte) m
 
 	st := c.Now()
 	out.StartTime = st
-	resp, err := redirect.Client(c.HTTP).Do(hreq)
+	resp, err := c.httpClient().Do(hreq)
 	if err != nil {
 		out.Error = c.describe(ctx, err, wd)
 		return out

@@ -256,7 +256,7 @@ func readTimeout(what string, v float64) (time.Duration, error) {
 	switch {
 	case math.IsInf(v, 1):
 		return 0, nil
-	case !(v > 0) || !run.FitsDuration(v):
+	case !(v > 0) || !metrics.FitsDuration(v):
 		return 0, argErrorf("%s must be a positive number of seconds within 292 years, or inf for none (got %s)", what, pyfmt.Float(v))
 	}
 	return metrics.Duration(v), nil

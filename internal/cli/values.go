@@ -10,7 +10,6 @@ import (
 	"github.com/gobench/gobench/internal/pyfmt"
 	"github.com/gobench/gobench/internal/pyjson"
 	"github.com/gobench/gobench/internal/resultkey"
-	"github.com/gobench/gobench/internal/run"
 )
 
 // argErrorf is a command-line mistake worded as Python's argparse words it
@@ -157,7 +156,7 @@ func bindSeconds(name string, dst *time.Duration) *scalar[time.Duration] {
 // years), which would otherwise convert to an arbitrary one. Whether the
 // duration makes sense for the flag is run.Options.Validate's to say.
 func secondsValue(name string, v float64, text string) (time.Duration, error) {
-	if !run.FitsDuration(v) {
+	if !metrics.FitsDuration(v) {
 		return 0, argErrorf("argument --%s: not a finite number of seconds within 292 years (got %s)", name, text)
 	}
 	return metrics.Duration(v), nil

@@ -1,6 +1,9 @@
 package metrics
 
-import "time"
+import (
+	"math"
+	"time"
+)
 
 // Output is the record of one request, as vLLM's RequestFuncOutput keeps it
 // (vllm/benchmarks/lib/endpoint_request_func.py). Request functions in
@@ -58,3 +61,11 @@ type Output struct {
 // perf_counter readings and its flags) to a time.Duration, rounding toward
 // zero at the nanosecond.
 func Duration(seconds float64) time.Duration { return time.Duration(seconds * float64(time.Second)) }
+
+// FitsDuration reports whether seconds is a time.Duration: finite and
+// within ±2**63 ns (292 years). Duration of a float outside gives an
+// arbitrary duration, negative ones included, so flags of seconds are
+// checked with it first.
+func FitsDuration(seconds float64) bool {
+	return math.Abs(seconds*float64(time.Second)) < float64(math.MaxInt64)
+}

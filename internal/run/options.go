@@ -314,7 +314,11 @@ func (o *Options) validateLoad() error {
 	sched := o.Schedule
 	sched.NumRequests = 1 // the dataset's size is not known yet
 	if err := schedule.Validate(sched); err != nil {
-		return withFlag(scheduleFlag(sched), err)
+		var ve *schedule.ValidationError
+		if errors.As(err, &ve) {
+			return withFlag(ve.Flag, err)
+		}
+		return err
 	}
 	if err := o.checkSpan(o.NumPrompts); err != nil {
 		return err
@@ -343,20 +347,6 @@ func (o *Options) validateLoad() error {
 	return spec.CheckTokenizer(!o.SkipTokenizerInit)
 }
 
-// scheduleFlag is the flag to name for schedule.Validate's error about s,
-// which follows vLLM's order: the ramp-up, the burstiness, the rate.
-func scheduleFlag(s schedule.Params) string {
-	one := s
-	one.Burstiness = 1
-	switch {
-	case s.RampUp != nil && schedule.Validate(one) != nil:
-		return "--ramp-up-start-rps"
-	case !(s.Burstiness > 0):
-		return "--burstiness"
-	}
-	return "--request-rate"
-}
-
 // withFlag puts argparse's "argument --flag: " before a message of vLLM's
 // that names no flag, so that every refusal says which flag it is about.
 func withFlag(flag string, err error) error {
@@ -382,7 +372,7 @@ func (o *Options) checkSpan(n int) error {
 		return nil
 	}
 	n = max(n, 1)
-	if last := float64(n) / s.RequestRate; !FitsDuration(last) {
+	if last := float64(n) / s.RequestRate; !metrics.FitsDuration(last) {
 		return fmt.Errorf("argument --request-rate: the last of %d requests would be due after %s s, longer than a run can wait (292 years) (got %s)",
 			n, pyfmt.Float(last), pyfmt.Float(s.RequestRate))
 	}
@@ -391,13 +381,6 @@ func (o *Options) checkSpan(n int) error {
 			pyfmt.Float(s.RequestRate), pyfmt.Float(s.Burstiness))
 	}
 	return nil
-}
-
-// FitsDuration reports whether seconds is a time.Duration: finite and
-// within ±2**63 ns (292 years). A float outside converts to an arbitrary
-// duration, negative ones included.
-func FitsDuration(seconds float64) bool {
-	return math.Abs(seconds*float64(time.Second)) < float64(math.MaxInt64)
 }
 
 // validateWaits checks the timeouts.

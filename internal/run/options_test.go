@@ -64,13 +64,3 @@ func TestValidateProgrammatic(t *testing.T) {
 		})
 	}
 }
-
-// TestFitsDuration: what a time.Duration holds.
-func TestFitsDuration(t *testing.T) {
-	t.Parallel()
-	for v, want := range map[float64]bool{0: true, 1: true, -1: true, 9.2e9: true, 9.3e9: false, math.Inf(1): false, math.NaN(): false, 1e300: false} {
-		if got := FitsDuration(v); got != want {
-			t.Errorf("FitsDuration(%v) = %t", v, got)
-		}
-	}
-}

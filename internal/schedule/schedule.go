@@ -55,13 +55,17 @@ type Arrival struct {
 type ValidationError struct {
 	// Msg is vLLM's message.
 	Msg string
+	// Flag is the command-line flag the problem is about
+	// ("--request-rate", "--burstiness", "--ramp-up-start-rps", ...), for
+	// callers whose messages name one.
+	Flag string
 }
 
 // Error returns vLLM's message unchanged.
 func (e *ValidationError) Error() string { return e.Msg }
 
-func invalid(format string, args ...any) error {
-	return &ValidationError{Msg: fmt.Sprintf(format, args...)}
+func invalid(flag, format string, args ...any) error {
+	return &ValidationError{Flag: flag, Msg: fmt.Sprintf(format, args...)}
 }
 
 // Validate checks p the way vLLM does and returns vLLM's message for the
@@ -75,31 +79,31 @@ func Validate(p Params) error {
 		switch {
 		case ru.Strategy != Linear && ru.Strategy != Exponential:
 			// argparse's choices reject this before anything else runs.
-			return invalid("Unknown ramp-up strategy: %s", ru.Strategy)
+			return invalid("--ramp-up-strategy", "Unknown ramp-up strategy: %s", ru.Strategy)
 		case !math.IsInf(p.RequestRate, 1):
-			return invalid("When using ramp-up, do not specify --request-rate. " +
+			return invalid("--request-rate", "When using ramp-up, do not specify --request-rate. " +
 				"The request rate will be controlled by ramp-up parameters. " +
 				"Please remove the --request-rate argument.")
 		case math.IsNaN(ru.StartRPS) || math.IsNaN(ru.EndRPS):
-			return invalid("When using --ramp-up-strategy, both --ramp-up-start-rps and " +
+			return invalid("--ramp-up-strategy", "When using --ramp-up-strategy, both --ramp-up-start-rps and " +
 				"--ramp-up-end-rps must be specified")
 		case ru.StartRPS < 0 || ru.EndRPS < 0:
-			return invalid("Ramp-up start and end RPS must be non-negative")
+			return invalid("--ramp-up-start-rps", "Ramp-up start and end RPS must be non-negative")
 		case ru.StartRPS > ru.EndRPS:
-			return invalid("Ramp-up start RPS must be less than end RPS")
+			return invalid("--ramp-up-start-rps", "Ramp-up start RPS must be less than end RPS")
 		case ru.StartRPS == 0:
 			// Upstream replaced the exponential-only "For exponential
 			// ramp-up, the start RPS cannot be 0." with this message for
 			// both strategies (tests/benchmarks/test_ramp_up_validation.py);
 			// before that, linear start 0 crashed in get_request.
-			return invalid("--ramp-up-start-rps must be > 0")
+			return invalid("--ramp-up-start-rps", "--ramp-up-start-rps must be > 0")
 		}
 	}
 	if !(p.Burstiness > 0) {
-		return invalid("A positive burstiness factor is expected, but given %s.", pyfmt.Float(p.Burstiness))
+		return invalid("--burstiness", "A positive burstiness factor is expected, but given %s.", pyfmt.Float(p.Burstiness))
 	}
 	if p.NumRequests <= 0 {
-		return invalid("No requests provided.")
+		return invalid("--num-prompts", "No requests provided.")
 	}
 	if p.RampUp == nil && !(p.RequestRate > 0) {
 		return nonPositiveRate(p.RequestRate)
@@ -108,7 +112,7 @@ func Validate(p Params) error {
 }
 
 func nonPositiveRate(r float64) error {
-	return invalid("Obtained non-positive request rate %s.", pyfmt.Float(r))
+	return invalid("--request-rate", "Obtained non-positive request rate %s.", pyfmt.Float(r))
 }
 
 // RateAt returns rate_i, the request rate vLLM uses for request i of

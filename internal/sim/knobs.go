@@ -2,10 +2,9 @@ package sim
 
 import (
 	"fmt"
-	"math"
 	"strconv"
-	"time"
 
+	"github.com/gobench/gobench/internal/metrics"
 	"github.com/gobench/gobench/internal/pyfmt"
 )
 
@@ -109,7 +108,7 @@ func (k knob) inRange(o *Options) error {
 // time.Duration: NaN, inf and values past 292 years convert to arbitrary,
 // even negative, durations.
 func (c check) floatInRange(f float64) error {
-	fits := math.Abs(f*float64(time.Second)) < float64(math.MaxInt64)
+	fits := metrics.FitsDuration(f)
 	switch {
 	case c == nonNegSeconds && !(f >= 0):
 		return fmt.Errorf("must be non-negative seconds, got %v", f)

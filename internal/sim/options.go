@@ -8,6 +8,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/gobench/gobench/internal/metrics"
 	"github.com/gobench/gobench/internal/pyfmt"
 	"github.com/gobench/gobench/internal/tokenizer"
 )
@@ -199,7 +200,7 @@ func (o *Options) Config() (Config, error) {
 		cfg.MaxModelLen = o.maxModelLen
 	}
 	cfg.EnablePerRequestMetrics, cfg.StreamInterval = o.perRequestMetrics, o.streamInterval
-	cfg.FrontendLatency = secs(o.frontend)
+	cfg.FrontendLatency = metrics.Duration(o.frontend)
 	cfg.RecordPath = o.record
 	if cfg.Scheduler != nil {
 		if err := o.tuneScheduler(cfg.Scheduler); err != nil {
@@ -218,9 +219,6 @@ func (o *Options) Config() (Config, error) {
 	return cfg, o.loadTokenizer(&cfg)
 }
 
-// secs converts seconds, checked non-negative, to a duration.
-func secs(s float64) time.Duration { return time.Duration(s * float64(time.Second)) }
-
 // chooseEngine applies the preset and chooses the engine.
 func (o *Options) chooseEngine(cfg *Config) error {
 	if o.preset != "" {
@@ -231,7 +229,7 @@ func (o *Options) chooseEngine(cfg *Config) error {
 		pr.Apply(cfg)
 	}
 	if cfg.Scheduler == nil {
-		cfg.TTFT, cfg.ITL = secs(o.ttft), secs(o.itl)
+		cfg.TTFT, cfg.ITL = metrics.Duration(o.ttft), metrics.Duration(o.itl)
 	}
 	given := o.givenNamed("max-num-seqs", "max-num-batched-tokens", "block-size", "num-gpu-blocks-override",
 		"enable-prefix-caching", "no-enable-prefix-caching", "num-speculative-tokens", "spec-acceptance-rate",
@@ -247,7 +245,7 @@ func (o *Options) chooseEngine(cfg *Config) error {
 			return optionErrorf("%s configure the scheduler engine, not %s fixed", strings.Join(given, ", "), o.flag("engine"))
 		}
 		cfg.Scheduler = nil
-		cfg.TTFT, cfg.ITL = secs(o.ttft), secs(o.itl)
+		cfg.TTFT, cfg.ITL = metrics.Duration(o.ttft), metrics.Duration(o.itl)
 	case "scheduler":
 		if cfg.Scheduler == nil {
 			d := DefaultSchedulerConfig()
@@ -290,7 +288,7 @@ func (o *Options) tuneScheduler(sc *SchedulerConfig) error {
 		{"step-time-per-seq", &sc.StepPerSeq, o.stepPerSeq},
 	} {
 		if o.isGiven(s.name) {
-			*s.dst = secs(s.v)
+			*s.dst = metrics.Duration(s.v)
 		}
 	}
 	if o.isGiven("spec-acceptance-rate") {
@@ -320,7 +318,7 @@ func (o *Options) faultRules(f *Faults) error {
 		}
 		f.Set(k, r)
 	}
-	f.StallFor, f.DripEvery, f.DripBytes = secs(o.stallFor), secs(o.dripEvery), o.dripBytes
+	f.StallFor, f.DripEvery, f.DripBytes = metrics.Duration(o.stallFor), metrics.Duration(o.dripEvery), o.dripBytes
 	return nil
 }
 
@@ -337,7 +335,7 @@ func (o *Options) serverSettings(cfg *Config) {
 	if cfg.Scheduler != nil {
 		cfg.Scheduler.Seed = int64(o.seed)
 	}
-	cfg.LogStatsInterval = secs(o.logStatsInterval)
+	cfg.LogStatsInterval = metrics.Duration(o.logStatsInterval)
 	if o.disableLogStats || !(o.logStatsInterval > 0) {
 		cfg.LogStatsInterval = -1
 	}
