@@ -81,11 +81,11 @@ func Validate(p Params) error {
 			// argparse's choices reject this before anything else runs.
 			return invalid("--ramp-up-strategy", "Unknown ramp-up strategy: %s", ru.Strategy)
 		case !math.IsInf(p.RequestRate, 1):
-			return invalid("--request-rate", "When using ramp-up, do not specify --request-rate. " +
-				"The request rate will be controlled by ramp-up parameters. " +
+			return invalid("--request-rate", "When using ramp-up, do not specify --request-rate. "+
+				"The request rate will be controlled by ramp-up parameters. "+
 				"Please remove the --request-rate argument.")
 		case math.IsNaN(ru.StartRPS) || math.IsNaN(ru.EndRPS):
-			return invalid("--ramp-up-strategy", "When using --ramp-up-strategy, both --ramp-up-start-rps and " +
+			return invalid("--ramp-up-strategy", "When using --ramp-up-strategy, both --ramp-up-start-rps and "+
 				"--ramp-up-end-rps must be specified")
 		case ru.StartRPS < 0 || ru.EndRPS < 0:
 			return invalid("--ramp-up-start-rps", "Ramp-up start and end RPS must be non-negative")
