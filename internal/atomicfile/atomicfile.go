@@ -103,15 +103,6 @@ func createTemp(dir, hint string) (*os.File, error) {
 	}
 }
 
-// TempName is the temporary file's path: where the data is until Commit, and
-// what a killed process leaves behind.
-func (p *Pending) TempName() string {
-	if p.tmp == nil {
-		return ""
-	}
-	return p.tmp.Name()
-}
-
 // Target names the destination when it is known before the data is, so that
 // what can be checked is checked now: path must be in the directory and must
 // not be a directory. For an append (appendTo), an existing file is opened
@@ -369,16 +360,6 @@ func (p *Pending) Abort() {
 		}
 	}
 	p.target, p.d = nil, nil
-}
-
-// WriteFile replaces the file at path with data, atomically (see Commit).
-// The directory must exist.
-func WriteFile(path string, data []byte) error {
-	p, err := Prepare(filepath.Dir(path), filepath.Base(path))
-	if err != nil {
-		return err
-	}
-	return p.Replace(path, data)
 }
 
 // AppendFile appends data to the file at path (see Append), creating it. An

@@ -37,7 +37,7 @@ func TestReplace(t *testing.T) {
 	t.Parallel()
 	dir := t.TempDir()
 	path := filepath.Join(dir, "r.json")
-	if err := WriteFile(path, []byte("one")); err != nil {
+	if err := writeFile(path, []byte("one")); err != nil {
 		t.Fatal(err)
 	}
 	if err := os.Chmod(path, 0o600); err != nil {
@@ -47,8 +47,8 @@ func TestReplace(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if !strings.HasPrefix(filepath.Base(p.TempName()), ".r.json.") || filepath.Dir(p.TempName()) != dir {
-		t.Errorf("temporary file %s", p.TempName())
+	if !strings.HasPrefix(filepath.Base(p.tmp.Name()), ".r.json.") || filepath.Dir(p.tmp.Name()) != dir {
+		t.Errorf("temporary file %s", p.tmp.Name())
 	}
 	if _, err := p.Write([]byte("tw")); err != nil {
 		t.Fatal(err)
@@ -182,4 +182,13 @@ func TestAppend(t *testing.T) {
 	if err := AppendFile(filepath.Join(dir, "no", "such"), []byte("x")); !errors.Is(err, fs.ErrNotExist) {
 		t.Errorf("AppendFile in a missing directory: %v", err)
 	}
+}
+
+// writeFile replaces the file at path with data (Prepare, then Replace).
+func writeFile(path string, data []byte) error {
+	p, err := Prepare(filepath.Dir(path), filepath.Base(path))
+	if err != nil {
+		return err
+	}
+	return p.Replace(path, data)
 }

@@ -1,6 +1,6 @@
 // Package report renders a metrics.Result the way vllm bench serve does:
 // the printed result block (Text, with Failures and Warnings for the lines
-// around it) and the result file (ResultObject, Filename, WriteFile), using
+// around it) and the result file (ResultObject, Filename, PrepareSave and Save), using
 // package pyjson's writer (pyjson.Object, pyjson.AppendPython), which
 // reproduces Python's json.dump byte for byte.
 //

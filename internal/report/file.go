@@ -133,13 +133,3 @@ func Save(p *atomicfile.Pending, path string, obj *pyjson.Object, appendRecord b
 	}
 	return p.Replace(path, body)
 }
-
-// WriteFile saves a result object at path (Save), creating its directory
-// first (PrepareSave).
-func WriteFile(path string, obj *pyjson.Object, appendRecord bool) error {
-	p, err := PrepareSave(filepath.Dir(path))
-	if err != nil {
-		return err
-	}
-	return Save(p, path, obj, appendRecord)
-}

@@ -246,20 +246,20 @@ func TestWriteFile(t *testing.T) {
 	}
 	// Save mode: one line, no trailing newline, parents created.
 	path := filepath.Join(dir, "nested", "results", "r.json")
-	if err := WriteFile(path, rec("backend", "vllm"), false); err != nil {
+	if err := writeFile(path, rec("backend", "vllm"), false); err != nil {
 		t.Fatal(err)
 	}
-	if err := WriteFile(path, rec("request_rate", math.Inf(1)), false); err != nil {
+	if err := writeFile(path, rec("request_rate", math.Inf(1)), false); err != nil {
 		t.Fatal(err)
 	}
 	assertFile(t, path, `{"request_rate": "inf"}`)
 
 	// Append mode (test_result_jsonl.py@89a73c7a): one record per line.
 	jsonl := filepath.Join(dir, "b.jsonl")
-	if err := WriteFile(jsonl, rec("backend", "vllm"), true); err != nil {
+	if err := writeFile(jsonl, rec("backend", "vllm"), true); err != nil {
 		t.Fatal(err)
 	}
-	if err := WriteFile(jsonl, rec("backend", "openai"), true); err != nil {
+	if err := writeFile(jsonl, rec("backend", "openai"), true); err != nil {
 		t.Fatal(err)
 	}
 	assertFile(t, jsonl, "{\"backend\": \"vllm\"}\n{\"backend\": \"openai\"}")
@@ -269,7 +269,7 @@ func TestWriteFile(t *testing.T) {
 	if err := os.WriteFile(withNL, []byte("{\"backend\": \"vllm\"}\n"), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	if err := WriteFile(withNL, rec("backend", "openai"), true); err != nil {
+	if err := writeFile(withNL, rec("backend", "openai"), true); err != nil {
 		t.Fatal(err)
 	}
 	assertFile(t, withNL, "{\"backend\": \"vllm\"}\n{\"backend\": \"openai\"}")
@@ -304,4 +304,14 @@ func TestParseMetadata(t *testing.T) {
 		err.Error() != "Invalid metadata format. Please use KEY=VALUE format." {
 		t.Errorf("error = %v", err)
 	}
+}
+
+// writeFile saves obj at path as a run does: its directory made ready
+// (PrepareSave), then Save.
+func writeFile(path string, obj *pyjson.Object, appendRecord bool) error {
+	p, err := PrepareSave(filepath.Dir(path))
+	if err != nil {
+		return err
+	}
+	return Save(p, path, obj, appendRecord)
 }
