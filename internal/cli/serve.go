@@ -352,36 +352,16 @@ func runServe(ctx context.Context, deps *Deps, opts *ServeOptions, intr *interru
 	return sg.finish(deps, res, err)
 }
 
-// runPlanned plans the run, cut short by the first interrupt, and executes
-// it; after the third interrupt it waits at most abortWait for the run to
-// save.
+// runPlanned carries out the run (run.Serve); after the third interrupt it
+// waits at most abortWait for the run to save.
 func runPlanned(ctx context.Context, o run.Options, env run.Env, intr *interrupts) (*run.Result, error) {
-	planCtx, cancelPlan := context.WithCancel(ctx)
-	defer cancelPlan()
-	go func() {
-		select {
-		case <-intr.stop:
-			cancelPlan()
-		case <-planCtx.Done():
-		}
-	}()
-	p, err := run.NewPlan(planCtx, o, env)
-	if err != nil {
-		if interrupted(intr.stop) {
-			return nil, fmt.Errorf("interrupted while preparing the run (nothing was sent): %w", run.ErrInterrupted)
-		}
-		return nil, err
-	}
-	if o.DryRun {
-		return nil, p.WriteJSONL(env.Stdout)
-	}
 	type outcome struct {
 		res *run.Result
 		err error
 	}
 	done := make(chan outcome, 1)
 	go func() {
-		res, err := p.Execute(ctx, env)
+		res, err := run.Serve(ctx, o, env)
 		done <- outcome{res, err}
 	}()
 	select {
@@ -400,16 +380,6 @@ func runPlanned(ctx context.Context, o run.Options, env run.Env, intr *interrupt
 // abortWait bounds how long the third interrupt waits for the run to save
 // what it measured.
 const abortWait = 5 * time.Second
-
-// interrupted reports whether ch is closed.
-func interrupted(ch <-chan struct{}) bool {
-	select {
-	case <-ch:
-		return true
-	default:
-		return false
-	}
-}
 
 // argsObject is the argument namespace as vLLM's vars(args) holds it: every
 // flag under its Python name, unset optional values as None, and --header

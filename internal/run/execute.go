@@ -42,13 +42,22 @@ type Result struct {
 
 // Serve plans the run described by opts and carries it out; a dry run
 // prints the plan's JSON lines on env.Stdout instead (and returns nil).
+// The first interrupt (env.Stop) cuts the planning short (model discovery,
+// a tokenizer download, prompt alignment): the run then ends as
+// interrupted, with nothing sent.
 func Serve(ctx context.Context, opts Options, env Env) (*Result, error) {
-	p, err := NewPlan(ctx, opts, env)
+	env = env.withDefaults()
+	planCtx, cancelPlan := untilClosed(ctx, env.Stop)
+	p, err := NewPlan(planCtx, opts, env)
+	cancelPlan()
 	if err != nil {
+		if isClosed(env.Stop) {
+			return nil, fmt.Errorf("interrupted while preparing the run (nothing was sent): %w", ErrInterrupted)
+		}
 		return nil, err
 	}
 	if opts.DryRun {
-		return nil, p.WriteJSONL(env.withDefaults().Stdout)
+		return nil, p.WriteJSONL(env.Stdout)
 	}
 	return p.Execute(ctx, env)
 }
@@ -76,7 +85,7 @@ func (p *Plan) Execute(ctx context.Context, env Env) (*Result, error) {
 	x.test = *p.jobs[0].req
 	x.test.RequestID = ""
 	x.testBody = p.Backend.Impl.Body(&x.test)
-	pre, cancelPre := x.untilStop(ctx)
+	pre, cancelPre := untilClosed(ctx, x.env.Stop) // nothing is in flight yet
 	defer cancelPre()
 	if err := x.readyCheck(pre); err != nil && !x.stopped() {
 		return nil, err
@@ -123,22 +132,25 @@ func (p *Plan) Execute(ctx context.Context, env Env) (*Result, error) {
 }
 
 // stopped reports whether the first interrupt came.
-func (x *execution) stopped() bool {
+func (x *execution) stopped() bool { return isClosed(x.env.Stop) }
+
+// isClosed reports whether ch is closed (a nil ch never is).
+func isClosed(ch <-chan struct{}) bool {
 	select {
-	case <-x.env.Stop:
+	case <-ch:
 		return true
 	default:
 		return false
 	}
 }
 
-// untilStop derives the context of what comes before the first request:
-// the first interrupt cancels it, since nothing is in flight yet.
-func (x *execution) untilStop(ctx context.Context) (context.Context, context.CancelFunc) {
+// untilClosed derives a context that ch's closing cancels too: what comes
+// before the first request stops at the first interrupt.
+func untilClosed(ctx context.Context, ch <-chan struct{}) (context.Context, context.CancelFunc) {
 	c, cancel := context.WithCancel(ctx)
 	go func() {
 		select {
-		case <-x.env.Stop:
+		case <-ch:
 			cancel()
 		case <-c.Done():
 		}

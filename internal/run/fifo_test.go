@@ -41,12 +41,3 @@ func TestFIFOOrder(t *testing.T) {
 		t.Fatal("slot lost after a waiter left")
 	}
 }
-
-func isClosed(ch chan struct{}) bool {
-	select {
-	case <-ch:
-		return true
-	default:
-		return false
-	}
-}
