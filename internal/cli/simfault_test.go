@@ -120,6 +120,8 @@ func TestServeWarnsOnWrongUsage(t *testing.T) {
 	t.Parallel()
 	args := []string{"serve", "--sim", "--sim-ttft", "0", "--sim-itl", "0", "--num-prompts", "8",
 		"--random-input-len", "16", "--random-output-len", "12", "--request-id-prefix", "u-"}
+	// The rule strikes the requests u-0, u-1 and u-2: 3 of the 8, all of
+	// which are checked (fewer than usageChecks).
 	_, errOut, code := runMain(t, append(args, "--sim-fault-wrong-usage", "u-[0-2]$")...)
 	if code != 0 || strings.Count(errOut, "usage.completion_tokens differs") != 1 ||
 		!strings.Contains(errOut, "on 3 of 8 requests checked") {
