@@ -8,12 +8,14 @@ import (
 	"os/signal"
 	"syscall"
 
+	"github.com/gobench/gobench/internal/buildinfo"
 	"github.com/gobench/gobench/internal/cli"
 	"github.com/gobench/gobench/internal/fdlimit"
 	"golang.org/x/term"
 )
 
-// version is set at build time with -ldflags "-X main.version=...".
+// version is set at build time with -ldflags "-X main.version=..." (make
+// build); buildinfo falls back to what Go embeds when it is not.
 var version = "dev"
 
 func main() {
@@ -28,6 +30,6 @@ func main() {
 		Getenv:     os.Getenv,
 		Signals:    sigs,
 		IsTerminal: term.IsTerminal(int(os.Stderr.Fd())),
-		Version:    version,
+		Version:    buildinfo.Version(version),
 	}))
 }

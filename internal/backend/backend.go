@@ -14,7 +14,6 @@ package backend
 import (
 	"fmt"
 	"slices"
-	"sort"
 	"strings"
 
 	"github.com/gobench/gobench/internal/exitcode"
@@ -124,21 +123,16 @@ type Spec struct {
 func (s *Spec) Supported() bool { return s.Impl != nil }
 
 // ValidateURL checks that apiURL ends with a suffix the API serves
-// (vLLM's _validate_api_url, with its message), so a wrong --endpoint fails
-// before any request is sent.
+// (vLLM's _validate_api_url, which also lets "profile" through), so a
+// wrong --endpoint fails before any request is sent. The message names
+// the suffixes plainly instead of printing vLLM's Python set.
 func (s *Spec) ValidateURL(apiURL string) error {
-	all := append([]string{"profile"}, s.Suffixes...)
-	for _, suffix := range all {
+	for _, suffix := range append([]string{"profile"}, s.Suffixes...) {
 		if strings.HasSuffix(apiURL, suffix) {
 			return nil
 		}
 	}
-	sort.Strings(all)
-	quoted := make([]string, len(all))
-	for i, suffix := range all {
-		quoted[i] = "'" + suffix + "'"
-	}
-	return fmt.Errorf("%s URL must end with one of: {%s}.", s.APIName, strings.Join(quoted, ", "))
+	return fmt.Errorf("the %s URL must end with %s", s.APIName, strings.Join(s.Suffixes, " or "))
 }
 
 // specs lists every --backend vLLM accepts, in its order

@@ -75,7 +75,7 @@ func TestValidateURL(t *testing.T) {
 		t.Error(err)
 	}
 	err := spec(t, "openai-chat").ValidateURL("http://h/v1/completions")
-	want := "OpenAI Chat Completions API URL must end with one of: {'chat/completions', 'profile'}."
+	want := "the OpenAI Chat Completions API URL must end with chat/completions"
 	if err == nil || err.Error() != want {
 		t.Errorf("err = %v, want %q", err, want)
 	}

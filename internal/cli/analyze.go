@@ -148,7 +148,7 @@ func runAnalyze(deps *Deps, o *AnalyzeOptions) error {
 	obj := res.Object(file)
 	out := formats{
 		text: func(w io.Writer) error {
-			return report.Block(w, deps.Stderr, m, func() error { return report.Text(w, m, res.Spec) })
+			return report.Block(deps.Stderr, m, func() error { return report.Text(w, m, res.Spec) })
 		},
 		markdown: func(w io.Writer) error {
 			return report.Markdown(w, m, res.Spec, "gobench analyze · "+file.Name())

@@ -105,7 +105,7 @@ func TestServeFlagMapping(t *testing.T) {
 	o, _, _ = parse(t)
 	r := o.Run
 	if r.NumPrompts != 1000 || !math.IsInf(r.Schedule.RequestRate, 1) || r.Schedule.Burstiness != 1 || r.Port != 8000 || r.Host != "127.0.0.1" ||
-		r.Endpoint != "/v1/completions" || r.Backend != "openai" || r.Dataset.Name != "random" || r.Dataset.RandomInputLen != 1024 ||
+		r.Endpoint != "" || r.Backend != "openai" || r.Dataset.Name != "random" || r.Dataset.RandomInputLen != 1024 ||
 		r.Dataset.RandomOutputLen != 128 || r.MaxConcurrency != 0 || r.Logprobs != nil || r.Dataset.CustomOutputLen != 256 {
 		t.Errorf("defaults %+v", r)
 	}

@@ -16,6 +16,7 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/gobench/gobench/internal/buildinfo"
 	"github.com/gobench/gobench/internal/exitcode"
 	"github.com/gobench/gobench/internal/run"
 	"github.com/spf13/cobra"
@@ -173,6 +174,7 @@ result block and result JSON, measured with far less client overhead.`,
 	}
 	root.SetOut(deps.Stdout)
 	root.SetErr(deps.Stderr)
+	root.SetVersionTemplate(buildinfo.Describe(deps.Version) + "\n")
 	root.SetFlagErrorFunc(func(_ *cobra.Command, err error) error { return toArgError(err) })
 	root.CompletionOptions.DisableDefaultCmd = true
 	root.AddCommand(newServeCmd(deps, func(ctx context.Context, o *ServeOptions) error {
@@ -184,6 +186,7 @@ result block and result JSON, measured with far less client overhead.`,
 	root.AddCommand(newCompareCmd(deps, func(o *CompareOptions) error { return runCompare(deps, o) }))
 	root.AddCommand(newCheckCmd(deps, func(o *CheckOptions) error { return runCheck(deps, o) }))
 	root.AddCommand(newAnalyzeCmd(deps, func(o *AnalyzeOptions) error { return runAnalyze(deps, o) }))
+	root.AddCommand(newVersionCmd(deps))
 	return root
 }
 

@@ -81,7 +81,7 @@ func (f *serveFlags) registerTarget(s flagSet) {
 	s.str(&o.BaseURL, "base-url", "Server base URL, e.g. http://localhost:8000 (used instead of --host/--port).")
 	s.str(&o.Host, "host", "Server host, when --base-url is not given.")
 	s.val(bindInt("port", &o.Port), "port", "Server port, when --base-url is not given.")
-	s.str(&o.Endpoint, "endpoint", "API path appended to the base URL (/v1/chat/completions for openai-chat).")
+	s.str(&o.Endpoint, "endpoint", "API path appended to the base URL (default: the backend's: /v1/completions for openai and vllm, /v1/chat/completions for openai-chat).")
 	f.header = &listFlag{}
 	s.val(f.header, "header", "Extra HTTP headers KEY=VALUE, several after one flag (--header a=1 b=2). They override Authorization and Content-Type; Host, Content-Length, Transfer-Encoding and Trailer, which the HTTP client sets, are refused.")
 	s.str(&o.Model, "model", "Model name; when omitted, the first model of GET /v1/models.")

@@ -24,7 +24,8 @@ type ServeGate struct {
 	// Baseline is --threshold-baseline (PATH[#RUN]), for relative
 	// thresholds.
 	Baseline string
-	// Format is "text" (vLLM's block) or "markdown" for stdout.
+	// Format is what stdout gets: "text" (vLLM's block), "markdown" or
+	// "json" (the result object, with the thresholds' verdicts).
 	Format string
 	// SummaryFile, when set, gets the Markdown summary appended.
 	SummaryFile string
@@ -44,8 +45,8 @@ type gateFlags struct {
 func (g *gateFlags) register(fs *pflag.FlagSet) {
 	fs.Var(&g.thresholds, "threshold", thresholdHelp+" Checked after the run; the verdicts follow the result block.")
 	fs.StringVar(&g.baseline, "threshold-baseline", "", "Result file (PATH, PATH#INDEX or PATH#LABEL) that relative thresholds such as 'p99_ttft_ms<=baseline*1.05' compare with.")
-	g.format = newChoice("format", "text", "text", "markdown")
-	fs.Var(g.format, "format", "Result printout: text (vLLM's block) or markdown (a summary for a CI job or a pull request).")
+	g.format = newChoice("format", "text", "text", "markdown", "json")
+	fs.Var(g.format, "format", "What the standard output gets: text (vLLM's block), markdown (a summary for a CI job or a pull request) or json (the result object as saved, on one line, with the thresholds' verdicts under gobench_thresholds; for jq). Everything else goes to the standard error.")
 	fs.StringVar(&g.summaryFile, "summary-file", "", "Append a Markdown summary of the run (and the thresholds' verdicts) to this file, e.g. $GITHUB_STEP_SUMMARY.")
 }
 
@@ -113,9 +114,15 @@ func (sg ServeGate) prepare(warn io.Writer) (*serveGate, error) {
 }
 
 // renderer draws the result block where the run prints it: vLLM's block
-// (nil, the run's default), or a Markdown summary with --format markdown.
+// (nil, the run's default), a Markdown summary with --format markdown, or
+// nothing with --format json, whose object is complete only after the run
+// (finish prints it).
 func (g *serveGate) renderer(deps *Deps) run.Renderer {
-	if g.Format != "markdown" {
+	switch g.Format {
+	case "json":
+		return func(io.Writer, run.Block) error { return nil }
+	case "markdown":
+	default:
 		return nil
 	}
 	return func(w io.Writer, b run.Block) error {
@@ -139,12 +146,19 @@ func (g *serveGate) finish(deps *Deps, res *run.Result, runErr error) error {
 			return fmt.Errorf("thresholds: %w", err)
 		}
 		rep = gate.Evaluate(g.Thresholds, values, baselineValues(g.baseline))
-		fmt.Fprintln(deps.Stdout)
-		if err := writeVerdicts(deps.Stdout, rep, g.Format); err != nil {
-			return err
+		if g.Format != "json" {
+			fmt.Fprintln(deps.Stdout)
+			if err := writeVerdicts(deps.Stdout, rep, g.Format); err != nil {
+				return err
+			}
 		}
 		if runErr == nil {
 			runErr = gateError(rep, values, g.baseline)
+		}
+	}
+	if g.Format == "json" {
+		if err := writeResultJSON(deps.Stdout, res.Object, rep); err != nil {
+			return err
 		}
 	}
 	if g.SummaryFile != "" {
@@ -189,3 +203,19 @@ func title(values ...string) string {
 	}
 	return strings.Join(parts, " · ")
 }
+
+// writeResultJSON prints --format json: the result object as the file
+// holds it, on one line, plus the thresholds' verdicts (when there are
+// any) under gobench_thresholds, so that one `jq` reads both.
+func writeResultJSON(w io.Writer, result *pyjson.Object, rep *gate.Report) error {
+	o := result
+	if rep != nil {
+		o = result.Clone()
+		o.Set(thresholdsKey, rep.Object())
+	}
+	return formats{object: func() *pyjson.Object { return o }}.write(w, "json")
+}
+
+// thresholdsKey holds the thresholds' verdicts in serve's --format json
+// output (never in the result file, whose keys are the run's).
+const thresholdsKey = "gobench_thresholds"

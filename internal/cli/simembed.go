@@ -36,7 +36,7 @@ func startEmbeddedSim(ctx context.Context, deps *Deps, cfg *sim.Config) (url str
 	if err != nil {
 		return "", nil, fmt.Errorf("start the simulator: %w", err)
 	}
-	fmt.Fprintf(deps.Stdout, "Started gobench's simulated server at %s (%s).\n", r.URL(), describeSim(*cfg))
+	fmt.Fprintf(deps.Stderr, "Started gobench's simulated server at %s (%s).\n", r.URL(), describeSim(*cfg))
 	stop = func() {
 		var re *sim.RecordError
 		if err := r.Close(); errors.As(err, &re) {

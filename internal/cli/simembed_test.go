@@ -29,10 +29,10 @@ func TestServeEmbeddedEngineSim(t *testing.T) {
 	if code != 0 {
 		t.Fatalf("exit %d\n%s\n%s", code, &out, &errOut)
 	}
-	if !strings.Contains(out.String(), "Started gobench's simulated server at http://127.0.0.1:") ||
-		!strings.Contains(out.String(), "engine scheduler: max-num-seqs 2") ||
+	if !strings.Contains(errOut.String(), "Started gobench's simulated server at http://127.0.0.1:") ||
+		!strings.Contains(errOut.String(), "engine scheduler: max-num-seqs 2") ||
 		!strings.Contains(out.String(), "Successful requests:                     8") {
-		t.Errorf("stdout:\n%s", &out)
+		t.Errorf("stdout:\n%s\nstderr:\n%s", &out, &errOut)
 	}
 	b, err := os.ReadFile(filepath.Join(dir, "r.json"))
 	if err != nil {

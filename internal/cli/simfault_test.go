@@ -97,8 +97,8 @@ func TestServeCountsSimFaults(t *testing.T) {
 					t.Errorf("request %d failed: %q", i, e)
 				}
 			}
-			if tt.failed > 0 && !strings.Contains(out.String(), "Failed requests during benchmark run detected") {
-				t.Errorf("the failures are not printed:\n%s", &out)
+			if tt.failed > 0 && !strings.Contains(errOut.String(), "Failed requests during benchmark run detected") {
+				t.Errorf("the failures are not printed on stderr:\n%s", &errOut)
 			}
 			if tt.check != nil {
 				tt.check(t, res)

@@ -93,9 +93,8 @@ func (p *Plan) Execute(ctx context.Context, env Env) (*Result, error) {
 	if err := x.warmUp(pre); err != nil && !x.stopped() {
 		return nil, err
 	}
-	fmt.Fprintln(x.out, "Starting main benchmark run...")
 	x.profile(pre, true)
-	x.announce()
+	fmt.Fprintln(x.out, x.loadLine())
 	x.warnOpenFiles(fdlimit.Soft())
 	before := fetchMetrics(pre, x.api, x.env.Stderr)
 	bar := newProgress(x.env, x.Options, len(x.jobs), "")
@@ -110,8 +109,8 @@ func (p *Plan) Execute(ctx context.Context, env Env) (*Result, error) {
 	after := fetchMetrics(post(), x.api, x.env.Stderr)
 	m, sentOffsets := x.measure(res, before, after)
 	spec := specDecodeStats(before.spec, after.spec)
-	if err := report.Block(x.out, x.env.Stderr, m, func() error {
-		return x.env.Render(x.out, Block{Metrics: m, Spec: spec, ModelID: x.ModelID, Label: x.Options.Label})
+	if err := report.Block(x.env.Stderr, m, func() error {
+		return x.env.Render(x.env.Stdout, Block{Metrics: m, Spec: spec, ModelID: x.ModelID, Label: x.Options.Label})
 	}); err != nil {
 		return nil, err
 	}
@@ -193,17 +192,15 @@ func (x *execution) afterRun(ctx context.Context, interrupted bool) (func() cont
 // --ready-check-timeout-sec asks for it.
 func (x *execution) readyCheck(ctx context.Context) error {
 	o := &x.Options
-	fmt.Fprintln(x.out, "Starting initial single prompt test run...")
 	if o.ReadyCheckTimeout <= 0 {
-		fmt.Fprintln(x.out, "Skipping endpoint ready check.")
 		return nil
 	}
-	fmt.Fprintf(x.out, "Waiting for endpoint to become up in %d seconds\n", int(o.ReadyCheckTimeout/time.Second))
+	fmt.Fprintf(x.out, "Ready check: sending the first request until the server answers it (at most %d s)...\n", int(o.ReadyCheckTimeout/time.Second))
 	probe := testProbe(x.client, x.Backend.Impl, &x.test, x.testBody)
 	if err := serverapi.WaitReady(ctx, probe, o.ReadyCheckTimeout, serverapi.ReadyInterval, x.env.Stderr); err != nil {
 		return err
 	}
-	fmt.Fprintln(x.out, "Initial test run completed.")
+	fmt.Fprintln(x.out, "Ready check: the server answered.")
 	return nil
 }
 
@@ -213,14 +210,14 @@ func (x *execution) warmUp(ctx context.Context) error {
 	if o.NumWarmups <= 0 {
 		return nil
 	}
-	fmt.Fprintf(x.out, "Warming up with %d requests...\n", o.NumWarmups)
+	fmt.Fprintf(x.out, "Warm-up: %d copies of the first request, not measured...\n", o.NumWarmups)
 	bar := newProgress(x.env, *o, o.NumWarmups, "warmup")
 	err := warmUp(ctx, x.client, x.Backend.Impl, &x.test, x.testBody, o.NumWarmups, o.MaxConcurrency, bar.add)
 	bar.finish()
 	if err != nil {
 		return fmt.Errorf("warm-up: %w", err)
 	}
-	fmt.Fprintln(x.out, "Warmup run completed.")
+	fmt.Fprintln(x.out, "Warm-up done.")
 	return nil
 }
 
@@ -230,37 +227,15 @@ func (x *execution) profile(ctx context.Context, start bool) {
 	if !x.Options.Profile {
 		return
 	}
-	verb, doing, done, call := "Stopping", "stopping", "stopped", x.api.StopProfile
+	doing, done, call := "stopping", "stopped", x.api.StopProfile
 	if start {
-		verb, doing, done, call = "Starting", "starting", "started", x.api.StartProfile
+		doing, done, call = "starting", "started", x.api.StartProfile
 	}
-	fmt.Fprintf(x.out, "%s profiler...\n", verb)
 	if err := call(ctx); err != nil {
-		fmt.Fprintf(x.env.Stderr, "WARNING: %s the profiler failed: %v\n", doing, err)
+		fmt.Fprintf(x.env.Stderr, "WARNING: %s the server's profiler failed: %v\n", doing, err)
 		return
 	}
-	fmt.Fprintf(x.out, "Profiler %s\n", done)
-}
-
-// announce prints the load shape, as vLLM does before the main run.
-func (x *execution) announce() {
-	o := &x.Options
-	if ru := o.Schedule.RampUp; ru != nil {
-		fmt.Fprintf(x.out, "Traffic ramp-up strategy: %s.\n", ru.Strategy)
-		fmt.Fprintf(x.out, "Will increase RPS from %d to %d RPS over the duration of the benchmark.\n", int(ru.StartRPS), int(ru.EndRPS))
-	} else {
-		fmt.Fprintf(x.out, "Traffic request rate: %s\n", describeRate(o.Schedule.RequestRate))
-	}
-	dist := "Gamma distribution"
-	if o.Schedule.Burstiness == 1.0 {
-		dist = "Poisson process"
-	}
-	fmt.Fprintf(x.out, "Burstiness factor: %s (%s)\n", describeRate(o.Schedule.Burstiness), dist)
-	if o.MaxConcurrency > 0 {
-		fmt.Fprintf(x.out, "Maximum request concurrency: %d\n", o.MaxConcurrency)
-	} else {
-		fmt.Fprintln(x.out, "Maximum request concurrency: None")
-	}
+	fmt.Fprintf(x.out, "The server's profiler %s.\n", done)
 }
 
 // openFilesReserve is what a run needs open besides its connections: the
@@ -317,7 +292,7 @@ func (x *execution) measure(res dispatchResult, before, after scrape) (*metrics.
 		}
 	}
 	if res.interrupted {
-		fmt.Fprintf(x.out, "Interrupted: reporting the %d of %d requests that were sent.\n", len(outputs), len(x.jobs))
+		fmt.Fprintf(x.env.Stderr, "Interrupted: reporting the %d of %d requests that were sent.\n", len(outputs), len(x.jobs))
 	}
 	cfg := metrics.Config{
 		Goodput: o.Goodput, PercentileMetrics: o.PercentileMetricsOrDefault(), Percentiles: o.Percentiles,

@@ -46,9 +46,12 @@ import (
 // DefaultOptions holds vLLM's defaults; Validate checks the values.
 type Options struct {
 	// Target.
-	BaseURL  string // --base-url; when empty, http://Host:Port
-	Host     string
-	Port     int
+	BaseURL string // --base-url; when empty, http://Host:Port
+	Host    string
+	Port    int
+	// Endpoint is --endpoint; empty means the backend's default path
+	// (backend.Spec.DefaultEndpoint), so that --backend openai-chat alone
+	// works (vLLM refuses it; see EndpointPath).
 	Endpoint string
 	// Backend is --backend, a name of backend.Names().
 	Backend string
@@ -158,7 +161,7 @@ func DefaultOptions() Options {
 	}
 	ds := dataset.DefaultOptions()
 	return Options{
-		Host: "127.0.0.1", Port: 8000, Endpoint: "/v1/completions", Backend: "openai", TokenizerMode: "auto",
+		Host: "127.0.0.1", Port: 8000, Backend: "openai", TokenizerMode: "auto",
 		NumPrompts:      ds.NumPrompts,
 		Schedule:        schedule.Params{RequestRate: math.Inf(1), Burstiness: 1},
 		RequestIDPrefix: NewRequestIDPrefix(),
@@ -259,14 +262,28 @@ func (o *Options) validateURL(spec *backend.Spec) error {
 	if err != nil {
 		return fmt.Errorf("argument %s: %w", flag, err)
 	}
-	apiURL := o.ServerURL() + o.Endpoint
+	path := o.EndpointPath(spec)
+	apiURL := o.ServerURL() + path
 	if api, err := httpURL(apiURL); err != nil || api.Host != base.Host {
-		return fmt.Errorf("argument --endpoint: appended to the server's address it does not give a URL on that server (got %s)", pyfmt.StrRepr(o.Endpoint))
+		return fmt.Errorf("argument --endpoint: appended to the server's address it does not give a URL on that server (got %s)", pyfmt.StrRepr(path))
 	}
 	if err := spec.ValidateURL(apiURL); err != nil {
-		return fmt.Errorf("argument --endpoint: %w (got %s)", err, pyfmt.StrRepr(o.Endpoint))
+		return fmt.Errorf("argument --endpoint: %w (got %s; without --endpoint, --backend %s uses %s)",
+			err, pyfmt.StrRepr(path), spec.Name, spec.DefaultEndpoint)
 	}
 	return nil
+}
+
+// EndpointPath is the API path the run posts to: --endpoint, or when it
+// was not given the path spec's API is served at. vLLM's default is always
+// /v1/completions, which only the completions backends accept; a command
+// line vLLM accepts names a completions backend or gives --endpoint, so
+// following the backend changes nothing that works there.
+func (o *Options) EndpointPath(spec *backend.Spec) string {
+	if o.Endpoint == "" {
+		return spec.DefaultEndpoint
+	}
+	return o.Endpoint
 }
 
 // httpURL parses an http or https URL with a host. Its errors never quote

@@ -42,7 +42,7 @@ func TestValidateProgrammatic(t *testing.T) {
 		{"port", func(o *Options) { o.Port = 70000 }, "argument --port"},
 		{"base URL credentials stay out", func(o *Options) { o.BaseURL = "http://user:pw@h:99999" }, "argument --base-url: the port must be between 1 and 65535 (got 99999)"},
 		{"base URL bad port", func(o *Options) { o.BaseURL = "http://user:pw@h:x1" }, `argument --base-url: not a URL: invalid port ":x1" after host`},
-		{"endpoint", func(o *Options) { o.Endpoint = "/v1/models" }, "argument --endpoint: OpenAI Completions API URL must end with one of"},
+		{"endpoint", func(o *Options) { o.Endpoint = "/v1/models" }, "argument --endpoint: the OpenAI Completions API URL must end with completions"},
 		{"request rate", func(o *Options) { o.Schedule.RequestRate = 1e-300 }, "argument --request-rate"},
 		{"dataset length", func(o *Options) { o.Dataset.RandomPrefixLen = -3 }, "argument --random-prefix-len: must not be negative (got -3)"},
 	}

@@ -61,8 +61,10 @@ type Plan struct {
 	// metrics, profiler) with the run's headers.
 	api   *serverapi.Client
 	clock *clock
-	// out receives the transcript: stdout, or stderr for a dry run, whose
-	// stdout carries only the JSON lines.
+	// out receives the transcript (what the run is doing, warnings): the
+	// standard error, so that the standard output carries only the result
+	// (the block, the Markdown summary, the JSON object or a dry run's
+	// lines) for a redirect or a pipe.
 	out io.Writer
 	// pending is the result file's save, made ready before anything is sent.
 	pending *pendingSave
@@ -79,7 +81,7 @@ func NewPlan(ctx context.Context, opts Options, env Env) (_ *Plan, err error) {
 		return nil, err
 	}
 	env = env.withDefaults()
-	p := &Plan{Options: opts, out: env.Stdout}
+	p := &Plan{Options: opts, out: env.Stderr}
 	if p.pending, err = prepareSave(&p.Options, env); err != nil {
 		return nil, err
 	}
@@ -88,9 +90,6 @@ func NewPlan(ctx context.Context, opts Options, env Env) (_ *Plan, err error) {
 			p.pending.abort()
 		}
 	}()
-	if opts.DryRun {
-		p.out = env.Stderr
-	}
 	if err := p.target(env); err != nil {
 		return nil, err
 	}
@@ -116,10 +115,10 @@ func (p *Plan) target(env Env) error {
 	if p.BaseURL, p.headers, err = withoutCredentials(o.ServerURL(), o.Headers); err != nil {
 		return err
 	}
-	p.APIURL = p.BaseURL + o.Endpoint
 	if p.Backend, err = backend.Lookup(o.Backend); err != nil {
 		return err
 	}
+	p.APIURL = p.BaseURL + o.EndpointPath(p.Backend)
 	if err := p.Backend.ValidateURL(p.APIURL); err != nil {
 		return err
 	}
@@ -173,13 +172,16 @@ func (p *Plan) model(ctx context.Context) error {
 	if o.Model != "" || o.DryRun {
 		return nil
 	}
-	fmt.Fprintln(p.out, "Model not specified, fetching first model from server...")
 	var err error
 	p.ModelName, p.ModelID, err = p.api.FirstModel(ctx)
 	if err != nil {
 		return err
 	}
-	fmt.Fprintf(p.out, "First model name: %s, first model id: %s\n", p.ModelName, p.ModelID)
+	weights := ""
+	if p.ModelID != p.ModelName {
+		weights = " (weights " + p.ModelID + ")"
+	}
+	fmt.Fprintf(p.out, "Model: %s%s, the first the server lists at /v1/models (--model picks another).\n", p.ModelName, weights)
 	return nil
 }
 
@@ -262,7 +264,7 @@ func (p *Plan) ignoreEOS() bool {
 func (p *Plan) requests(samples []dataset.Sample) {
 	o := &p.Options
 	if _, ok := o.SamplingParams.Get("temperature"); !ok {
-		fmt.Fprintln(p.out, "WARNING: vllm bench serve no longer sets temperature==0 (greedy) in requests by default. The default will be determined on the server side and can be model/API specific. For the old behavior, include --temperature=0.")
+		fmt.Fprintln(p.out, "Sampling: the requests carry no temperature, so the server's default applies (--temperature 0 asks for greedy decoding).")
 	}
 	extra := o.SamplingParams.Clone()
 	extra.Update(&o.ExtraBody)

@@ -82,10 +82,7 @@ func TestServeAgainstSim(t *testing.T) {
 			srv := startSim(t, ttft, itl)
 			dir := t.TempDir()
 			o := baseOptions(srv.URL)
-			o.Backend = backendName
-			if backendName == "openai-chat" {
-				o.Endpoint = "/v1/chat/completions"
-			}
+			o.Backend = backendName // the endpoint follows it
 			o.Schedule.RequestRate, o.MaxConcurrency = 20, 4
 			o.PercentileMetrics = []string{"ttft", "tpot", "itl", "e2el"}
 			o.SaveResult, o.SaveDetailed, o.ResultDir = true, true, dir
@@ -295,8 +292,8 @@ func TestHungStreamStillWritesResult(t *testing.T) {
 	if !strings.Contains(b.err.String(), "timed out") {
 		t.Errorf("no timeout warning on stderr:\n%s", &b.err)
 	}
-	if !strings.Contains(b.out.String(), "Failed requests during benchmark run detected (capping to 10):") {
-		t.Errorf("failures not listed:\n%s", &b.out)
+	if !strings.Contains(b.err.String(), "Failed requests during benchmark run detected (capping to 10):") {
+		t.Errorf("failures not listed on stderr:\n%s", &b.err)
 	}
 }
 
@@ -315,8 +312,8 @@ func TestAllFailed(t *testing.T) {
 	if !errors.Is(err, ErrAllFailed) || res == nil || res.Metrics.Failed != 3 {
 		t.Fatalf("err %v res %+v", err, res)
 	}
-	if !strings.Contains(b.out.String(), "Error 0: HTTP 500 Internal Server Error: {\"error\":{\"message\":\"boom\"}}") {
-		t.Errorf("error text not shown:\n%s", &b.out)
+	if !strings.Contains(b.err.String(), "Error 0: HTTP 500 Internal Server Error: {\"error\":{\"message\":\"boom\"}}") {
+		t.Errorf("error text not shown on stderr:\n%s", &b.err)
 	}
 	if !strings.Contains(b.err.String(), "All requests failed.") {
 		t.Errorf("no warning:\n%s", &b.err)
@@ -491,8 +488,8 @@ func TestProfileHeadersAndModel(t *testing.T) {
 			t.Fatal("the API key leaked into the output or the result file")
 		}
 	}
-	if !strings.Contains(b.out.String(), "First model name: served, first model id: "+tokenizer.BuiltinName) {
-		t.Errorf("model discovery not reported:\n%s", &b.out)
+	if !strings.Contains(b.err.String(), "Model: served (weights "+tokenizer.BuiltinName+"), the first the server lists") {
+		t.Errorf("model discovery not reported:\n%s", &b.err)
 	}
 }
 

@@ -1,0 +1,81 @@
+package run
+
+import (
+	"fmt"
+	"math"
+	"strconv"
+	"strings"
+)
+
+// loadLine states the load the run is about to send, in one line: how
+// many requests, how fast, how many at a time, and how many tokens. vLLM's
+// defaults (1000 prompts, all at once, no limit) flood a server; nobody
+// should learn that from the server's alerts. It replaces vLLM's "Traffic
+// request rate / Burstiness factor / Maximum request concurrency" lines,
+// which spell an absent limit as Python's None.
+func (x *execution) loadLine() string {
+	o := &x.Options
+	var b strings.Builder
+	fmt.Fprintf(&b, "Sending %s %s", plural(len(x.jobs), "request"), x.pace())
+	if o.MaxConcurrency > 0 {
+		fmt.Fprintf(&b, ", at most %d at a time", o.MaxConcurrency)
+	} else {
+		b.WriteString(", with no limit on how many at a time")
+	}
+	in, out := 0, 0
+	for _, j := range x.jobs {
+		in += j.req.PromptLen
+		out += j.req.OutputLen
+	}
+	fmt.Fprintf(&b, ": %s input tokens, up to %s output tokens", groupThousands(in), groupThousands(out))
+	if n := len(x.Offsets); n > 0 && x.Offsets[n-1] > 0 && !math.IsInf(x.Offsets[n-1], 0) {
+		fmt.Fprintf(&b, "; the last is due %s s after the start", plainNumber(math.Round(x.Offsets[n-1]*10)/10))
+	}
+	return b.String() + "."
+}
+
+// pace says how the requests arrive: all at once, at a rate with its
+// distribution, or on a ramp.
+func (x *execution) pace() string {
+	p := x.Options.Schedule
+	if ru := p.RampUp; ru != nil {
+		return fmt.Sprintf("on a %s ramp from %s to %s req/s", ru.Strategy, plainNumber(ru.StartRPS), plainNumber(ru.EndRPS))
+	}
+	if math.IsInf(p.RequestRate, 1) {
+		return "all at once (--request-rate inf)"
+	}
+	arrivals := "Poisson arrivals"
+	if p.Burstiness != 1 {
+		arrivals = "gamma arrivals, burstiness " + plainNumber(p.Burstiness)
+	}
+	return fmt.Sprintf("at %s req/s (%s)", plainNumber(p.RequestRate), arrivals)
+}
+
+// plainNumber writes x in the fewest digits that give it back (10, 0.5),
+// not Python's 10.0.
+func plainNumber(x float64) string { return strconv.FormatFloat(x, 'g', -1, 64) }
+
+// plural is "1 request" or "n requests".
+func plural(n int, noun string) string {
+	if n == 1 {
+		return "1 " + noun
+	}
+	return strconv.Itoa(n) + " " + noun + "s"
+}
+
+// groupThousands writes n with comma thousands separators (1,024,000):
+// token totals run to millions.
+func groupThousands(n int) string {
+	s := strconv.Itoa(n)
+	if n < 0 {
+		return "-" + groupThousands(-n)
+	}
+	var b strings.Builder
+	for i, c := range s {
+		if i > 0 && (len(s)-i)%3 == 0 {
+			b.WriteByte(',')
+		}
+		b.WriteRune(c)
+	}
+	return b.String()
+}
