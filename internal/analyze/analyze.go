@@ -26,14 +26,15 @@ import (
 // Options select what to recompute. Empty fields take what the run used,
 // as far as the file tells it.
 type Options struct {
-	// PercentileMetrics is --percentile-metrics; "" infers it from the
-	// file's mean_*_ms keys.
+	// PercentileMetrics is --percentile-metrics; "" takes the run's, as
+	// its gobench_workload records it, else as its mean_*_ms keys tell.
 	PercentileMetrics string
-	// MetricPercentiles is --metric-percentiles; "" infers it from the
-	// file's p*_ms keys.
+	// MetricPercentiles is --metric-percentiles; "" takes the run's, as
+	// its gobench_workload records it, else as its p*_ms keys tell.
 	MetricPercentiles string
-	// Goodput holds the SLOs in ms (metrics.ParseGoodput); empty disables
-	// goodput. Result files do not record the SLOs a run used.
+	// Goodput holds the SLOs in ms (metrics.ParseGoodput); empty takes the
+	// SLOs the run's gobench_workload records, and disables goodput for a
+	// file without them (vLLM's files do not record the SLOs).
 	Goodput map[string]float64
 }
 
@@ -59,20 +60,28 @@ func Recompute(run *resultfile.Run, o Options) (*Result, error) {
 	if err != nil {
 		return nil, err
 	}
+	o = o.withRun(run)
+	res, err := recompute(run, d, o)
+	if err != nil {
+		return nil, err
+	}
+	if len(o.Goodput) == 0 {
+		if raw, ok := run.Raw(resultkey.RequestGoodput); ok && string(raw) != "null" {
+			note := "the run measured goodput, but the file does not record its SLOs (vLLM's files do not): pass --goodput to recompute it"
+			res.Notes = append([]string{note}, res.Notes...)
+		}
+	}
+	return res, nil
+}
+
+// recompute computes the metrics of the records d of run with the
+// selection and SLOs of o (complete: withRun applied).
+func recompute(run *resultfile.Run, d *resultfile.Detailed, o Options) (*Result, error) {
 	duration, ok := run.Number(resultkey.Duration)
 	if !ok {
 		return nil, fmt.Errorf("%s: no %q in the result", run.Name(), resultkey.Duration)
 	}
 	res := &Result{PercentileMetrics: o.PercentileMetrics, MetricPercentiles: o.MetricPercentiles}
-	if res.PercentileMetrics == "" || res.MetricPercentiles == "" {
-		pm, mp := InferSelection(run)
-		if res.PercentileMetrics == "" {
-			res.PercentileMetrics = pm
-		}
-		if res.MetricPercentiles == "" {
-			res.MetricPercentiles = mp
-		}
-	}
 	ps, err := metrics.ParseMetricPercentiles(res.MetricPercentiles)
 	if err != nil {
 		return nil, err
@@ -95,15 +104,63 @@ func Recompute(run *resultfile.Run, o Options) (*Result, error) {
 		// request saved with 0 tokens was counted as 0.
 		cfg.CountTokens = func(string) int { return 0 }
 	}
-	if len(o.Goodput) == 0 {
-		if raw, ok := run.Raw(resultkey.RequestGoodput); ok && string(raw) != "null" {
-			res.Notes = append(res.Notes, "the run measured goodput, but result files do not record the SLOs: pass --goodput to recompute it")
-		}
-	}
 	res.Metrics = metrics.Calculate(d.Outputs, duration, cfg)
 	res.patch(run, d)
 	res.Spec = specDecode(run)
 	return res, nil
+}
+
+// withRun fills what o leaves empty with what the run used: the selection
+// and the SLOs its gobench_workload records, else the selection its keys
+// tell (InferSelection).
+func (o Options) withRun(run *resultfile.Run) Options {
+	w, _ := run.Object(resultkey.GobenchWorkload)
+	recorded := func(key string) string {
+		if w == nil {
+			return ""
+		}
+		v, _ := w.Get(key)
+		s, _ := v.(string)
+		return s
+	}
+	if o.PercentileMetrics == "" {
+		o.PercentileMetrics = recorded(resultkey.WorkloadPercentileMetrics)
+	}
+	if o.MetricPercentiles == "" {
+		o.MetricPercentiles = recorded(resultkey.WorkloadMetricPercentiles)
+	}
+	if o.PercentileMetrics == "" || o.MetricPercentiles == "" {
+		pm, mp := InferSelection(run)
+		if o.PercentileMetrics == "" {
+			o.PercentileMetrics = pm
+		}
+		if o.MetricPercentiles == "" {
+			o.MetricPercentiles = mp
+		}
+	}
+	if len(o.Goodput) == 0 && w != nil {
+		o.Goodput = recordedGoodput(w)
+	}
+	return o
+}
+
+// recordedGoodput reads the SLOs of a gobench_workload (nil for none).
+func recordedGoodput(w *pyjson.Object) map[string]float64 {
+	v, _ := w.Get(resultkey.WorkloadGoodput)
+	g, ok := v.(*pyjson.Object)
+	if !ok {
+		return nil
+	}
+	slos := map[string]float64{}
+	for _, k := range g.Keys() {
+		switch x, _ := g.Get(k); x := x.(type) {
+		case float64:
+			slos[k] = x
+		case int:
+			slos[k] = float64(x)
+		}
+	}
+	return slos
 }
 
 // patch takes from the saved keys what the per-request data cannot give,
@@ -202,8 +259,10 @@ func (res *Result) Object(run *resultfile.Run) *pyjson.Object {
 	backend, _ := run.String(resultkey.Backend)
 	model, _ := run.String(resultkey.ModelID)
 	tok, _ := run.String(resultkey.TokenizerID)
+	workload, _ := run.Object(resultkey.GobenchWorkload)
 	return report.ResultObject(&res.Metrics, &report.Run{
 		Date: date, Backend: backend, Label: run.Label(), ModelID: model, TokenizerID: tok,
 		NumPrompts: int(prompts), Burstiness: burstiness, NumWarmups: int(warmups), SpecDecode: res.Spec,
+		Workload: workload,
 	})
 }

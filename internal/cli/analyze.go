@@ -38,9 +38,11 @@ block gobench serve prints, so that other percentiles or goodput SLOs can be
 evaluated without sending the load again.
 
 Without flags the block is the run's own: for a gobench file it equals, to
-the last digit, the block the run printed (with the run's --goodput, which
-result files do not record). --percentile-metrics, --metric-percentiles and
---goodput take vLLM's syntax and replace the run's selection.
+the last digit, the block the run printed, with the run's --goodput,
+--percentile-metrics and --metric-percentiles as its gobench_workload
+records them (older gobench files and vLLM's do not record --goodput: give
+it again). --percentile-metrics, --metric-percentiles and --goodput take
+vLLM's syntax and replace the run's selection.
 
 vLLM's own files: per-request success is an empty error, output lengths
 are the saved output_lens; where a file has no latencies, E2EL is TTFT plus
@@ -48,7 +50,7 @@ the ITLs, and what a file lacks the data for (start_times, queue_times) is
 taken from its saved keys or left out, with a note on stderr.
 
 --threshold checks the recomputed result (e.g. a new goodput) as gobench
-check does. Put the result file first: --goodput takes every value after it.
+check does, a statistic it lacks computed from the per-request data. Put the result file first: --goodput takes every value after it.
 
 A file written with --append-result holds several runs: choose one with
 FILE#INDEX (from 0; -1 is the last) or FILE#LABEL. A damaged line (a record
@@ -165,7 +167,12 @@ func runAnalyze(deps *Deps, o *AnalyzeOptions) error {
 	if err != nil {
 		return err
 	}
-	rep := gate.Evaluate(o.Thresholds, values, baselineValues(base))
+	// A statistic the recomputation did not select comes from the file's
+	// per-request data, as gobench check computes it.
+	rep, err := judge(o.Thresholds, values, file, base)
+	if err != nil {
+		return err
+	}
 	if o.Format != "json" {
 		fmt.Fprintln(deps.Stdout)
 		if err := writeVerdicts(deps.Stdout, rep, o.Format); err != nil {
@@ -174,5 +181,5 @@ func runAnalyze(deps *Deps, o *AnalyzeOptions) error {
 	} else if err := writeVerdicts(deps.Stderr, rep, "text"); err != nil {
 		return err
 	}
-	return gateError(rep, values, base)
+	return gateError(rep, values, file, base)
 }

@@ -31,6 +31,11 @@ failed_ratio (failed / sent), OP one of < <= > >=, and LIMIT a number or
 relative to the same key in --baseline: baseline, baseline*F, baseline+D,
 baseline-D. Quote them for the shell.
 
+A latency statistic the result lacks (p95_ttft_ms when the run printed only
+P99) is computed from the file's per-request data (--save-detailed) exactly
+as gobench analyze computes it, and the verdict says so. Without per-request
+data the key is an error saying how to get it.
+
 A file written with --append-result holds several runs: choose one with
 FILE#INDEX (from 0; -1 is the last) or FILE#LABEL. A damaged line (a record
 cut short, garbage) is skipped with a warning naming the file and line;
@@ -41,6 +46,7 @@ INDEX counts the intact runs only.
 const checkExample = `  gobench check result.json --threshold 'p99_ttft_ms<500' --threshold 'failed_ratio<0.01'
   gobench check new.json --baseline main.json --threshold 'p99_ttft_ms<=baseline*1.05' \
     --threshold 'output_throughput>=baseline*0.95'
+  gobench check detailed.json --threshold 'p95_ttft_ms<100'   # computed from per-request data
   gobench check runs.jsonl#-1 --threshold 'mean_itl_ms<20' --format markdown >> "$GITHUB_STEP_SUMMARY"`
 
 func newCheckCmd(_ *Deps, runF func(*CheckOptions) error) *cobra.Command {
@@ -88,7 +94,10 @@ func runCheck(deps *Deps, o *CheckOptions) error {
 	if err != nil {
 		return err
 	}
-	rep := gate.Evaluate(o.Thresholds, result, baselineValues(base))
+	rep, err := judge(o.Thresholds, result, result, base)
+	if err != nil {
+		return err
+	}
 	if o.Format == "text" {
 		fmt.Fprintf(deps.Stdout, "Result: %s\n", result.Name())
 		if base != nil {
@@ -98,5 +107,5 @@ func runCheck(deps *Deps, o *CheckOptions) error {
 	if err := writeVerdicts(deps.Stdout, rep, o.Format); err != nil {
 		return err
 	}
-	return gateError(rep, result, base)
+	return gateError(rep, result, result, base)
 }

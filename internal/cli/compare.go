@@ -23,7 +23,11 @@ type CompareOptions struct {
 const compareLong = `Compare saved results (gobench's or vLLM's own --save-result files): one
 table of every metric the files share, the value in each, the absolute and
 relative change from the first file (the baseline) and whether lower or
-higher is better, after a list of the runs' settings.
+higher is better, after a list of the runs' settings: vLLM's (rate,
+concurrency, model, ...) and the workload gobench records (dataset,
+lengths, seed, sampling parameters, SLOs, percentiles, tokenizer), then
+each run's command line. A metric that is 0 or absent in every file (rtfx
+of text runs) is left out and named below the table; failed stays.
 
 When the results carry per-request data (--save-detailed), each latency
 statistic (mean, median, percentiles of TTFT, TPOT, ITL, E2EL) also says

@@ -7,6 +7,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/gobench/gobench/internal/analyze"
 	"github.com/gobench/gobench/internal/atomicfile"
 	"github.com/gobench/gobench/internal/exitcode"
 	"github.com/gobench/gobench/internal/gate"
@@ -19,7 +20,7 @@ import (
 
 // thresholdHelp is the --threshold help text shared by serve, check and
 // analyze.
-const thresholdHelp = `Fail (exit status 4) unless KEY OP LIMIT holds, e.g. 'p99_ttft_ms<500', 'failed_ratio<0.01', 'request_throughput>=baseline*0.95'. KEY is any numeric result key (or failed_ratio), OP one of < <= > >=, LIMIT a number or baseline, baseline*F, baseline+D, baseline-D. Repeatable.`
+const thresholdHelp = `Fail (exit status 4) unless KEY OP LIMIT holds, e.g. 'p99_ttft_ms<500', 'failed_ratio<0.01', 'request_throughput>=baseline*0.95'. KEY is any numeric result key (or failed_ratio), OP one of < <= > >=, LIMIT a number or baseline, baseline*F, baseline+D, baseline-D. A latency statistic the result lacks (p95_ttft_ms) is computed from the per-request data. Repeatable.`
 
 // gateExitDoc documents the exit statuses of the commands that gate.
 const gateExitDoc = `Exit status: 0 every threshold passed, 1 error (unreadable file, ...), 2 bad
@@ -81,13 +82,43 @@ func openBaseline(flag, spec string, ths []gate.Threshold, warn io.Writer) (*res
 	return base, nil
 }
 
-// baselineValues is base as gate.Values: nil (no baseline) must reach
-// gate.Evaluate as a nil interface, not as a typed nil.
-func baselineValues(base *resultfile.Run) gate.Values {
-	if base == nil {
-		return nil
+// judge evaluates the thresholds on values and, for the relative ones,
+// base; the statistics either lacks come from its per-request data
+// (values': data's), as thresholdValues says.
+func judge(ths []gate.Threshold, values, data, base *resultfile.Run) (*gate.Report, error) {
+	judged, err := thresholdValues(values, data, ths, false)
+	if err != nil {
+		return nil, err
 	}
-	return base
+	baseValues, err := thresholdValues(base, base, ths, true)
+	if err != nil {
+		return nil, err
+	}
+	return gate.Evaluate(ths, judged, baseValues), nil
+}
+
+// thresholdValues are the values thresholds are judged on: those of
+// values, and the latency statistics it lacks computed from the
+// per-request data of data (the run values was read from, or the same run
+// with its per-request lists) exactly as gobench analyze computes them
+// (analyze.Supplement). Only the keys of relative thresholds are computed
+// when relativeOnly (a baseline). A nil values (no baseline) gives a nil
+// interface, as gate.Evaluate needs, not a typed nil.
+func thresholdValues(values, data *resultfile.Run, ths []gate.Threshold, relativeOnly bool) (gate.Values, error) {
+	if values == nil {
+		return nil, nil
+	}
+	var keys []string
+	for _, t := range ths {
+		if t.Relative || !relativeOnly {
+			keys = append(keys, t.Key)
+		}
+	}
+	sup, err := analyze.Supplement(values, data, keys)
+	if err != nil {
+		return nil, fmt.Errorf("thresholds: %w", err)
+	}
+	return sup, nil
 }
 
 // writeVerdicts prints the threshold report in the chosen format.
@@ -120,25 +151,43 @@ func (f formats) write(w io.Writer, format string) error {
 
 // gateError turns a threshold report into the command's outcome: every
 // request failed (exit 3), a key the result or baseline lacks (exit 2), a
-// failed threshold (exit 4), or nil.
-func gateError(rep *gate.Report, result, baseline *resultfile.Run) error {
+// failed threshold (exit 4), or nil. data is the run whose per-request
+// data could have given a missing statistic of result.
+func gateError(rep *gate.Report, result, data, baseline *resultfile.Run) error {
 	if rep.AllFailed {
 		return run.ErrAllFailed
 	}
 	for _, v := range rep.Verdicts {
 		switch v.Problem {
 		case gate.ProblemNoKey:
-			return argErrorf("argument --threshold: %q: %s has no numeric key %q (it has: %s)",
-				v.Threshold.Expr, describe(result), v.Threshold.Key, strings.Join(numericKeys(result), ", "))
+			return argErrorf("argument --threshold: %q: %s has no numeric key %q%s (it has: %s)",
+				v.Threshold.Expr, describe(result), v.Threshold.Key, statHint(data, v.Threshold.Key),
+				strings.Join(numericKeys(result), ", "))
 		case gate.ProblemNoBaselineKey:
-			return argErrorf("argument --threshold: %q: the baseline %s has no numeric key %q (it has: %s)",
-				v.Threshold.Expr, describe(baseline), v.Threshold.Key, strings.Join(numericKeys(baseline), ", "))
+			return argErrorf("argument --threshold: %q: the baseline %s has no numeric key %q%s (it has: %s)",
+				v.Threshold.Expr, describe(baseline), v.Threshold.Key, statHint(baseline, v.Threshold.Key),
+				strings.Join(numericKeys(baseline), ", "))
 		}
 	}
 	if !rep.Passed() {
 		return &thresholdError{failed: rep.Failed(), total: len(rep.Verdicts)}
 	}
 	return nil
+}
+
+// statHint says, for a latency statistic a result lacks, why it could not
+// be computed and what to do: a run saved without per-request data needs
+// another run that selects it or saves that data; a run with per-request
+// data did not measure the metric.
+func statHint(r *resultfile.Run, key string) string {
+	metric, _, ok := resultkey.ParseStatKey(key)
+	switch {
+	case !ok || r == nil:
+		return ""
+	case !r.Has(resultkey.TTFTs):
+		return ", and no per-request data to compute it from: run again with --percentile-metrics and --metric-percentiles selecting it, or with --save-detailed so that it can be computed"
+	}
+	return fmt.Sprintf(", and its per-request data cannot give it: the run did not measure %s (TTFT, TPOT and ITL need a tokenizer, the client queue --max-concurrency)", metric)
 }
 
 func describe(r *resultfile.Run) string {

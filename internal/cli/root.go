@@ -41,6 +41,9 @@ type Deps struct {
 	// Transport overrides the HTTP transport (tests); nil uses
 	// run.NewTransport.
 	Transport func(maxConns int, insecure bool) http.RoundTripper
+	// args is the command line as normalizeFor rewrote it, which Main
+	// sets: serve saves it, redacted (commandLine).
+	args []string
 }
 
 // Main runs gobench with args (without the program name) and returns the
@@ -69,6 +72,7 @@ func Main(ctx context.Context, args []string, deps Deps) int {
 	root := newRootCmd(&deps, intr)
 	normalized, err := normalizeFor(root, args)
 	if err == nil {
+		deps.args = normalized
 		root.SetArgs(normalized)
 		err = root.ExecuteContext(ctx)
 	}

@@ -144,6 +144,7 @@ func (f *serveFlags) options(fs *pflag.FlagSet, deps *Deps) (*ServeOptions, erro
 		return nil, err
 	}
 	o.Args = argsObject(fs)
+	o.CommandLine = commandLine(deps.args, deps.Getenv)
 	so := &ServeOptions{Run: *o}
 	if so.Gate, err = f.gate.options(&so.Run); err != nil {
 		return nil, err

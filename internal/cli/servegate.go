@@ -68,7 +68,9 @@ func (g *gateFlags) options(o *run.Options) (ServeGate, error) {
 	}
 	sel := selectionOf(o)
 	for _, t := range ths {
-		if !sel.Has(t.Key) {
+		// A statistic the selection leaves out is computed from the run's
+		// per-request data after the run (finish).
+		if !sel.Has(t.Key) && !sel.CanCompute(t.Key) {
 			return sg, argErrorf("argument --threshold: %q: a result of this command line has no key %q; latency keys follow --percentile-metrics and --metric-percentiles (this run's: %s)",
 				t.Expr, t.Key, strings.Join(sel.StatKeys(), ", "))
 		}
@@ -82,7 +84,7 @@ func selectionOf(o *run.Options) resultkey.Selection {
 	return resultkey.Selection{
 		PercentileMetrics: o.PercentileMetricsOrDefault(), Percentiles: o.Percentiles,
 		Tokenizer: !o.SkipTokenizerInit, ClientQueue: o.MaxConcurrency > 0, RampUp: o.Schedule.RampUp != nil,
-		Detailed: o.SaveDetailed, ReportCachedTokens: o.ReportCachedTokens,
+		Detailed: o.SaveDetailed, ReportCachedTokens: o.ReportCachedTokens, Workload: true,
 	}
 }
 
@@ -91,10 +93,14 @@ func selectionOf(o *run.Options) resultkey.Selection {
 type serveGate struct {
 	ServeGate
 	baseline *resultfile.Run
+	// baseValues are the baseline's values, with the statistics it lacks
+	// computed from its per-request data (thresholdValues).
+	baseValues gate.Values
 }
 
 // prepare loads the baseline (warning on warn about damaged lines) and
-// checks that it has the keys the relative thresholds need.
+// checks that it has, or its per-request data gives, the keys the
+// relative thresholds need.
 func (sg ServeGate) prepare(warn io.Writer) (*serveGate, error) {
 	g := &serveGate{ServeGate: sg}
 	base, err := openBaseline("--threshold-baseline", sg.Baseline, sg.Thresholds, warn)
@@ -102,12 +108,15 @@ func (sg ServeGate) prepare(warn io.Writer) (*serveGate, error) {
 		return nil, err
 	}
 	g.baseline = base
+	if g.baseValues, err = thresholdValues(base, base, sg.Thresholds, true); err != nil {
+		return nil, fmt.Errorf("--threshold-baseline: %w", err)
+	}
 	for _, t := range sg.Thresholds {
 		if !t.Relative {
 			continue
 		}
-		if _, ok := base.Number(t.Key); !ok {
-			return nil, argErrorf("threshold %q: the baseline %s has no numeric key %q", t.Expr, base.Name(), t.Key)
+		if _, ok := g.baseValues.Number(t.Key); !ok {
+			return nil, argErrorf("threshold %q: the baseline %s has no numeric key %q%s", t.Expr, base.Name(), t.Key, statHint(base, t.Key))
 		}
 	}
 	return g, nil
@@ -141,11 +150,15 @@ func (g *serveGate) finish(deps *Deps, res *run.Result, runErr error) error {
 	title := runTitle(res.Object)
 	var rep *gate.Report
 	if len(g.Thresholds) > 0 {
-		values, err := resultfile.FromObject("the run", res.Object)
+		values, data, err := runValues(res, g.Thresholds)
 		if err != nil {
-			return fmt.Errorf("thresholds: %w", err)
+			return err
 		}
-		rep = gate.Evaluate(g.Thresholds, values, baselineValues(g.baseline))
+		judged, err := thresholdValues(values, data, g.Thresholds, false)
+		if err != nil {
+			return err
+		}
+		rep = gate.Evaluate(g.Thresholds, judged, g.baseValues)
 		if g.Format != "json" {
 			fmt.Fprintln(deps.Stdout)
 			if err := writeVerdicts(deps.Stdout, rep, g.Format); err != nil {
@@ -153,7 +166,7 @@ func (g *serveGate) finish(deps *Deps, res *run.Result, runErr error) error {
 			}
 		}
 		if runErr == nil {
-			runErr = gateError(rep, values, g.baseline)
+			runErr = gateError(rep, values, data, g.baseline)
 		}
 	}
 	if g.Format == "json" {
@@ -174,6 +187,32 @@ func (g *serveGate) finish(deps *Deps, res *run.Result, runErr error) error {
 		}
 	}
 	return runErr
+}
+
+// runValues reads the run's result object as `gobench check` would read
+// its saved file (values), and the run with its per-request lists (data:
+// values itself with --save-detailed, else the object with the lists the
+// save left out), from which the thresholds' statistics that the
+// selection left out are computed. The lists are added only when a
+// threshold needs them.
+func runValues(res *run.Result, ths []gate.Threshold) (values, data *resultfile.Run, err error) {
+	const name = "the run's result"
+	if values, err = resultfile.FromObject(name, res.Object); err != nil {
+		return nil, nil, fmt.Errorf("thresholds: %w", err)
+	}
+	missing := slices.ContainsFunc(ths, func(t gate.Threshold) bool {
+		_, ok := values.Number(t.Key)
+		return !ok
+	})
+	if !missing || values.Has(resultkey.TTFTs) {
+		return values, values, nil
+	}
+	obj := res.Object.Clone()
+	obj.Update(report.RequestLists(res.Metrics))
+	if data, err = resultfile.FromObject(name, obj); err != nil {
+		return nil, nil, fmt.Errorf("thresholds: %w", err)
+	}
+	return values, data, nil
 }
 
 // runTitle is the Markdown heading of a saved run: model, label and date.

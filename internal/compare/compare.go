@@ -14,6 +14,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/gobench/gobench/internal/pyjson"
 	"github.com/gobench/gobench/internal/resultfile"
 	"github.com/gobench/gobench/internal/resultkey"
 )
@@ -82,6 +83,10 @@ type Row struct {
 	Text []string
 	// Changes are per run after the baseline (metrics only).
 	Changes []Change
+	// path is the row's place in a setting that is an object
+	// (gobench_workload, seed: Key "gobench_workload.seed"); nil for a
+	// top-level key.
+	path []string
 }
 
 // Comparison is the result of Compare.
@@ -98,6 +103,10 @@ type Comparison struct {
 	Metrics []Row
 	// NotShared are the numeric keys that only some runs have.
 	NotShared []string
+	// Zero are the numeric keys left out because every run has 0 or lacks
+	// them (rtfx of text runs), but those whose zero is a finding
+	// (resultkey.ZeroIsMeaningful: failed, ...).
+	Zero []string
 	// Notes say which comparisons could not be tested for significance.
 	Notes []string
 	// Options are the significance test's options (defaults applied).
@@ -125,7 +134,7 @@ func Compare(runs []*resultfile.Run, o Options) (*Comparison, error) {
 		c.Detailed = append(c.Detailed, d != nil)
 	}
 	c.Settings = settingRows(runs)
-	c.Metrics, c.NotShared = metricRows(runs)
+	c.Metrics, c.NotShared, c.Zero = metricRows(runs)
 	c.testSignificance(details)
 	return c, nil
 }
@@ -146,27 +155,122 @@ func isList(r *resultfile.Run, key string) bool {
 }
 
 // settingRows lists the setup keys and the non-numeric scalars (metadata)
-// of any run, in order of first appearance.
+// of any run, in order of first appearance. A setup key holding an object
+// (gobench_workload) gives a row per value inside it, keyed by its dotted
+// path.
 func settingRows(runs []*resultfile.Run) []Row {
 	var rows []Row
 	seen := map[string]bool{}
+	add := func(key string, path []string) {
+		if seen[key] {
+			return
+		}
+		seen[key] = true
+		row := Row{Key: key, path: path}
+		for _, r := range runs {
+			if path != nil {
+				row.Text = append(row.Text, nestedText(r, path))
+			} else {
+				row.Text = append(row.Text, settingText(r, key))
+			}
+		}
+		rows = append(rows, row)
+	}
 	for _, r := range runs {
 		for _, k := range r.Keys() {
+			if _, ok := r.Object(k); ok && resultkey.IsSetting(k) {
+				for _, p := range objectPaths(runs, k) {
+					add(strings.Join(p, "."), p)
+				}
+				continue
+			}
 			// Metadata (strings, booleans) counts as setup; a metric that
 			// some runs lack (request_goodput null) does not.
 			setting := resultkey.IsSetting(k) || !anyNumeric(runs, k) && !isNullEverywhere(runs, k)
-			if seen[k] || isList(r, k) || !setting {
-				continue
+			if !isList(r, k) && setting {
+				add(k, nil)
 			}
-			seen[k] = true
-			row := Row{Key: k}
-			for _, r2 := range runs {
-				row.Text = append(row.Text, settingText(r2, k))
-			}
-			rows = append(rows, row)
 		}
 	}
 	return rows
+}
+
+// objectPaths are the paths of the values inside the object setting key
+// of every run ([key, name], [key, name, name inside], ...), in order of
+// first appearance: a value that is a non-empty object in some run is
+// entered, and a run that has another value there shows none below it.
+func objectPaths(runs []*resultfile.Run, key string) [][]string {
+	t := &tree{sub: map[string]*tree{}}
+	for _, r := range runs {
+		if o, ok := r.Object(key); ok {
+			t.add(o)
+		}
+	}
+	return t.paths([]string{key})
+}
+
+// tree is the union of the keys of several objects, in order of first
+// appearance; a nil sub-tree is a value that is no object anywhere.
+type tree struct {
+	keys []string
+	sub  map[string]*tree
+}
+
+func (t *tree) add(o *pyjson.Object) {
+	for _, k := range o.Keys() {
+		if _, seen := t.sub[k]; !seen {
+			t.keys = append(t.keys, k)
+			t.sub[k] = nil
+		}
+		v, _ := o.Get(k)
+		if child, ok := v.(*pyjson.Object); ok && child.Len() > 0 {
+			if t.sub[k] == nil {
+				t.sub[k] = &tree{sub: map[string]*tree{}}
+			}
+			t.sub[k].add(child)
+		}
+	}
+}
+
+func (t *tree) paths(prefix []string) [][]string {
+	var out [][]string
+	for _, k := range t.keys {
+		p := append(slices.Clip(prefix), k)
+		if t.sub[k] == nil {
+			out = append(out, p)
+		} else {
+			out = append(out, t.sub[k].paths(p)...)
+		}
+	}
+	return out
+}
+
+// nestedText prints the value at path inside a run's object setting: a
+// string as it is, anything else as its JSON (Python's repr of numbers,
+// as the file has it); "" when the run lacks it.
+func nestedText(r *resultfile.Run, path []string) string {
+	o, ok := r.Object(path[0])
+	if !ok {
+		return ""
+	}
+	var v any = o
+	for _, k := range path[1:] {
+		obj, isObj := v.(*pyjson.Object)
+		if !isObj {
+			return ""
+		}
+		if v, ok = obj.Get(k); !ok {
+			return ""
+		}
+	}
+	if s, ok := v.(string); ok {
+		return s
+	}
+	b, err := pyjson.AppendPython(nil, v)
+	if err != nil {
+		return ""
+	}
+	return string(b)
 }
 
 // settingText prints a setting as the file has it: numbers in the file's
@@ -200,17 +304,21 @@ func anyNumeric(runs []*resultfile.Run, key string) bool {
 }
 
 // metricRows lists the numeric keys every run has (in the first run's
-// order, failed_ratio after failed), and the numeric keys only some have.
-func metricRows(runs []*resultfile.Run) ([]Row, []string) {
+// order, failed_ratio after failed), the numeric keys only some have, and
+// those left out because they are 0 or absent in every run.
+func metricRows(runs []*resultfile.Run) (rows []Row, notShared, zero []string) {
 	var keys []string
 	seen := map[string]bool{}
-	var notShared []string
 	for _, r := range runs {
 		for _, k := range r.Keys() {
 			if seen[k] || resultkey.IsSetting(k) || !r.IsNumeric(k) {
 				continue
 			}
 			seen[k] = true
+			if zeroEverywhere(runs, k) && !resultkey.ZeroIsMeaningful(k) {
+				zero = append(zero, k)
+				continue
+			}
 			if !everyNumeric(runs, k) {
 				notShared = append(notShared, k)
 				continue
@@ -221,7 +329,7 @@ func metricRows(runs []*resultfile.Run) ([]Row, []string) {
 			}
 		}
 	}
-	rows := make([]Row, 0, len(keys))
+	rows = make([]Row, 0, len(keys))
 	for _, k := range keys {
 		row := Row{Key: k, Better: resultkey.Direction(k)}
 		for _, r := range runs {
@@ -235,7 +343,17 @@ func metricRows(runs []*resultfile.Run) ([]Row, []string) {
 		}
 		rows = append(rows, row)
 	}
-	return rows, notShared
+	return rows, notShared, zero
+}
+
+// zeroEverywhere reports whether every run has key as 0 or lacks it.
+func zeroEverywhere(runs []*resultfile.Run, key string) bool {
+	for _, r := range runs {
+		if v, ok := r.Number(key); ok && v != 0 {
+			return false
+		}
+	}
+	return true
 }
 
 func everyNumeric(runs []*resultfile.Run, key string) bool {

@@ -107,8 +107,10 @@ func TestCompareErrors(t *testing.T) {
 
 // TestRender prints golden comparisons: two gobench runs with
 // significance; three runs of a vLLM --append-result file (no per-request
-// data); and a vLLM detailed file against itself (every change 0 and
-// noise).
+// data); a vLLM detailed file against itself (every change 0 and noise);
+// and results with and without gobench_workload, whose values fill the
+// settings (nested objects by their dotted paths) and whose command lines
+// follow them.
 func TestRender(t *testing.T) {
 	t.Parallel()
 	cases := []struct {
@@ -118,6 +120,9 @@ func TestRender(t *testing.T) {
 		{"gobench", []string{"gobench_fast.json", "gobench_slow.json"}},
 		{"vllm_runs", []string{"vllm_runs.jsonl#base", "vllm_runs.jsonl#1", "vllm_runs.jsonl#-1"}},
 		{"vllm_self", []string{"vllm_detailed.json", "vllm_detailed.json"}},
+		// Two results that record their workload (different lengths,
+		// seed, sampling and SLOs) and an older one that does not.
+		{"workload", []string{"gobench_workload_a.json", "gobench_workload_b.json", "gobench_fast.json"}},
 	}
 	for _, cs := range cases {
 		c, err := Compare(open(t, cs.specs...), Options{Seed: 1})

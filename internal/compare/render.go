@@ -4,11 +4,13 @@ import (
 	"fmt"
 	"io"
 	"math"
+	"slices"
 	"strconv"
 	"strings"
 
 	"github.com/gobench/gobench/internal/pyjson"
 	"github.com/gobench/gobench/internal/resultfile"
+	"github.com/gobench/gobench/internal/resultkey"
 )
 
 // Method describes the significance test in words, for the output.
@@ -157,9 +159,34 @@ func (c *Comparison) runsTable() *table {
 func (c *Comparison) settingsTable() *table {
 	t := &table{header: append([]string{"Setting"}, c.Names...), right: make([]bool, 1+len(c.Names))}
 	for _, r := range c.Settings {
-		t.rows = append(t.rows, append([]string{r.Key}, r.Text...))
+		if !isCommand(r) {
+			t.rows = append(t.rows, append([]string{r.Key}, r.Text...))
+		}
 	}
 	return t
+}
+
+// isCommand reports whether a setting row is the saved command line, too
+// long for a table column: the renderings list it under the table.
+func isCommand(r Row) bool {
+	return slices.Equal(r.path, []string{resultkey.GobenchWorkload, resultkey.WorkloadCommand})
+}
+
+// commands lists each run's saved command line, "A  gobench serve ...",
+// one per line; "" when no run saved one.
+func (c *Comparison) commands() string {
+	var b strings.Builder
+	for _, r := range c.Settings {
+		if !isCommand(r) {
+			continue
+		}
+		for i, cmd := range r.Text {
+			if cmd != "" {
+				fmt.Fprintf(&b, "%s  %s\n", c.Names[i], cmd)
+			}
+		}
+	}
+	return b.String()
 }
 
 func (c *Comparison) metricsTable(mark bool) *table {
@@ -199,6 +226,9 @@ func (c *Comparison) WriteText(w io.Writer) error {
 	c.runsTable().text(&b)
 	b.WriteString("\n")
 	c.settingsTable().text(&b)
+	if cmds := c.commands(); cmds != "" {
+		b.WriteString("\nCommand lines:\n" + cmds)
+	}
 	b.WriteString("\n")
 	c.metricsTable(false).text(&b)
 	b.WriteString("\n" + c.footer())
@@ -214,6 +244,9 @@ func (c *Comparison) WriteMarkdown(w io.Writer) error {
 	c.runsTable().markdown(&b)
 	b.WriteString("\n<details><summary>Settings</summary>\n\n")
 	c.settingsTable().markdown(&b)
+	if cmds := c.commands(); cmds != "" {
+		b.WriteString("\nCommand lines:\n\n```\n" + cmds + "```\n")
+	}
 	b.WriteString("\n</details>\n\n")
 	c.metricsTable(true).markdown(&b)
 	b.WriteString("\n" + c.footer())
@@ -233,6 +266,9 @@ func (c *Comparison) footer() string {
 	if len(c.NotShared) > 0 {
 		s += "Not in every result (left out): " + strings.Join(c.NotShared, ", ") + ".\n"
 	}
+	if len(c.Zero) > 0 {
+		s += "Zero or absent in every result (left out): " + strings.Join(c.Zero, ", ") + ".\n"
+	}
 	return s
 }
 
@@ -247,7 +283,10 @@ func (c *Comparison) footer() string {
 //	              "changes": [{"run", "abs", "rel",
 //	                           "significance": null | {"verdict", "low", "high",
 //	                                                   "requests_a", "requests_b", "note"}}]}],
-//	 "not_shared": [key], "notes": [string]}
+//	 "not_shared": [key], "zero": [key], "notes": [string]}
+//
+// A setting inside an object (gobench_workload) has its dotted path as
+// its key ("gobench_workload.seed").
 func (c *Comparison) Object() *pyjson.Object {
 	o := pyjson.NewObject()
 	o.Set("baseline", c.Names[0])
@@ -296,6 +335,7 @@ func (c *Comparison) Object() *pyjson.Object {
 	}
 	o.Set("metrics", rows)
 	o.Set("not_shared", append([]string{}, c.NotShared...))
+	o.Set("zero", append([]string{}, c.Zero...))
 	o.Set("notes", append([]string{}, c.Notes...))
 	return o
 }

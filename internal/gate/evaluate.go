@@ -18,6 +18,13 @@ type Values interface {
 	Number(key string) (float64, bool)
 }
 
+// Noter is implemented by Values that compute some keys rather than read
+// them (analyze.Supplemented): Note says how, and is "" for a key read
+// from the result.
+type Noter interface {
+	Note(key string) string
+}
+
 // Problems that make a threshold fail whatever its numbers.
 const (
 	// ProblemAllFailed: every request of the run failed.
@@ -47,6 +54,11 @@ type Verdict struct {
 	// Problem says why the threshold could not pass ("" when the numbers
 	// decided): one of the Problem constants.
 	Problem string
+	// Note says where a value not read from the result came from
+	// ("computed from 200 per-request records, not in the result"; a
+	// baseline's value so obtained as "baseline computed from ..."), ""
+	// when both were read.
+	Note string
 }
 
 // Report is the outcome of every threshold of a run.
@@ -109,6 +121,7 @@ func Evaluate(ths []Threshold, result, baseline Values) *Report {
 				v.Problem = firstProblem(v.Problem, ProblemNoBaselineKey)
 			}
 		}
+		v.Note = notes(t, result, baseline)
 		if rep.AllFailed {
 			v.Problem = ProblemAllFailed
 		}
@@ -116,6 +129,23 @@ func Evaluate(ths []Threshold, result, baseline Values) *Report {
 		rep.Verdicts[i] = v
 	}
 	return rep
+}
+
+// notes joins what result and, for a relative threshold, baseline say of
+// how they obtained the threshold's key.
+func notes(t Threshold, result, baseline Values) string {
+	var out []string
+	if n, ok := result.(Noter); ok {
+		if s := n.Note(t.Key); s != "" {
+			out = append(out, s)
+		}
+	}
+	if n, ok := baseline.(Noter); ok && t.Relative {
+		if s := n.Note(t.Key); s != "" {
+			out = append(out, "baseline "+s)
+		}
+	}
+	return strings.Join(out, "; ")
 }
 
 func firstProblem(have, next string) string {
@@ -154,6 +184,9 @@ func (v Verdict) explain() string {
 	s := resultfile.FormatValue(v.Measured) + " " + op + " " + resultfile.FormatValue(v.Limit)
 	if v.Threshold.Relative {
 		s += " (baseline " + resultfile.FormatValue(v.Baseline) + ")"
+	}
+	if v.Note != "" {
+		s += " (" + v.Note + ")"
 	}
 	return s
 }
@@ -210,6 +243,8 @@ func (r *Report) WriteMarkdown(w io.Writer) error {
 		measured := resultfile.FormatValue(v.Measured)
 		if v.Problem != "" {
 			measured = v.Problem
+		} else if v.Note != "" {
+			measured += " (" + v.Note + ")"
 		}
 		fmt.Fprintf(&b, "| %s | `%s` | %s | %s |\n", mark, strings.ReplaceAll(v.Threshold.Expr, "|", `\|`), measured, limit)
 	}
@@ -220,8 +255,9 @@ func (r *Report) WriteMarkdown(w io.Writer) error {
 
 // Object returns the verdicts as a JSON object (pyjson.AppendPython writes
 // it): {"passed", "all_failed", "thresholds": [{"expression", "key", "op",
-// "measured", "limit", "baseline", "pass", "problem"}]}, non-finite values
-// as the strings "nan"/"inf" like gobench's result files.
+// "measured", "limit", "baseline", "pass", "problem", "note"}]},
+// non-finite values as the strings "nan"/"inf" like gobench's result
+// files.
 func (r *Report) Object() *pyjson.Object {
 	list := make([]*pyjson.Object, len(r.Verdicts))
 	for i, v := range r.Verdicts {
@@ -241,6 +277,11 @@ func (r *Report) Object() *pyjson.Object {
 			o.Set("problem", v.Problem)
 		} else {
 			o.Set("problem", nil)
+		}
+		if v.Note != "" {
+			o.Set("note", v.Note)
+		} else {
+			o.Set("note", nil)
 		}
 		list[i] = o
 	}

@@ -81,9 +81,38 @@
 //	                         --metric-percentiles value p ("99", "99.9",
 //	                         resultkey.PercentileLabel)
 //	num_warmups              int, --num-warmups
+//	gobench_workload         object, gobench's record of the workload (every gobench serve result):
+//	  dataset_name           string, --dataset-name
+//	  dataset_path           string or null, --dataset-path
+//	  <dataset flags>        the dataset's own flags under vLLM's argument names and with their
+//	                         values as the run used them (random: random_input_len,
+//	                         random_output_len, random_prefix_len, random_range_ratio (a number,
+//	                         or {"input": r, "output": r}), random_batch_size; sharegpt:
+//	                         sharegpt_output_len (null: each answer's length); custom:
+//	                         custom_output_len)
+//	  seed                   int, --seed
+//	  ignore_eos             bool, whether the requests carried ignore_eos (--ignore-eos, or
+//	                         forced by the dataset)
+//	  sampling_params        object, the sampling flags given ({"temperature": 0.0, ...}; {} none)
+//	  goodput                object or null, the --goodput SLOs in ms ({"ttft": 500.0})
+//	  percentile_metrics     string, --percentile-metrics as used ("ttft,tpot,itl")
+//	  metric_percentiles     string, --metric-percentiles as used ("99")
+//	  tokenizer_mode         string, --tokenizer-mode
+//	  tokenizer_source       string or null, where the tokenizer named by tokenizer_id was found:
+//	                         "builtin", "huggingface" (a local file or folder, the HF cache or a
+//	                         download) or "server" (its /tokenize); null without a tokenizer
+//	  command                string, the command line as gobench parsed it (each flag as
+//	                         --name=value), with secrets redacted: credential-looking --header
+//	                         values, credentials in URLs, and the values of OPENAI_API_KEY and
+//	                         HF_TOKEN wherever they appear
 //	scheduled_offsets        [number], planned arrival offsets  } gobench,
 //	gobench_version          string                             } detailed
 //	end_reason               string, "completed" or "interrupted" } only
+//
+// gobench_workload is one object rather than flat keys so that it can
+// never collide with a --metadata key or a later vLLM key, and so that
+// readers that take every numeric key as a measurement (thresholds, the
+// metrics of compare) never mistake the seed or a length for one.
 //
 // Metadata keys that collide with later keys keep their position and take
 // the later value, as in vLLM's {**setup, **benchmark} merge. The lists

@@ -6,12 +6,14 @@ import (
 	"math"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
 	"github.com/gobench/gobench/internal/golden"
 	"github.com/gobench/gobench/internal/metrics"
 	"github.com/gobench/gobench/internal/pyjson"
+	"github.com/gobench/gobench/internal/resultkey"
 	"github.com/google/go-cmp/cmp"
 )
 
@@ -314,4 +316,31 @@ func writeFile(path string, obj *pyjson.Object, appendRecord bool) error {
 		return err
 	}
 	return Save(p, path, obj, appendRecord)
+}
+
+// TestRequestLists: the lists RequestLists gives are those a detailed
+// result saves, with the same values.
+func TestRequestLists(t *testing.T) {
+	t.Parallel()
+	r := jsonResult(t)
+	lists := RequestLists(&r)
+	detailed := ResultObject(&r, jsonRun(true))
+	var want []string
+	for _, k := range detailed.Keys() {
+		if slices.Contains(resultkey.RequestLists(), k) {
+			want = append(want, k)
+		}
+	}
+	if diff := cmp.Diff(want, lists.Keys()); diff != "" {
+		t.Errorf("keys (-detailed +RequestLists):\n%s", diff)
+	}
+	for _, k := range want {
+		a, _ := detailed.Get(k)
+		b, _ := lists.Get(k)
+		ja, _ := pyjson.AppendPython(nil, a)
+		jb, _ := pyjson.AppendPython(nil, b)
+		if string(ja) != string(jb) {
+			t.Errorf("%s: %s, detailed %s", k, jb, ja)
+		}
+	}
 }

@@ -74,6 +74,9 @@ type Run struct {
 	// NumWarmups is --num-warmups, saved as num_warmups
 	// (test_skip_tokenizer_init.py@73a038ad).
 	NumWarmups int
+	// Workload is saved as gobench_workload (Workload.Object); nil leaves
+	// the key out (analyze's recomputation of a file that has none).
+	Workload *pyjson.Object
 	// SaveDetailed keeps the per-request lists (--save-detailed) and adds
 	// gobench's detailed keys below.
 	SaveDetailed bool
@@ -153,6 +156,9 @@ func ResultObject(r *metrics.Result, run *Run) *pyjson.Object {
 	}
 	setBenchmarkKeys(o, r, run)
 	o.Set(resultkey.NumWarmups, run.NumWarmups)
+	if run.Workload != nil {
+		o.Set(resultkey.GobenchWorkload, run.Workload)
+	}
 	if run.SaveDetailed {
 		o.Set(resultkey.ScheduledOffsets, run.ScheduledOffsets)
 		o.Set(resultkey.GobenchVersion, run.Version)
@@ -264,4 +270,20 @@ func setServerMetrics(o *pyjson.Object, outputs []metrics.Output) {
 		o.Set(resultkey.ServerQueueTimes, queues)
 		o.Set(resultkey.ServerTTFTs, ttfts)
 	}
+}
+
+// RequestLists returns r's per-request lists (input_lens to errors, and
+// the server's when it reported them) as --save-detailed saves them, for
+// a reader that needs a run's per-request data although its result object
+// left them out (serve's thresholds on a statistic the run did not
+// select).
+func RequestLists(r *metrics.Result) *pyjson.Object {
+	full := ResultObject(r, &Run{SaveDetailed: true})
+	o := pyjson.NewObject()
+	for _, k := range resultkey.RequestLists() {
+		if v, ok := full.Get(k); ok {
+			o.Set(k, v)
+		}
+	}
+	return o
 }

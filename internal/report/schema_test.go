@@ -4,9 +4,12 @@ import (
 	"fmt"
 	"os"
 	"regexp"
+	"slices"
+	"strings"
 	"testing"
 
 	"github.com/gobench/gobench/internal/metrics"
+	"github.com/gobench/gobench/internal/pyjson"
 	"github.com/gobench/gobench/internal/resultkey"
 	"github.com/google/go-cmp/cmp"
 )
@@ -17,11 +20,11 @@ func selectionGrid() []resultkey.Selection {
 	var grid []resultkey.Selection
 	for _, pm := range []string{"", "ttft,e2el", "e2el", "ttft,tpot,itl,e2el,client_queue_time,e2el_including_client_queue", "tpot, itl,foo"} {
 		for _, ps := range [][]float64{{99}, {50, 99.9, 1e-05, 100}} {
-			for bits := range 1 << 5 {
+			for bits := range 1 << 6 {
 				grid = append(grid, resultkey.Selection{
 					PercentileMetrics: metrics.ParsePercentileMetrics(pm), Percentiles: ps,
 					Tokenizer: bits&1 != 0, ClientQueue: bits&2 != 0, RampUp: bits&4 != 0,
-					Detailed: bits&8 != 0, ReportCachedTokens: bits&16 != 0,
+					Detailed: bits&8 != 0, ReportCachedTokens: bits&16 != 0, Workload: bits&32 != 0,
 				})
 			}
 		}
@@ -61,6 +64,9 @@ func TestSchemaMatchesWriter(t *testing.T) {
 		}
 		run := &Run{Date: "20260101-010203", Backend: "openai", ModelID: "m", SaveDetailed: sel.Detailed,
 			ScheduledOffsets: []float64{0}, Version: "v", EndReason: EndCompleted}
+		if sel.Workload {
+			run.Workload = (&Workload{DatasetName: "random"}).Object()
+		}
 		if sel.RampUp {
 			run.RampUp = &RampUp{Strategy: "linear", StartRPS: 1, EndRPS: 4}
 			run.RPSChangeEvents = []RPSChangeEvent{{RPS: 1, Timestamp: "2026-01-01T01:02:03.000001"}}
@@ -118,7 +124,7 @@ func TestDocListsEveryKey(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	all := resultkey.Selection{Tokenizer: true, ClientQueue: true, RampUp: true, Detailed: true, ReportCachedTokens: true}
+	all := resultkey.Selection{Tokenizer: true, ClientQueue: true, RampUp: true, Detailed: true, ReportCachedTokens: true, Workload: true}
 	for _, k := range all.Keys() {
 		if _, _, isStat := resultkey.ParseStatKey(k.Name); isStat {
 			continue
@@ -127,5 +133,44 @@ func TestDocListsEveryKey(t *testing.T) {
 		if !line.Match(doc) {
 			t.Errorf("doc.go does not list the key %q", k.Name)
 		}
+	}
+	for _, k := range resultkey.WorkloadKeys() {
+		line := regexp.MustCompile(fmt.Sprintf(`(?m)^//\t  %s\s`, regexp.QuoteMeta(k)))
+		if !line.Match(doc) {
+			t.Errorf("doc.go does not list the key %q of %s", k, resultkey.GobenchWorkload)
+		}
+	}
+}
+
+// TestWorkloadObject: the workload object has resultkey.WorkloadKeys in
+// order, the dataset's flags after dataset_path, and its values as
+// documented.
+func TestWorkloadObject(t *testing.T) {
+	t.Parallel()
+	flags := pyjson.NewObject()
+	flags.Set("random_input_len", 16)
+	sampling := pyjson.NewObject()
+	sampling.Set("temperature", 0.5)
+	w := &Workload{DatasetName: "random", DatasetFlags: flags, Seed: 3, SamplingParams: sampling,
+		Goodput: map[string]float64{"tpot": 50, "ttft": 500}, PercentileMetrics: []string{"ttft", "e2el"},
+		Percentiles: []float64{50, 99.9}, TokenizerMode: "auto", TokenizerSource: resultkey.TokenizerBuiltin,
+		Command: "gobench serve --seed=3"}
+	got, err := pyjson.AppendPython(nil, w.Object())
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := `{"dataset_name": "random", "dataset_path": null, "random_input_len": 16, "seed": 3, "ignore_eos": false, ` +
+		`"sampling_params": {"temperature": 0.5}, "goodput": {"ttft": 500.0, "tpot": 50.0}, "percentile_metrics": "ttft,e2el", ` +
+		`"metric_percentiles": "50,99.9", "tokenizer_mode": "auto", "tokenizer_source": "builtin", "command": "gobench serve --seed=3"}`
+	if diff := cmp.Diff(want, string(got)); diff != "" {
+		t.Errorf("workload (-want +got):\n%s", diff)
+	}
+	keys := slices.DeleteFunc(w.Object().Keys(), func(k string) bool { return k == "random_input_len" })
+	if diff := cmp.Diff(resultkey.WorkloadKeys(), keys); diff != "" {
+		t.Errorf("keys (-WorkloadKeys +written):\n%s", diff)
+	}
+	empty, _ := pyjson.AppendPython(nil, (&Workload{}).Object())
+	if !strings.Contains(string(empty), `"sampling_params": {}, "goodput": null`) {
+		t.Errorf("empty workload: %s", empty)
 	}
 }

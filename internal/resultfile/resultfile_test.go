@@ -10,6 +10,7 @@ import (
 	"testing"
 
 	"github.com/gobench/gobench/internal/metrics"
+	"github.com/gobench/gobench/internal/pyjson"
 	"github.com/gobench/gobench/internal/report"
 	"github.com/gobench/gobench/internal/resultkey"
 	"github.com/google/go-cmp/cmp"
@@ -18,6 +19,8 @@ import (
 // Fixtures (see testdata/gen_vllm_fixtures.py for the vLLM ones):
 //
 //	gobench_fast.json, gobench_slow.json  gobench serve --sim --save-detailed, 24 requests
+//	gobench_workload_a.json, _b.json      gobench serve --sim --save-result, 8 requests, with
+//	                                      gobench_workload (issue 10: the command lines in it)
 //	vllm_detailed.json                    vLLM --save-detailed without latencies, bare Infinity
 //	vllm_runs.jsonl                       vLLM --append-result, three runs (labels base, tuned, tuned)
 func fixture(t *testing.T, name string) []*Run {
@@ -424,5 +427,29 @@ func TestDamagedLines(t *testing.T) {
 	// A file with no intact line is an error, as before.
 	if _, err := Parse("runs.jsonl", []byte("garbage\n{\"duration\": 1."), nil); err == nil || !strings.Contains(err.Error(), "runs.jsonl") {
 		t.Errorf("no intact line: %v", err)
+	}
+}
+
+// TestObject: an object-valued key decodes with its key order; other
+// values, and keys the run lacks, are no object.
+func TestObject(t *testing.T) {
+	t.Parallel()
+	runs := fixture(t, "gobench_workload_b.json")
+	w, ok := runs[0].Object("gobench_workload")
+	if !ok || w.Keys()[0] != "dataset_name" {
+		t.Fatalf("gobench_workload: %v %v", w, ok)
+	}
+	g, _ := w.Get("goodput")
+	if g, ok := g.(*pyjson.Object); !ok || !cmp.Equal(g.Keys(), []string{"ttft", "e2el"}) {
+		t.Errorf("goodput %v", g)
+	}
+	for _, k := range []string{"date", "num_prompts", "max_concurrency", "no_such_key"} {
+		if _, ok := runs[0].Object(k); ok {
+			t.Errorf("%s decoded as an object", k)
+		}
+	}
+	old := fixture(t, "gobench_fast.json")
+	if _, ok := old[0].Object("gobench_workload"); ok {
+		t.Error("an older file has a workload")
 	}
 }

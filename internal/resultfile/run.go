@@ -145,6 +145,20 @@ func (r *Run) String(key string) (string, bool) {
 	return s, true
 }
 
+// Object returns the value of key when it is a JSON object, decoded with
+// its key order (pyjson.Decode), e.g. gobench_workload.
+func (r *Run) Object(key string) (*pyjson.Object, bool) {
+	raw, ok := r.Raw(key)
+	if !ok || len(bytes.TrimSpace(raw)) == 0 || bytes.TrimSpace(raw)[0] != '{' {
+		return nil, false
+	}
+	o, err := pyjson.DecodeObject(raw)
+	if err != nil {
+		return nil, false
+	}
+	return o, true
+}
+
 // Label is the run's --label ("" when none was given).
 func (r *Run) Label() string {
 	s, _ := r.String(resultkey.Label)

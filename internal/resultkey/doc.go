@@ -40,6 +40,12 @@
 // analyze handle any numeric key, and a reader that needs the key's value
 // uses the constant.
 //
+// A fact about the workload (what made the load) is a key of the
+// gobench_workload object instead: its constant in workload.go, its value
+// in report.Workload (internal/report/workload.go) filled by
+// internal/run/workload.go, and its line in internal/report/doc.go, which
+// TestDocListsEveryKey checks too.
+//
 // A new latency metric (one more percentile section) is a row of the
 // metric table (metric.go); metrics.Result must hold its statistics
 // (calculate.go: Calculate and Result.stats), and compare.RequestValues

@@ -106,6 +106,11 @@ const (
 	SpecDecodePerPositionAcceptanceRates = "spec_decode_per_position_acceptance_rates"
 	// NumWarmups is --num-warmups.
 	NumWarmups = "num_warmups"
+	// GobenchWorkload is gobench's record of the workload (an object of
+	// the Workload* keys), in every result of gobench serve: vLLM's result
+	// keys do not say which dataset, lengths, seed, SLOs or sampling
+	// parameters made the load.
+	GobenchWorkload = "gobench_workload"
 	// ScheduledOffsets lists the planned arrival offsets (gobench,
 	// detailed only).
 	ScheduledOffsets = "scheduled_offsets"
@@ -143,6 +148,9 @@ const (
 	statistics
 	// detailedOnly: gobench's keys added with --save-detailed.
 	detailedOnly
+	// workload: gobench's record of the workload, in the results of
+	// gobench serve (Selection.Workload).
+	workload
 )
 
 // row is one key of the schema.
@@ -154,6 +162,9 @@ type row struct {
 	setting bool
 	// better is the direction of improvement of a measurement.
 	better Better
+	// zeroMeaningful: a zero is itself a finding (no request failed), so
+	// a comparison shows the key even when every run has 0.
+	zeroMeaningful bool
 }
 
 // schema lists the result file's keys in file order (serve.py@009e6d4a
@@ -174,8 +185,8 @@ var schema = [...]row{
 	{key: RampUpStartRPS, when: withRampUp, setting: true},
 	{key: RampUpEndRPS, when: withRampUp, setting: true},
 	{key: Duration, better: Lower},
-	{key: Completed, better: Higher},
-	{key: Failed, better: Lower},
+	{key: Completed, better: Higher, zeroMeaningful: true},
+	{key: Failed, better: Lower, zeroMeaningful: true},
 	{key: TotalInputTokens},
 	{key: TotalOutputTokens},
 	{key: RequestThroughput, better: Higher},
@@ -206,6 +217,7 @@ var schema = [...]row{
 	{key: SpecDecodePerPositionAcceptanceRates, when: server},
 	{when: statistics},
 	{key: NumWarmups, setting: true},
+	{key: GobenchWorkload, when: workload, setting: true},
 	{key: ScheduledOffsets, when: detailedOnly},
 	{key: GobenchVersion, when: detailedOnly, setting: true},
 	{key: EndReason, when: detailedOnly, setting: true},
@@ -214,7 +226,7 @@ var schema = [...]row{
 // otherKeys are keys the schema does not hold whose direction is known:
 // the derived key, and keys of other writers' result files.
 var otherKeys = [...]row{
-	{key: FailedRatio, better: Lower},
+	{key: FailedRatio, better: Lower, zeroMeaningful: true},
 	{key: "input_throughput", better: Higher},
 }
 
@@ -235,6 +247,15 @@ func lookup(key string) (row, bool) {
 func IsSetting(key string) bool {
 	r, ok := lookup(key)
 	return ok && r.setting
+}
+
+// ZeroIsMeaningful reports whether a zero in key is itself a finding
+// (completed, failed, failed_ratio: the health of the run), unlike the
+// zero of a figure that does not apply to the run (rtfx without audio),
+// which a comparison may leave out.
+func ZeroIsMeaningful(key string) bool {
+	r, _ := lookup(key)
+	return r.zeroMeaningful
 }
 
 // RequestLists returns the per-request list keys that vLLM writes and
@@ -316,6 +337,10 @@ type Selection struct {
 	Detailed bool
 	// ReportCachedTokens is --report-cached-tokens.
 	ReportCachedTokens bool
+	// Workload: the result records its workload (GobenchWorkload), as
+	// every result of gobench serve does; analyze's recomputation of a
+	// file without it, and vLLM's files, have none.
+	Workload bool
 }
 
 // Sections returns the latency sections of a result of s, in order (vLLM's
@@ -378,6 +403,8 @@ func (s Selection) Keys() []Key {
 			present, byServer = s.Detailed, true
 		case cachedTokens:
 			present, byServer = s.ReportCachedTokens, true
+		case workload:
+			present = s.Workload
 		case server:
 			present, byServer = true, true
 		case statistics:
@@ -399,4 +426,21 @@ func (s Selection) Has(key string) bool {
 		return true
 	}
 	return slices.ContainsFunc(s.Keys(), func(k Key) bool { return k.Name == key })
+}
+
+// CanCompute reports whether key is a latency statistic that a result of s
+// lacks but whose metric the run measures, so that it can be computed from
+// the run's per-request data (as gobench analyze computes it) although
+// --percentile-metrics or --metric-percentiles did not select it.
+func (s Selection) CanCompute(key string) bool {
+	metric, st, ok := ParseStatKey(key)
+	if !ok || s.Has(key) {
+		return false
+	}
+	wide := s
+	wide.PercentileMetrics, wide.Percentiles = []string{metric}, nil
+	if st.Kind == Percentile {
+		wide.Percentiles = []float64{st.P}
+	}
+	return wide.Has(StatKey(metric, st))
 }

@@ -2,6 +2,7 @@ package resultkey
 
 import (
 	"math"
+	"slices"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
@@ -230,6 +231,68 @@ func TestWellFormed(t *testing.T) {
 	} {
 		if got := WellFormed(key); got != want {
 			t.Errorf("WellFormed(%q) = %v, want %v", key, got, want)
+		}
+	}
+}
+
+// TestWorkloadKey: gobench_workload is a setting, after num_warmups,
+// present exactly with Selection.Workload.
+func TestWorkloadKey(t *testing.T) {
+	t.Parallel()
+	sel := full()
+	sel.Workload = true
+	var names []string
+	for _, k := range sel.Keys() {
+		names = append(names, k.Name)
+	}
+	i := slices.Index(names, GobenchWorkload)
+	if i < 0 || names[i-1] != NumWarmups || names[i+1] != ScheduledOffsets || !IsSetting(GobenchWorkload) {
+		t.Errorf("gobench_workload at %d of %q", i, names)
+	}
+	if full().Has(GobenchWorkload) {
+		t.Error("a selection without Workload has gobench_workload")
+	}
+}
+
+func TestCanCompute(t *testing.T) {
+	t.Parallel()
+	def := Selection{PercentileMetrics: []string{"ttft", "tpot", "itl"}, Percentiles: []float64{99}, Tokenizer: true}
+	noTok := def
+	noTok.Tokenizer = false
+	queue := def
+	queue.ClientQueue = true
+	tests := []struct {
+		sel  Selection
+		key  string
+		want bool
+	}{
+		{def, "p95_ttft_ms", true},               // another percentile
+		{def, "p99.9_e2el_ms", true},             // another metric
+		{def, "std_e2el_ms", true},               // another metric's std
+		{def, "p95.0_ttft_ms", true},             // spelled otherwise, computable
+		{def, "p99_ttft_ms", false},              // in the result already
+		{def, "p99_client_queue_time_ms", false}, // no --max-concurrency
+		{queue, "p50_client_queue_time_ms", true},
+		{noTok, "p95_ttft_ms", false}, // TTFT needs a tokenizer
+		{noTok, "p95_e2el_ms", true},
+		{def, "request_throughput", false}, // not a statistic
+		{def, "p101_ttft_ms", false},
+	}
+	for _, tt := range tests {
+		if got := tt.sel.CanCompute(tt.key); got != tt.want {
+			t.Errorf("%+v.CanCompute(%q) = %v, want %v", tt.sel, tt.key, got, tt.want)
+		}
+	}
+}
+
+func TestZeroIsMeaningful(t *testing.T) {
+	t.Parallel()
+	for key, want := range map[string]bool{
+		Completed: true, Failed: true, FailedRatio: true,
+		RTFx: false, TotalCachedTokens: false, "p99_ttft_ms": false, "my_metadata": false,
+	} {
+		if got := ZeroIsMeaningful(key); got != want {
+			t.Errorf("ZeroIsMeaningful(%q) = %v, want %v", key, got, want)
 		}
 	}
 }

@@ -137,6 +137,9 @@ type Options struct {
 	// Args is the argument namespace as vLLM's vars(args) would hold it
 	// (header values redacted), for the PyTorch benchmark records.
 	Args *pyjson.Object
+	// CommandLine is the command line with its secrets redacted, saved in
+	// the result's gobench_workload.
+	CommandLine string
 }
 
 // Tokenizer modes gobench has (--tokenizer-mode).

@@ -28,7 +28,7 @@ func (x *execution) save(m *metrics.Result, spec *report.SpecDecode, res dispatc
 		Date: report.DateString(x.env.Now()), Backend: o.Backend, Label: o.Label, ModelID: x.ModelID,
 		TokenizerID: x.TokenizerID, NumPrompts: o.NumPrompts, Metadata: o.Metadata, Burstiness: o.Schedule.Burstiness,
 		SpecDecode: spec, NumWarmups: o.NumWarmups, SaveDetailed: o.SaveDetailed,
-		ScheduledOffsets: offsets, Version: x.env.Version, EndReason: endReason,
+		ScheduledOffsets: offsets, Version: x.env.Version, EndReason: endReason, Workload: x.workload(),
 	}
 	fo := fileOptions(o)
 	if ru := o.Schedule.RampUp; ru != nil {

@@ -1,0 +1,60 @@
+package resultkey
+
+// Keys of the gobench_workload object (GobenchWorkload), in its order
+// (internal/report/doc.go describes each). They are vLLM's argument names
+// (vars(args)) where vLLM has the setting, so that a reader knows them.
+// The dataset's own flags (dataset.Spec.Flags, e.g. random_input_len) come
+// between WorkloadDatasetPath and WorkloadSeed, under their argument
+// names.
+const (
+	// WorkloadDatasetName is --dataset-name.
+	WorkloadDatasetName = "dataset_name"
+	// WorkloadDatasetPath is --dataset-path, or null.
+	WorkloadDatasetPath = "dataset_path"
+	// WorkloadSeed is --seed.
+	WorkloadSeed = "seed"
+	// WorkloadIgnoreEOS says whether the requests carried ignore_eos
+	// (--ignore-eos, or forced by the dataset).
+	WorkloadIgnoreEOS = "ignore_eos"
+	// WorkloadSamplingParams holds the sampling flags given (top_p,
+	// temperature, ...), {} for none.
+	WorkloadSamplingParams = "sampling_params"
+	// WorkloadGoodput holds the --goodput SLOs in ms, or null.
+	WorkloadGoodput = "goodput"
+	// WorkloadPercentileMetrics is --percentile-metrics as the run used
+	// it ("ttft,tpot,itl").
+	WorkloadPercentileMetrics = "percentile_metrics"
+	// WorkloadMetricPercentiles is --metric-percentiles as the run used
+	// it ("50,90,99").
+	WorkloadMetricPercentiles = "metric_percentiles"
+	// WorkloadTokenizerMode is --tokenizer-mode.
+	WorkloadTokenizerMode = "tokenizer_mode"
+	// WorkloadTokenizerSource says where the tokenizer (tokenizer_id) was
+	// found: TokenizerBuiltin, TokenizerHuggingFace, TokenizerServer, or
+	// null without one.
+	WorkloadTokenizerSource = "tokenizer_source"
+	// WorkloadCommand is the command line, secrets redacted.
+	WorkloadCommand = "command"
+)
+
+// Values of WorkloadTokenizerSource.
+const (
+	// TokenizerBuiltin is gobench's built-in tokenizer.
+	TokenizerBuiltin = "builtin"
+	// TokenizerHuggingFace is a tokenizer.json: a local file or folder,
+	// the Hugging Face cache or a download from the Hub.
+	TokenizerHuggingFace = "huggingface"
+	// TokenizerServer is the server's /tokenize and /detokenize.
+	TokenizerServer = "server"
+)
+
+// WorkloadKeys returns the keys every gobench_workload object has, in
+// order; the dataset's flags, which vary with the dataset, are not among
+// them.
+func WorkloadKeys() []string {
+	return []string{
+		WorkloadDatasetName, WorkloadDatasetPath, WorkloadSeed, WorkloadIgnoreEOS, WorkloadSamplingParams,
+		WorkloadGoodput, WorkloadPercentileMetrics, WorkloadMetricPercentiles, WorkloadTokenizerMode,
+		WorkloadTokenizerSource, WorkloadCommand,
+	}
+}
