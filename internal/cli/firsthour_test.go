@@ -73,6 +73,9 @@ func TestServeFormatJSON(t *testing.T) {
 	if got["completed"] != 6.0 || got["num_prompts"] != 6.0 {
 		t.Errorf("completed %v, num_prompts %v", got["completed"], got["num_prompts"])
 	}
+	if got["gobench_version"] != "test" { // the string `gobench version` prints (TestVersion)
+		t.Errorf("gobench_version = %v", got["gobench_version"])
+	}
 	th, _ := got["gobench_thresholds"].(map[string]any)
 	if th["passed"] != true {
 		t.Errorf("gobench_thresholds = %v", got["gobench_thresholds"])

@@ -105,9 +105,10 @@
 //	                         --name=value), with secrets redacted: credential-looking --header
 //	                         values, credentials in URLs, and the values of OPENAI_API_KEY and
 //	                         HF_TOKEN wherever they appear
+//	gobench_version          string, `gobench version`'s version (a tag, a module
+//	                         pseudo-version or "devel <commit>"), written with gobench_workload
 //	scheduled_offsets        [number], planned arrival offsets  } gobench,
-//	gobench_version          string                             } detailed
-//	end_reason               string, "completed" or "interrupted" } only
+//	end_reason               string, "completed" or "interrupted" } detailed only
 //
 // gobench_workload is one object rather than flat keys so that it can
 // never collide with a --metadata key or a later vLLM key, and so that

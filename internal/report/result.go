@@ -83,7 +83,8 @@ type Run struct {
 	// ScheduledOffsets are the planned arrival offsets in seconds from the
 	// start of the run, per request (gobench; detailed results only).
 	ScheduledOffsets []float64
-	// Version is gobench's version (gobench_version; detailed only).
+	// Version is gobench's version (gobench_version, written with the
+	// workload).
 	Version string
 	// EndReason is EndCompleted or EndInterrupted (end_reason; detailed
 	// only).
@@ -158,10 +159,10 @@ func ResultObject(r *metrics.Result, run *Run) *pyjson.Object {
 	o.Set(resultkey.NumWarmups, run.NumWarmups)
 	if run.Workload != nil {
 		o.Set(resultkey.GobenchWorkload, run.Workload)
+		o.Set(resultkey.GobenchVersion, run.Version)
 	}
 	if run.SaveDetailed {
 		o.Set(resultkey.ScheduledOffsets, run.ScheduledOffsets)
-		o.Set(resultkey.GobenchVersion, run.Version)
 		o.Set(resultkey.EndReason, run.EndReason)
 	} else {
 		for _, k := range resultkey.RequestLists() {

@@ -114,7 +114,8 @@ const (
 	// ScheduledOffsets lists the planned arrival offsets (gobench,
 	// detailed only).
 	ScheduledOffsets = "scheduled_offsets"
-	// GobenchVersion is gobench's version (detailed only).
+	// GobenchVersion is gobench's version (`gobench version`), next to
+	// the workload: which binary measured matters when two runs differ.
 	GobenchVersion = "gobench_version"
 	// EndReason is "completed" or "interrupted" (detailed only).
 	EndReason = "end_reason"
@@ -218,8 +219,8 @@ var schema = [...]row{
 	{when: statistics},
 	{key: NumWarmups, setting: true},
 	{key: GobenchWorkload, when: workload, setting: true},
+	{key: GobenchVersion, when: workload, setting: true},
 	{key: ScheduledOffsets, when: detailedOnly},
-	{key: GobenchVersion, when: detailedOnly, setting: true},
 	{key: EndReason, when: detailedOnly, setting: true},
 }
 

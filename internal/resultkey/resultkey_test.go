@@ -107,7 +107,7 @@ func TestIsSetting(t *testing.T) {
 	}
 	want := []string{"date", "endpoint_type", "backend", "label", "model_id", "tokenizer_id", "num_prompts",
 		"request_rate", "burstiness", "max_concurrency", "ramp_up_strategy", "ramp_up_start_rps", "ramp_up_end_rps",
-		"num_warmups", "gobench_version", "end_reason"}
+		"num_warmups", "end_reason"}
 	if diff := cmp.Diff(want, settings); diff != "" {
 		t.Errorf("settings (-want +got):\n%s", diff)
 	}
@@ -149,8 +149,8 @@ func TestKeys(t *testing.T) {
 	if diff := cmp.Diff(wantServer, server); diff != "" {
 		t.Errorf("server keys (-want +got):\n%s", diff)
 	}
-	if len(names) != 48+6*5 {
-		t.Errorf("%d keys, want %d: %q", len(names), 48+6*5, names)
+	if len(names) != 47+6*5 {
+		t.Errorf("%d keys, want %d: %q", len(names), 47+6*5, names)
 	}
 	// The bare minimum: no sections, nothing optional.
 	minimal := Selection{PercentileMetrics: []string{"ttft"}, Percentiles: []float64{99}}
@@ -246,11 +246,12 @@ func TestWorkloadKey(t *testing.T) {
 		names = append(names, k.Name)
 	}
 	i := slices.Index(names, GobenchWorkload)
-	if i < 0 || names[i-1] != NumWarmups || names[i+1] != ScheduledOffsets || !IsSetting(GobenchWorkload) {
+	if i < 0 || names[i-1] != NumWarmups || names[i+1] != GobenchVersion || names[i+2] != ScheduledOffsets ||
+		!IsSetting(GobenchWorkload) || !IsSetting(GobenchVersion) {
 		t.Errorf("gobench_workload at %d of %q", i, names)
 	}
-	if full().Has(GobenchWorkload) {
-		t.Error("a selection without Workload has gobench_workload")
+	if full().Has(GobenchWorkload) || full().Has(GobenchVersion) {
+		t.Error("a selection without Workload has gobench_workload or gobench_version")
 	}
 }
 
