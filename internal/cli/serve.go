@@ -36,20 +36,10 @@ type ServeOptions struct {
 	Gate ServeGate
 }
 
-const serveLong = `Benchmark an OpenAI-compatible LLM server the way "vllm bench serve" does.
-
-A vllm bench serve command line runs unchanged: the same flags (vLLM's
-spellings such as --num_prompts 5, --flag=value, unambiguous prefixes and
-space-separated lists like --goodput ttft:500 tpot:50 work), the same
-workload for the same --seed, the same printed result block and a result
-JSON with vLLM's keys.
-
-Requests are released on a seeded schedule (gamma-distributed gaps with
-shape --burstiness, normalised so the last request is due at
-num_prompts/request_rate, or a linear/exponential ramp-up), limited to
---max-concurrency in flight, streamed over SSE, and timed on one monotonic
-clock: TTFT is the first token event, ITL the gap between token events,
-E2EL the last token event, TPOT (E2EL-TTFT)/(output tokens-1).
+const serveLong = `Benchmark an OpenAI-compatible LLM server the way "vllm bench serve" does: a
+vllm bench serve command line runs unchanged (--num_prompts 5, unambiguous
+prefixes, --goodput ttft:500 tpot:50) and gives the same workload for the same
+--seed, the same result block and a result JSON with vLLM's keys.
 
 Environment: OPENAI_API_KEY (sent as a bearer token, never printed or
 saved), VLLM_BENCH_SOCK_READ (--read-timeout: seconds without a token).
