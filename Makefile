@@ -50,7 +50,7 @@ fuzz: ## Run every fuzz target for 10 s.
 	done
 
 golden: ## Rewrite the golden files after an intended output change.
-	$(GO) test ./internal/report ./internal/sim ./internal/gate ./internal/compare ./internal/analyze -update
+	$(GO) test ./internal/report ./internal/sim ./internal/gate ./internal/compare ./internal/analyze ./internal/cli -update
 
 clean: ## Remove build output.
 	rm -rf bin

@@ -154,14 +154,15 @@ func looksLikeOption(s string) bool {
 
 // resolveFlag finds the flag called name or, as argparse's allow_abbrev
 // does, the only flag whose name starts with it. It returns nil, nil when
-// nothing matches.
+// nothing matches. Hidden flags (vLLM's, not supported yet) count, as they
+// do in vLLM's parser, so that a prefix means what it means there.
 func resolveFlag(fs *pflag.FlagSet, name string) (*pflag.Flag, error) {
 	if f := fs.Lookup(name); f != nil {
 		return f, nil
 	}
 	var matches []string
 	fs.VisitAll(func(f *pflag.Flag) {
-		if !f.Hidden && strings.HasPrefix(f.Name, name) {
+		if strings.HasPrefix(f.Name, name) {
 			matches = append(matches, f.Name)
 		}
 	})

@@ -70,6 +70,9 @@ func Main(ctx context.Context, args []string, deps Deps) int {
 		go intr.relay(ctx, deps, cancel)
 	}
 	root := newRootCmd(&deps, intr)
+	if isCompletionRequest(args) {
+		registerCompletions(root)
+	}
 	normalized, err := normalizeFor(root, args)
 	if err == nil {
 		deps.args = normalized
@@ -168,9 +171,9 @@ result block and result JSON, measured with far less client overhead.`,
 		SilenceErrors: true,
 		// A word that names no command is a usage error (exit status 2),
 		// not cobra's legacy "unknown command" text.
-		Args: func(_ *cobra.Command, args []string) error {
+		Args: func(cmd *cobra.Command, args []string) error {
 			if len(args) > 0 {
-				return argErrorf("unknown command %q for %q", args[0], "gobench")
+				return argErrorf("unknown command %q for %q%s", args[0], "gobench", suggestCommand(cmd, args[0]))
 			}
 			return nil
 		},
@@ -179,8 +182,7 @@ result block and result JSON, measured with far less client overhead.`,
 	root.SetOut(deps.Stdout)
 	root.SetErr(deps.Stderr)
 	root.SetVersionTemplate(buildinfo.Describe(deps.Version) + "\n")
-	root.SetFlagErrorFunc(func(_ *cobra.Command, err error) error { return toArgError(err) })
-	root.CompletionOptions.DisableDefaultCmd = true
+	root.SetFlagErrorFunc(toArgError)
 	root.AddCommand(newServeCmd(deps, func(ctx context.Context, o *ServeOptions) error {
 		return runServe(ctx, deps, o, intr)
 	}))
@@ -191,6 +193,7 @@ result block and result JSON, measured with far less client overhead.`,
 	root.AddCommand(newCheckCmd(deps, func(o *CheckOptions) error { return runCheck(deps, o) }))
 	root.AddCommand(newAnalyzeCmd(deps, func(o *AnalyzeOptions) error { return runAnalyze(deps, o) }))
 	root.AddCommand(newVersionCmd(deps))
+	setUpHelp(root)
 	return root
 }
 
@@ -222,16 +225,21 @@ func commandName(root *cobra.Command, args []string) string {
 	return "gobench"
 }
 
-// toArgError rewords pflag's errors as argparse does; a flag value's own
-// usage error passes through.
-func toArgError(err error) error {
+// toArgError rewords pflag's errors as argparse does, and suggests the
+// flag of cmd nearest to an unknown one; a flag value's own usage error
+// passes through.
+func toArgError(cmd *cobra.Command, err error) error {
 	var ue *exitcode.UsageError
 	if errors.As(err, &ue) {
 		return ue
 	}
 	var ne *pflag.NotExistError
 	if errors.As(err, &ne) {
-		return argErrorf("unrecognized arguments: --%s", ne.GetSpecifiedName())
+		name := ne.GetSpecifiedName()
+		if ne.GetSpecifiedShortnames() != "" {
+			return argErrorf("unrecognized arguments: -%s", ne.GetSpecifiedShortnames())
+		}
+		return argErrorf("unrecognized arguments: --%s%s", name, suggestFlag(cmd, name))
 	}
 	var vr *pflag.ValueRequiredError
 	if errors.As(err, &vr) {

@@ -36,29 +36,16 @@ type ServeOptions struct {
 	Gate ServeGate
 }
 
-const serveLong = `Benchmark an OpenAI-compatible LLM server the way "vllm bench serve" does.
-
-A vllm bench serve command line runs unchanged: the same flags (vLLM's
-spellings such as --num_prompts 5, --flag=value, unambiguous prefixes and
-space-separated lists like --goodput ttft:500 tpot:50 work), the same
-workload for the same --seed, the same printed result block and a result
-JSON with vLLM's keys.
-
-Requests are released on a seeded schedule (gamma-distributed gaps with
-shape --burstiness, normalised so the last request is due at
-num_prompts/request_rate, or a linear/exponential ramp-up), limited to
---max-concurrency in flight, streamed over SSE, and timed on one monotonic
-clock: TTFT is the first token event, ITL the gap between token events,
-E2EL the last token event, TPOT (E2EL-TTFT)/(output tokens-1).
+const serveLong = `Benchmark an OpenAI-compatible LLM server the way "vllm bench serve" does: a
+vllm bench serve command line runs unchanged (--num_prompts 5, unambiguous
+prefixes, --goodput ttft:500 tpot:50) and gives the same workload for the same
+--seed, the same result block and a result JSON with vLLM's keys.
 
 Environment: OPENAI_API_KEY (sent as a bearer token, never printed or
 saved), VLLM_BENCH_SOCK_READ (--read-timeout: seconds without a token).
 
-Thresholds: --threshold 'p99_ttft_ms<500' (repeatable) checks the result
-after the run and prints PASS or FAIL with the measured value after the
-result block; 'KEY<=baseline*1.05' compares with --threshold-baseline FILE.
---format markdown prints a Markdown summary instead of the block, and
---summary-file FILE appends one (e.g. $GITHUB_STEP_SUMMARY).
+Standard output gets the result (--format text, markdown or json) and
+standard error everything else, so "> result.txt" and "| jq" work.
 
 Exit status: 0 success, 1 error, 2 bad command line, 3 every request
 failed (never a pass, whatever the thresholds), 4 a --threshold failed,
@@ -388,6 +375,9 @@ const abortWait = 5 * time.Second
 func argsObject(fs *pflag.FlagSet) *pyjson.Object {
 	o := pyjson.NewObject()
 	fs.VisitAll(func(f *pflag.Flag) {
+		if f.Name == "help-all" {
+			return // gobench's own help flag: no argument of vLLM's
+		}
 		key := strings.ReplaceAll(f.Name, "-", "_")
 		var v any
 		switch fv := f.Value.(type) {

@@ -2,6 +2,7 @@ package cli
 
 import (
 	"fmt"
+	"slices"
 	"strconv"
 
 	"github.com/gobench/gobench/internal/backend"
@@ -72,12 +73,63 @@ func (f *serveFlags) register(fs *pflag.FlagSet) {
 	f.registerDataset(s)
 	f.registerOwn(s)
 	registerPending(fs)
+	// The default changes on every run, as vLLM's does; the help says how.
+	fs.Lookup("request-id-prefix").DefValue = "bench-<8 random hex>-"
+	hideRefused(fs)
+}
+
+// hideRefused hides the flags of features gobench does not have yet from
+// the default help and from shell completion: they stay accepted by name
+// (and by prefix: resolveFlag sees them), refused when given (or, for
+// onlyDefault, given another value than the default), and listed by
+// --help-all.
+func hideRefused(fs *pflag.FlagSet) {
+	fs.VisitAll(func(fl *pflag.Flag) {
+		if slices.Contains(onlyDefault, fl.Name) || pendingFeature(fl.Name) != "" {
+			fl.Hidden = true
+		}
+	})
+}
+
+// onlyDefault are the flags of which gobench supports the default value
+// alone: probe requests and batched prompts are not built yet.
+var onlyDefault = []string{"probe-request-rate", "random-batch-size"}
+
+// serveHelpGroups are the headings of `gobench serve --help`. A new flag
+// belongs under one of them (TestHelpGroupsCoverEveryFlag); the dataset
+// flags and the simulator's knobs are filed from their own tables.
+func serveHelpGroups() []helpGroup {
+	var ds []string
+	for _, fl := range dataset.Flags() {
+		if fl.Name == "random-input-len" { // where registerDataset puts them
+			ds = append(ds, "input-len", "output-len")
+		}
+		ds = append(ds, fl.Name)
+	}
+	groups := []helpGroup{
+		{title: "Target flags:", flags: []string{"base-url", "host", "port", "endpoint", "backend", "model", "served-model-name",
+			"header", "insecure", "tokenizer", "tokenizer-mode", "skip-tokenizer-init", "trust-remote-code", "profile"}},
+		{title: "Workload flags:", flags: []string{"num-prompts", "request-rate", "max-concurrency", "burstiness",
+			"ramp-up-strategy", "ramp-up-start-rps", "ramp-up-end-rps", "seed", "num-warmups", "lora-modules",
+			"lora-assignment", "request-id-prefix", "probe-request-rate", "dry-run"}},
+		{title: "Dataset flags:", flags: ds},
+		{title: "Sampling flags (sent with every request):", flags: []string{"ignore-eos", "temperature", "top-p", "top-k",
+			"min-p", "frequency-penalty", "presence-penalty", "repetition-penalty", "logprobs", "extra-body", "use-beam-search"}},
+		{title: "Timeout flags:", flags: []string{"ready-check-timeout-sec", "request-timeout", "read-timeout", "interrupt-grace"}},
+		{title: "Metrics flags:", flags: []string{"percentile-metrics", "metric-percentiles", "goodput", "report-cached-tokens"}},
+		{title: "Output flags:", flags: []string{"format", "save-result", "save-detailed", "append-result", "result-dir",
+			"result-filename", "label", "metadata", "summary-file", "disable-tqdm"}},
+		{title: "Gate flags:", flags: []string{"threshold", "threshold-baseline"}},
+	}
+	return append(groups, serveSimHelpGroups()...)
 }
 
 func (f *serveFlags) registerTarget(s flagSet) {
 	o := &f.opts
 	s.str(&o.Label, "label", "Label (prefix) of the result file name; defaults to --backend.")
-	s.val(bindChoice("backend", &o.Backend, backend.Names()...), "backend", "API to benchmark: openai and vllm (completions) or openai-chat are supported; vLLM's other backends are refused for now.")
+	b := bindChoice("backend", &o.Backend, backend.Names()...)
+	b.offer = supportedBackends()
+	s.val(b, "backend", "API to benchmark: openai and vllm (completions) or openai-chat are supported; vLLM's other backends are refused for now.")
 	s.str(&o.BaseURL, "base-url", "Server base URL, e.g. http://localhost:8000 (used instead of --host/--port).")
 	s.str(&o.Host, "host", "Server host, when --base-url is not given.")
 	s.val(bindInt("port", &o.Port), "port", "Server port, when --base-url is not given.")
@@ -174,7 +226,11 @@ func (f *serveFlags) registerDataset(s flagSet) {
 			s.val(bindInt(fl.Name, p), fl.Name, fl.Help)
 		case *string:
 			if fl.Choices != nil {
-				s.val(bindChoice(fl.Name, p, fl.Choices...), fl.Name, fl.Help)
+				c := bindChoice(fl.Name, p, fl.Choices...)
+				if fl.Name == "dataset-name" {
+					c.offer = dataset.Supported()
+				}
+				s.val(c, fl.Name, fl.Help)
 			} else {
 				s.str(p, fl.Name, fl.Help)
 			}

@@ -3,6 +3,7 @@ package cli
 import (
 	"errors"
 	"fmt"
+	"slices"
 	"strings"
 
 	"github.com/gobench/gobench/internal/exitcode"
@@ -75,6 +76,61 @@ func presetsHelp() string {
 		b.WriteString(line + "\n")
 	}
 	return b.String()
+}
+
+// simKnobGroups files the simulator's knobs (sim.Knobs), as flags
+// (prefix+name), under the headings of the help: "server", "engine",
+// "faults" and "logs". A knob whose help starts with "Engine:" is the
+// engine's; one not named here is the server's.
+func simKnobGroups(prefix string, standalone bool) map[string][]string {
+	engine := []string{"preset", "config", "engine", "ttft", "itl", "frontend-latency"}
+	out := map[string][]string{}
+	for _, k := range sim.Knobs(prefix, standalone) {
+		group := "server"
+		switch {
+		case strings.HasPrefix(k.Name, "fault-"):
+			group = "faults"
+		case k.Name == "record" || strings.Contains(k.Name, "log"):
+			group = "logs"
+		case strings.HasPrefix(k.Usage, "Engine:") || slices.Contains(engine, k.Name):
+			group = "engine"
+		}
+		out[group] = append(out[group], prefix+k.Name)
+	}
+	return out
+}
+
+// simHelpGroups are the headings of `gobench sim --help`.
+func simHelpGroups() []helpGroup {
+	g := simKnobGroups("", true)
+	return []helpGroup{
+		{title: "Server flags:", flags: g["server"]},
+		{title: "Engine flags:", flags: g["engine"]},
+		{title: "Fault flags:", flags: g["faults"]},
+		{title: "Log and record flags:", flags: g["logs"]},
+	}
+}
+
+// serveSimHelpGroups are the headings of the simulator's flags in `gobench
+// serve --help`: --sim and the knobs most runs set; --help-all lists the
+// others.
+func serveSimHelpGroups() []helpGroup {
+	core := []string{"sim"}
+	for _, name := range []string{"preset", "engine", "ttft", "itl"} {
+		core = append(core, "sim-"+name)
+	}
+	g := simKnobGroups("sim-", false)
+	rest := func(group string) []string {
+		return slices.DeleteFunc(g[group], func(name string) bool { return slices.Contains(core, name) })
+	}
+	const more = "more simulator flags (--sim-*)"
+	return []helpGroup{
+		{title: "Simulator flags (with --sim; gobench sim --help describes the simulator):", flags: core},
+		{title: "Simulator server flags:", flags: rest("server"), more: more},
+		{title: "Simulator engine flags:", flags: rest("engine"), more: more},
+		{title: "Simulator fault flags:", flags: rest("faults"), more: more},
+		{title: "Simulator log and record flags:", flags: rest("logs"), more: more},
+	}
 }
 
 // describeSim summarises cfg's engine for the start-up banner.

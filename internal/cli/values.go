@@ -41,7 +41,14 @@ type scalar[T comparable] struct {
 	kind  string
 	parse func(string) (T, error)
 	show  func(T) string
+	// offer lists the values shell completion offers: a choice flag's
+	// choices, or the ones gobench supports among them.
+	offer []string
 }
+
+// completions are the values shell completion offers for the flag (none
+// for a number).
+func (f *scalar[T]) completions() []string { return f.offer }
 
 func (f *scalar[T]) String() string {
 	var zero T
@@ -190,7 +197,7 @@ type choiceFlag = scalar[string]
 
 // newChoice is a choice flag with default v ("" for vLLM's None).
 func newChoice(name, v string, choices ...string) *choiceFlag {
-	return &choiceFlag{v: v, name: name, kind: "string", show: func(s string) string { return s },
+	return &choiceFlag{v: v, name: name, kind: "string", show: func(s string) string { return s }, offer: choices,
 		parse: func(s string) (string, error) {
 			for _, c := range choices {
 				if c == s {
