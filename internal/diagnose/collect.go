@@ -39,8 +39,10 @@ type ScrapeError struct {
 	Err    error
 }
 
+// Error names the source and why its scrape failed.
 func (e *ScrapeError) Error() string { return fmt.Sprintf("scrape %s: %v", e.Source, e.Err) }
 
+// Unwrap returns the scrape's error.
 func (e *ScrapeError) Unwrap() error { return e.Err }
 
 // Collector scrapes every source, waits the window while sampling the
@@ -168,7 +170,7 @@ func (c *Collector) sample(ctx context.Context, col *Collection) {
 		c.progressf("  %5.0f s  sample skipped: %v\n", at, err)
 		return
 	}
-	st, err := stateOf(pages, c.Model, at)
+	st, err := StateOf(pages, c.Model, at)
 	if err != nil {
 		c.progressf("  %5.0f s  sample skipped: %v\n", at, err)
 		return
@@ -178,8 +180,11 @@ func (c *Collector) sample(ctx context.Context, col *Collection) {
 		count(st.Running), count(st.Waiting), pct(st.KVMax))
 }
 
-// stateOf reads the state gauges of one page per source.
-func stateOf(pages [][]byte, model string, at float64) (State, error) {
+// StateOf reads the state gauges of one page per source, taken at
+// seconds from the window's start, narrowed to model ("" reads the only
+// model, or all when there are several). gobench serve samples its gauge
+// timeline with it.
+func StateOf(pages [][]byte, model string, at float64) (State, error) {
 	scrapes := make([]*sm.Scrape, len(pages))
 	for i, p := range pages {
 		s, err := sm.Parse(p)

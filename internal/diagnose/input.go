@@ -36,6 +36,7 @@ type ParseError struct {
 	Err error
 }
 
+// Error names the source, the end of the window and the parser's error.
 func (e *ParseError) Error() string {
 	if e.End == "" {
 		return fmt.Sprintf("%s: %v", e.Source, e.Err)
@@ -43,6 +44,7 @@ func (e *ParseError) Error() string {
 	return fmt.Sprintf("%s (%s of the window): %v", e.Source, e.End, e.Err)
 }
 
+// Unwrap returns the parser's error.
 func (e *ParseError) Unwrap() error { return e.Err }
 
 // ModelError is a model choice the scrapes cannot satisfy: several models
@@ -54,6 +56,7 @@ type ModelError struct {
 	Served []string
 }
 
+// Error says which models there are and what to do.
 func (e *ModelError) Error() string {
 	if e.Want == "" {
 		return fmt.Sprintf("the server serves several models (%s): choose one with --model", strings.Join(e.Served, ", "))

@@ -103,10 +103,14 @@ func waitingFinding(r *Report, o Options) (f Finding, memory bool) {
 	if !(running > 0 || waiting > 0) {
 		return idleFinding(f, r.Ratios.Preemptions)
 	}
-	if o.MaxNumSeqs > 0 {
-		limit := float64(o.MaxNumSeqs * max(g.Engines, 1))
+	perEngine, from := o.MaxNumSeqs, "--max-num-seqs"
+	if perEngine == 0 && g.MaxNumSeqs > 0 {
+		perEngine, from = g.MaxNumSeqs, g.InfoName
+	}
+	if perEngine > 0 {
+		limit := float64(perEngine * max(g.Engines, 1))
 		f.Evidence = append(f.Evidence, Evidence{Name: "max_num_seqs", Value: limit, Threshold: math.NaN(),
-			Text: fmt.Sprintf("the sequence limit is %s (--max-num-seqs %d x %s)", count(limit), o.MaxNumSeqs, plural(max(g.Engines, 1), "engine"))})
+			Text: fmt.Sprintf("the sequence limit is %s (max_num_seqs %d from %s, x %s)", count(limit), perEngine, from, plural(max(g.Engines, 1), "engine"))})
 		if running >= limit {
 			return seqLimit(f, "Running reaches max_num_seqs with the cache moderate: the sequence limit binds."), false
 		}

@@ -52,6 +52,13 @@ func TestVerdicts(t *testing.T) {
 		{"memory full", queued().gauge(sm.KVUsage, 0.95), 0, QueueMemoryFull, 3},
 		// 10 running of 256 with KV 50 %: neither binds.
 		{"head of line", queued().gauge(sm.KVUsage, 0.5), 256, QueueHeadOfLine, 2},
+		// max_num_seqs 64 from an info metric's label: 10 running is below
+		// it (without it, the sequence limit would be the guess).
+		{"max_num_seqs from an info metric", func() *page {
+			p := queued().gauge(sm.KVUsage, 0.5)
+			p.extra = append(p.extra, `vllm:scheduler_config_info{max_num_seqs="64"} 1`)
+			return p
+		}(), 0, QueueHeadOfLine, 2},
 		// Deferred requests, max_num_seqs unknown.
 		{"head of line, deferred", queued().gauge(sm.KVUsage, 0.5).gauge(sm.WaitingByReason, 0), 0, Verdict(""), 2},
 		// TTFT 0.5 s, prefill 0.45 s of it, the cache hits 2 %.

@@ -113,7 +113,7 @@ func (p printer) quantiles(title string, rows []*Row, latency bool) {
 	}
 	p.section(title)
 	if len(cells) == 0 {
-		p.line("(none in this window)")
+		p.line("  (none)")
 		return
 	}
 	p.table([]string{"", "p50", "p90", "p95", "p99", "p99 bucket", "count", "mean"}, cells)

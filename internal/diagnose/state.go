@@ -3,6 +3,8 @@ package diagnose
 import (
 	"math"
 	"sort"
+	"strconv"
+	"strings"
 
 	sm "github.com/gobench/gobench/internal/servermetrics"
 )
@@ -55,6 +57,11 @@ type Gauges struct {
 	Samples int
 	// CacheConfig is vllm:cache_config_info's labels (the first source's).
 	CacheConfig map[string]string
+	// MaxNumSeqs is a max_num_seqs label of any info metric (vLLM
+	// publishes none today; a fork or a later version may), and InfoName
+	// the metric it came from; 0 when none has it.
+	MaxNumSeqs int
+	InfoName   string
 }
 
 // gauges reads the gauges of the window's end and the peaks over states.
@@ -69,6 +76,7 @@ func gauges(end *sm.Scrape, states []State) Gauges {
 	if infos := end.Infos(sm.CacheConfigInfo); len(infos) > 0 {
 		g.CacheConfig = infos[0]
 	}
+	g.MaxNumSeqs, g.InfoName = infoMaxNumSeqs(end)
 	g.Peak = State{At: math.NaN(), Running: math.NaN(), Waiting: math.NaN(), KVMean: math.NaN(), KVMax: math.NaN()}
 	for _, s := range states {
 		g.Peak.Running = maxKnown(g.Peak.Running, s.Running)
@@ -78,6 +86,22 @@ func gauges(end *sm.Scrape, states []State) Gauges {
 	}
 	g.Samples = len(states)
 	return g
+}
+
+// infoMaxNumSeqs finds a max_num_seqs label on an info metric (a family
+// whose name ends in _info).
+func infoMaxNumSeqs(s *sm.Scrape) (int, string) {
+	for _, name := range s.Names() {
+		if !strings.HasSuffix(name, "_info") {
+			continue
+		}
+		for _, labels := range s.Infos(name) {
+			if n, err := strconv.Atoi(labels["max_num_seqs"]); err == nil && n > 0 {
+				return n, name
+			}
+		}
+	}
+	return 0, ""
 }
 
 // maxKnown is the larger of a and b, ignoring NaN.

@@ -113,7 +113,27 @@ func build(fams []*dto.MetricFamily) *Scrape {
 		}
 	}
 	s.addUntyped(untyped)
+	s.renameAliases()
 	return s
+}
+
+// renameAliases files a family found under an older name under its
+// current one (Exposed keeps the older), when the page lacks the current
+// name: so that pages of two vLLM versions sum.
+func (s *Scrape) renameAliases() {
+	for _, name := range []string{KVUsage, PrefixQueries, PrefixHits, ITL} {
+		if _, ok := s.families[name]; ok {
+			continue
+		}
+		for _, a := range Aliases(name) {
+			if f, ok := s.families[a]; ok {
+				delete(s.families, a)
+				f.Name = name
+				s.families[name] = f
+				break
+			}
+		}
+	}
 }
 
 // addScalars adds the counter or gauge series of mf, dropping those whose

@@ -121,3 +121,15 @@ func TestNewWindow(t *testing.T) {
 		t.Error("sources 1 and 2: no error")
 	}
 }
+
+// TestSumAcrossVersions sums a V0 page and a V1 page: the older name is
+// read as the current one in each.
+func TestSumAcrossVersions(t *testing.T) {
+	t.Parallel()
+	v0 := mustParse(t, "vllm:gpu_cache_usage_perc 0.2\n")
+	v1 := mustParse(t, "vllm:kv_cache_usage_perc 0.8\n")
+	g, _ := Sum(v0, v1).Gauge(KVUsage)
+	if g.N != 2 || g.Max != 0.8 || g.Mean != 0.5 {
+		t.Errorf("KV usage over both pages %+v", g)
+	}
+}
