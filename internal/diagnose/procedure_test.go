@@ -133,6 +133,23 @@ func TestUnanswered(t *testing.T) {
 	if r.Findings[1].Status != NotAsked || r.Verdict != Healthy {
 		t.Errorf("question 2 %s, verdict %s", r.Findings[1].Status, r.Verdict)
 	}
+	// An empty TTFT histogram (no request in the window) has no row, and a
+	// NaN KV usage is dropped with a note: question 1 says why it cannot
+	// be answered, and the state prints n/a.
+	empty := newPage().hist(sm.TTFT, ttftBuckets).hist(sm.Queue, latencyBuckets)
+	empty.extra = append(empty.extra, "vllm:kv_cache_usage_perc NaN")
+	r, err = FromScrapes(Input{End: [][]byte{empty.bytes()}}, DefaultOptions())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(r.Rows) != 0 || !strings.Contains(r.Findings[0].Conclusion, "is empty or absent") {
+		t.Errorf("rows %d, question 1 %q", len(r.Rows), r.Findings[0].Conclusion)
+	}
+	var text strings.Builder
+	if err := r.Render(&text, "text"); err != nil || !strings.Contains(text.String(), "vllm:kv_cache_usage_perc: a NaN sample ignored") ||
+		!strings.Contains(text.String(), "KV-cache usage  n/a") {
+		t.Errorf("render %v:\n%s", err, text.String())
+	}
 }
 
 // TestThresholds moves each threshold across a scenario's number and
