@@ -1,0 +1,312 @@
+package diagnose
+
+import (
+	"bufio"
+	"fmt"
+	"io"
+	"math"
+	"sort"
+	"strings"
+)
+
+// Render writes the report as text (a terminal's aligned tables), markdown
+// or json (Object in Python's json.dump layout).
+func (r *Report) Render(w io.Writer, format string) error {
+	switch format {
+	case "json":
+		b, err := r.JSON()
+		if err != nil {
+			return err
+		}
+		_, err = w.Write(b)
+		return err
+	case "markdown":
+		return r.render(w, true)
+	case "text", "":
+		return r.render(w, false)
+	}
+	return fmt.Errorf("unknown format %q (text, markdown or json)", format)
+}
+
+// render writes the text or Markdown form: title, quantiles, ratios,
+// state, findings, verdict, notes.
+func (r *Report) render(out io.Writer, md bool) error {
+	w := bufio.NewWriter(out)
+	p := printer{w: w, md: md}
+	p.title(r)
+	p.quantiles("Latency (seconds)", r.Rows, true)
+	p.quantiles("Request shape", r.Rows, false)
+	p.section("Ratios")
+	p.table(nil, r.ratioLines())
+	p.section(r.stateTitle())
+	p.table(nil, r.stateLines())
+	p.section("Diagnosis")
+	for _, f := range r.Findings {
+		p.finding(f)
+	}
+	p.verdict(r)
+	if len(r.Notes) > 0 {
+		p.section("Notes")
+		for _, n := range r.Notes {
+			p.line("- " + n)
+		}
+	}
+	return w.Flush()
+}
+
+// printer writes the two forms: Markdown headings and pipe tables, or
+// underlined titles and space-aligned columns.
+type printer struct {
+	w  *bufio.Writer
+	md bool
+}
+
+func (p printer) line(s string) { p.w.WriteString(strings.TrimRight(s, " ") + "\n") }
+
+func (p printer) section(title string) {
+	p.line("")
+	if p.md {
+		p.line("### " + title)
+		p.line("")
+		return
+	}
+	p.line(title)
+}
+
+func (p printer) title(r *Report) {
+	what := "window " + secs(r.Seconds)
+	switch {
+	case r.SinceStart:
+		what = "totals since the server started (one scrape)"
+	case r.Seconds <= 0:
+		what = "window of unknown length"
+	}
+	parts := []string{"Server view", strings.Join(r.Sources, ", "), what}
+	if r.Model != "" {
+		parts = append(parts, "model "+r.Model)
+	}
+	if p.md {
+		p.line("## " + strings.Join(parts, " · "))
+		return
+	}
+	p.line(strings.Join(parts, " · "))
+}
+
+// quantiles writes the latency or request-shape rows: p50 to p99, the
+// bucket the p99 lies in (an estimate inside it), the count and the mean.
+func (p printer) quantiles(title string, rows []*Row, latency bool) {
+	var cells [][]string
+	for _, r := range rows {
+		if r.Latency != latency {
+			continue
+		}
+		c := []string{r.Label}
+		for _, e := range r.P {
+			c = append(c, value(e.Value, r.Unit))
+		}
+		unit := r.Unit
+		if unit == "tokens" {
+			unit = ""
+		}
+		c = append(c, bucketText(r.P[p99], unit), count(r.Count), value(r.Mean, r.Unit))
+		cells = append(cells, c)
+	}
+	p.section(title)
+	if len(cells) == 0 {
+		p.line("  (none)")
+		return
+	}
+	p.table([]string{"", "p50", "p90", "p95", "p99", "p99 bucket", "count", "mean"}, cells)
+}
+
+// table writes rows of cells under header (nil: a list of names and
+// values). With a header the columns after the first are numbers,
+// right-aligned; a list is left-aligned.
+func (p printer) table(header []string, rows [][]string) {
+	numeric := header != nil
+	if p.md {
+		if header == nil {
+			header = make([]string, len(rows[0]))
+		}
+		p.line("| " + strings.Join(header, " | ") + " |")
+		seps := make([]string, len(header))
+		for i := range seps {
+			seps[i] = "---"
+			if numeric {
+				seps[i] = "---:"
+			}
+		}
+		seps[0] = "---"
+		p.line("|" + strings.Join(seps, "|") + "|")
+		for _, r := range rows {
+			p.line("| " + strings.Join(r, " | ") + " |")
+		}
+		return
+	}
+	all := rows
+	if header != nil {
+		all = append([][]string{header}, rows...)
+	}
+	width := map[int]int{}
+	for _, r := range all {
+		for i, c := range r {
+			width[i] = max(width[i], len([]rune(c)))
+		}
+	}
+	for _, r := range all {
+		var b strings.Builder
+		b.WriteString("  ")
+		for i, c := range r {
+			pad := strings.Repeat(" ", width[i]-len([]rune(c)))
+			switch {
+			case i == 0 || header == nil:
+				b.WriteString(c + pad + "  ")
+			default:
+				b.WriteString(pad + c + "  ")
+			}
+		}
+		p.line(b.String())
+	}
+}
+
+func (p printer) finding(f Finding) {
+	head := fmt.Sprintf("%d. %s  [%s]", f.Step, f.Question, f.Status)
+	if p.md {
+		head = fmt.Sprintf("%d. **%s** — *%s*", f.Step, f.Question, f.Status)
+	}
+	p.line(head)
+	for _, e := range f.Evidence {
+		p.line("   - " + e.Text)
+	}
+	p.line("   " + f.Conclusion)
+	if f.Advice != "" {
+		p.line("   Advice: " + f.Advice)
+	}
+}
+
+func (p printer) verdict(r *Report) {
+	p.line("")
+	if p.md {
+		p.line("**Verdict: `" + string(r.Verdict) + "`**")
+	} else {
+		p.line("Verdict: " + string(r.Verdict))
+	}
+	for _, f := range r.Findings {
+		if f.Verdict == r.Verdict && f.Advice != "" {
+			p.line(fmt.Sprintf("(question %d) %s", f.Step, f.Advice))
+		}
+	}
+}
+
+// ratioLines are the Ratios section's rows.
+func (r *Report) ratioLines() [][]string {
+	rt := r.Ratios
+	hit := pct(rt.PrefixCacheHitRate) + " of prompt tokens"
+	if rt.HitRateFromGauge {
+		hit = pct(rt.PrefixCacheHitRate) + " (V0 gauge: since start, in blocks)"
+	}
+	lines := [][]string{
+		{"prefix-cache hit rate", hit},
+		{"prompt : generation", num1(rt.PromptToGeneration) + " : 1"},
+		{"finished requests", r.finishedText()},
+		{"preemptions", fmt.Sprintf("%s (%s per finished request%s)", count(rt.Preemptions), ratio(rt.PreemptionsPerFinished), perS(rt.PreemptionsPerS))},
+		{"prompt tokens", count(rt.PromptTokens) + perS(rt.PromptTokensPerS)},
+		{"generation tokens", count(rt.GenerationTokens) + perS(rt.GenerationTokensPerS)},
+	}
+	if !math.IsNaN(rt.ComputedPrefillShare) {
+		lines = append(lines, []string{"computed prefill share", pct(rt.ComputedPrefillShare) + " of prompt tokens computed"})
+	}
+	if !math.IsNaN(rt.SpecAcceptance) {
+		lines = append(lines, []string{"spec-decode acceptance", fmt.Sprintf("%s of draft tokens, mean acceptance length %s",
+			pct(rt.SpecAcceptance), num3(rt.SpecAcceptanceLength))})
+	}
+	return lines
+}
+
+// finishedText is the finished requests and their shares by reason,
+// largest first.
+func (r *Report) finishedText() string {
+	rt := r.Ratios
+	if math.IsNaN(rt.Finished) {
+		return unknown
+	}
+	keys := sortedKeys(rt.FinishedShare)
+	sort.SliceStable(keys, func(i, j int) bool { return rt.FinishedShare[keys[i]] > rt.FinishedShare[keys[j]] })
+	var parts []string
+	for _, k := range keys {
+		if s := rt.FinishedShare[k]; s > 0 {
+			parts = append(parts, k+" "+pct(s))
+		}
+	}
+	text := count(rt.Finished)
+	if len(parts) > 0 {
+		text += ": " + strings.Join(parts, ", ")
+	}
+	return text + perS(rt.RequestsPerS)
+}
+
+func (r *Report) stateTitle() string {
+	if r.SinceStart {
+		return "State (at the scrape)"
+	}
+	return "State (at the end of the window)"
+}
+
+// stateLines are the State section's rows.
+func (r *Report) stateLines() [][]string {
+	g := r.Gauges
+	waiting := count(g.End.Waiting)
+	if len(g.WaitingByReason) > 0 {
+		var parts []string
+		for _, k := range sortedKeys(g.WaitingByReason) {
+			parts = append(parts, k+" "+count(g.WaitingByReason[k]))
+		}
+		waiting += " (" + strings.Join(parts, ", ") + ")"
+	}
+	lines := [][]string{
+		{"running", count(g.End.Running)},
+		{"waiting", waiting},
+		{"KV-cache usage", fmt.Sprintf("%s (highest engine %s, %s)", pct(g.End.KVMean), pct(g.End.KVMax), plural(g.Engines, "engine"))},
+	}
+	if !math.IsNaN(g.Swapped) {
+		lines = append(lines, []string{"swapped", count(g.Swapped)})
+	}
+	if g.Samples > 1 {
+		lines = append(lines, []string{"peak", fmt.Sprintf("running %s, waiting %s, KV cache %s (highest engine, %s)",
+			count(g.Peak.Running), count(g.Peak.Waiting), pct(g.Peak.KVMax), plural(g.Samples, "sample"))})
+	}
+	if len(g.CacheConfig) > 0 {
+		var parts []string
+		for _, k := range []string{"block_size", "num_gpu_blocks", "enable_prefix_caching", "cache_dtype", "gpu_memory_utilization"} {
+			if v, ok := g.CacheConfig[k]; ok {
+				parts = append(parts, k+"="+v)
+			}
+		}
+		lines = append(lines, []string{"cache config", strings.Join(parts, " ")})
+	}
+	return lines
+}
+
+// perS is ", N/s" for a known rate, "" for an unknown one.
+func perS(v float64) string {
+	if math.IsNaN(v) {
+		return ""
+	}
+	return ", " + rate(v) + "/s"
+}
+
+// plural is "1 engine", "2 engines".
+func plural(n int, what string) string {
+	if n == 1 {
+		return "1 " + what
+	}
+	return fmt.Sprintf("%d %ss", n, what)
+}
+
+// num1 is a number with one decimal.
+func num1(v float64) string {
+	if math.IsNaN(v) || math.IsInf(v, 0) {
+		return unknown
+	}
+	return fmt.Sprintf("%.1f", v)
+}
