@@ -131,7 +131,7 @@ func TestOptionsConfigErrors(t *testing.T) {
 		wantErr string // FILE stands for the config file's path
 	}{
 		{name: "unknown preset", set: []string{"preset", "h100"},
-			wantErr: `argument --preset: unknown preset "h100" (choose from 8b-1gpu, fixed, saturated, small-cache, spec-decode)`},
+			wantErr: `argument --preset: unknown preset "h100" (choose from 8b-1gpu, batch-overload, fixed, frontend-delay, head-of-line, healthy, kv-full, kv-thrashing, prefill-interference, prefix-hostile, saturated, seq-limit, small-cache, spec-decode)`},
 		{name: "unknown preset in the file", serve: true, file: "\npreset: h100\n",
 			wantErr: `argument preset (--sim-config FILE line 2): unknown preset "h100"`},
 		{name: "bad engine", serve: true, set: []string{"engine", "gpu"},
@@ -242,8 +242,8 @@ func TestOptionsSet(t *testing.T) {
 func TestKnobs(t *testing.T) {
 	t.Parallel()
 	sim, serve := Knobs("", true), Knobs("sim-", false)
-	if len(sim) != len(serve)+9 {
-		t.Errorf("%d knobs for gobench sim, %d for serve --sim: want serve's and sim's own 9", len(sim), len(serve))
+	if len(sim) != len(serve)+10 {
+		t.Errorf("%d knobs for gobench sim, %d for serve --sim: want serve's and sim's own 10", len(sim), len(serve))
 	}
 	seen := map[string]bool{}
 	for _, k := range serve {
