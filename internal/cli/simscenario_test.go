@@ -373,7 +373,7 @@ func signatureOf(t *testing.T, run scenarioRun) signature {
 var scenarioChecks = map[string]func(t *testing.T, run scenarioRun, s signature){
 	"healthy": func(t *testing.T, run scenarioRun, s signature) {
 		step := run.cfg.Scheduler.StepBase.Seconds()
-		if s.preemptions != 0 || run.peaks.kv > 0.1 || s.queue > 2*step || s.itlP99 > 4*s.itlP50 {
+		if s.preemptions != 0 || run.peaks.kv > 0.1 || s.queue > 2*step || s.itlP99 > 5*s.itlP50 {
 			t.Errorf("not healthy: %+v, peaks %+v (step %v)", s, run.peaks, step)
 		}
 	},
@@ -403,12 +403,16 @@ var scenarioChecks = map[string]func(t *testing.T, run scenarioRun, s signature)
 	},
 	"prefix-hostile": func(t *testing.T, run scenarioRun, s signature) {
 		// Every prompt shares its first 2000 tokens, and none is found:
-		// prefix caching is off, and the whole prompt is computed.
+		// prefix caching is off, and the whole prompt is computed, in a
+		// prefill that costs what the whole prompt costs.
 		computed := hist(t, run.fams, "vllm:request_prefill_kv_computed_tokens").GetSampleSum()
-		prompts := hist(t, run.fams, "vllm:request_prompt_tokens").GetSampleSum()
-		if gauge(run.fams, "vllm:prefix_cache_queries_total", nil) != 0 || computed != prompts ||
-			s.queueShare > 0.5 || s.prefill < s.ttft/2 {
-			t.Errorf("prefix not lost to a disabled cache: %+v, computed %v of %v prompt tokens", s, computed, prompts)
+		prompts := hist(t, run.fams, "vllm:request_prompt_tokens")
+		sc := run.cfg.Scheduler
+		full := sc.StepBase.Seconds() + histMean(prompts)*sc.StepPerToken.Seconds()
+		if gauge(run.fams, "vllm:prefix_cache_queries_total", nil) != 0 || computed != prompts.GetSampleSum() ||
+			s.queueShare > 0.5 || s.prefill < 0.9*full {
+			t.Errorf("prefix not lost to a disabled cache: %+v, computed %v of %v prompt tokens, a whole prefill costs %v",
+				s, computed, prompts.GetSampleSum(), full)
 		}
 	},
 	"frontend-delay": func(t *testing.T, run scenarioRun, s signature) {
