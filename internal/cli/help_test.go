@@ -211,7 +211,7 @@ func TestCompletion(t *testing.T) {
 		{[]string{"serve", "--tokenizer-mode", "s"}, []string{"slow", "server"}, noFiles},
 		{[]string{"serve", "--percentile-metrics", "ttft,e"}, []string{"ttft,e2el", "ttft,e2el_including_client_queue"},
 			":" + itoa(int(cobra.ShellCompDirectiveNoFileComp|cobra.ShellCompDirectiveNoSpace))},
-		{[]string{"serve", "--sim-preset", "s"}, []string{"saturated", "small-cache", "spec-decode"}, noFiles},
+		{[]string{"serve", "--sim-preset", "s"}, []string{"seq-limit", "spec-decode"}, noFiles},
 		{[]string{"sim", "--preset", "8"}, []string{"8b-1gpu"}, noFiles},
 		{[]string{"sim", "--engine", ""}, []string{"fixed", "scheduler"}, noFiles},
 		{[]string{"serve", "--format", ""}, []string{"text", "markdown", "json"}, noFiles},

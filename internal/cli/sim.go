@@ -42,7 +42,9 @@ A request generates max_tokens tokens with "ignore_eos": true, else stops
 at a seeded random length. Prompt tokens are counted with the tokenizer
 (gobench's built-in one by default, which "gobench serve" picks up from the
 model's root). /metrics serves vLLM's metric names, types, labels and
-buckets; with a logger, vLLM's periodic stats line goes to stderr.
+buckets, vllm:cache_config_info included. vLLM's periodic stats line goes
+to stderr (--disable-log-stats turns it off); a line per request only with
+--enable-log-requests, as with vllm serve.
 
 Faults on demand make the server misbehave as real ones do: HTTP
 429/500/503, a reset or a stall mid-stream, a malformed or error event, a
@@ -56,9 +58,11 @@ to half its tokens.
 --record FILE writes the ground truth: per request, the instant every event
 left and the server-side intervals, on CLOCK_MONOTONIC.
 
-Presets (--preset) start from a typical case; flags override them. A
---config YAML file holds the same options. Flag names follow "vllm serve"
-where it has one.`
+Presets (--preset) start from a typical case; flags override them. The
+scenario presets each make the server sick in one way, so that the load
+shown with them reproduces one verdict of the diagnosis of a slow server.
+A --config YAML file holds the same options. Flag names follow "vllm
+serve" where it has one.`
 
 func newSimCmd(deps *Deps, runF func(context.Context, *SimOptions) error) *cobra.Command {
 	var sf simFlags
@@ -68,6 +72,7 @@ func newSimCmd(deps *Deps, runF func(context.Context, *SimOptions) error) *cobra
 		Long:  simLong + "\n\n" + presetsHelp(),
 		Example: `  gobench sim --port 8000 --ttft 0.05 --itl 0.01
   gobench sim --preset 8b-1gpu --record truth.jsonl
+  gobench sim --preset kv-thrashing --enable-log-requests
   gobench sim --max-num-seqs 8 --num-gpu-blocks-override 256 --max-model-len 4096
   gobench sim --fault-http-503 0.05 --fault-reset 'bench-.*-1[0-9]$'
   gobench serve --base-url http://127.0.0.1:8000 --num-prompts 100 --request-rate 10`,

@@ -59,21 +59,25 @@ func (f *simFlags) config(fs *pflag.FlagSet) (sim.Config, error) {
 	return cfg, err
 }
 
-// presetsHelp describes every preset, for the long help of `gobench sim`.
+// presetsHelp describes every preset, for the long help of `gobench sim`:
+// what it shows and, for a scenario, the verdict it reproduces and the
+// load that shows it.
 func presetsHelp() string {
 	var b strings.Builder
 	b.WriteString("Presets:\n")
 	for _, p := range sim.Presets() {
-		fmt.Fprintf(&b, "\n  %s\n", p.Name)
-		line := "     "
-		for _, w := range strings.Fields(p.Description) {
-			if len(line)+1+len(w) > 76 {
-				b.WriteString(line + "\n")
-				line = "     "
-			}
-			line += " " + w
+		fmt.Fprintf(&b, "\n  %s", p.Name)
+		if len(p.Aliases) > 0 {
+			fmt.Fprintf(&b, " (also %s)", strings.Join(p.Aliases, ", "))
 		}
-		b.WriteString(line + "\n")
+		if p.Verdict != "" {
+			fmt.Fprintf(&b, ": scenario for the verdict %s", p.Verdict)
+		}
+		b.WriteString("\n")
+		wrap(&b, p.Description)
+		if len(p.Load) > 0 {
+			wrap(&b, "Load: gobench serve --base-url http://127.0.0.1:8000 "+p.LoadArgs())
+		}
 	}
 	return b.String()
 }
@@ -131,6 +135,19 @@ func serveSimHelpGroups() []helpGroup {
 		{title: "Simulator fault flags:", flags: rest("faults"), more: more},
 		{title: "Simulator log and record flags:", flags: rest("logs"), more: more},
 	}
+}
+
+// wrap writes text indented, in lines of at most 76 columns.
+func wrap(b *strings.Builder, text string) {
+	line := "     "
+	for _, w := range strings.Fields(text) {
+		if len(line)+1+len(w) > 76 && line != "     " {
+			b.WriteString(line + "\n")
+			line = "     "
+		}
+		line += " " + w
+	}
+	b.WriteString(line + "\n")
 }
 
 // describeSim summarises cfg's engine for the start-up banner.

@@ -8,6 +8,7 @@ import (
 	"net/http"
 	"os"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
 	"time"
@@ -86,7 +87,7 @@ func TestSimFlags(t *testing.T) {
 				t.Errorf("log stats interval %v", c.LogStatsInterval)
 			}
 		}},
-		{name: "unknown preset", args: []string{"--preset", "h100"}, wantErr: "unknown preset \"h100\" (choose from 8b-1gpu, fixed, saturated, small-cache, spec-decode)"},
+		{name: "unknown preset", args: []string{"--preset", "h100"}, wantErr: "unknown preset \"h100\" (choose from 8b-1gpu, batch-overload, fixed, frontend-delay, head-of-line, healthy, kv-full, kv-thrashing, prefill-interference, prefix-hostile, saturated, seq-limit, small-cache, spec-decode)"},
 		{name: "fixed engine with engine flags", args: []string{"--engine", "fixed", "--max-num-seqs", "4"},
 			wantErr: "--max-num-seqs configure the scheduler engine, not --engine fixed"},
 		{name: "latency flags with the scheduler", args: []string{"--preset", "8b-1gpu", "--ttft", "0.1"},
@@ -195,4 +196,67 @@ func TestSimCommand(t *testing.T) {
 	if b, err := os.ReadFile(rec); err != nil || !strings.Contains(string(b), `"engine":"scheduler"`) {
 		t.Errorf("record %q (%v)", b, err)
 	}
+}
+
+// TestSimLogsRequestsOnlyWhenAsked: `gobench sim` writes no line per
+// request unless --enable-log-requests asks for it, as `vllm serve` does;
+// --disable-log-stats keeps the periodic stats line off either way (issue
+// 10, item 10).
+func TestSimLogsRequestsOnlyWhenAsked(t *testing.T) {
+	t.Parallel()
+	for _, tt := range []struct {
+		flags []string
+		want  bool
+	}{
+		{nil, false},
+		{[]string{"--enable-log-requests"}, true},
+	} {
+		t.Run(strings.Join(append([]string{"flags"}, tt.flags...), " "), func(t *testing.T) {
+			t.Parallel()
+			stderr := simLog(t, tt.flags...)
+			request := regexp.MustCompile(`(?m)^\S+ sim: POST /v1/completions 200 id=cmpl-log-1 stream=false prompt_tokens=\d+ ` +
+				`completion_tokens=3/3 finish=length dur=\S+$`)
+			if got := request.MatchString(stderr); got != tt.want {
+				t.Errorf("a line for the request: %t, want %t; stderr:\n%s", got, tt.want, stderr)
+			}
+			if strings.Contains(stderr, "Avg prompt throughput") || !strings.Contains(stderr, "sim: shutting down") {
+				t.Errorf("stderr:\n%s", stderr)
+			}
+		})
+	}
+}
+
+// simLog runs `gobench sim` with flags, sends it one request, stops it and
+// returns what it wrote on stderr.
+func simLog(t *testing.T, flags ...string) string {
+	t.Helper()
+	pr, pw := io.Pipe()
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	var stderr bytes.Buffer // written by the server until Main returns
+	done := make(chan int, 1)
+	go func() {
+		args := append([]string{"sim", "--port", "0", "--disable-log-stats", "--log-stats-interval", "0.01"}, flags...)
+		done <- Main(ctx, args, Deps{Stdout: pw, Stderr: &stderr})
+		_ = pw.Close()
+	}()
+	banner, err := bufio.NewReader(pr).ReadString('\n')
+	if err != nil {
+		t.Fatal(err)
+	}
+	go func() { _, _ = io.Copy(io.Discard, pr) }()
+	req, _ := http.NewRequest(http.MethodPost, strings.Fields(banner)[4]+"/v1/completions",
+		strings.NewReader(`{"prompt":"a b","max_tokens":3,"ignore_eos":true}`))
+	req.Header.Set("X-Request-Id", "log-1")
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, _ = io.Copy(io.Discard, resp.Body)
+	_ = resp.Body.Close()
+	cancel()
+	if code := <-done; code != int(exitcode.OK) {
+		t.Fatalf("exit %d\n%s", code, &stderr)
+	}
+	return stderr.String()
 }

@@ -75,10 +75,15 @@ type Config struct {
 	// compare its own TTFT with the server's, request by request.
 	EnablePerRequestMetrics bool
 
-	// Logger, when set, receives one line per request and per profiler
-	// call, and Serve's periodic stats line. Writes are serialised, so any
-	// io.Writer will do.
+	// Logger, when set, receives Serve's periodic stats line, a line per
+	// profiler call and the shutdown, and with LogRequests a line per
+	// request. Writes are serialised, so any io.Writer will do.
 	Logger io.Writer
+	// LogRequests adds a line per request to Logger (how it ended, its
+	// tokens, its duration), as `vllm serve --enable-log-requests` does;
+	// off by default, as in vLLM, so that a busy server's log stays
+	// readable.
+	LogRequests bool
 
 	// Scheduler, when set and Engine is not, runs the engine model
 	// (NewScheduler) instead of the fixed-latency engine: batching under a

@@ -39,6 +39,15 @@
 // every request: the send instant of each event on CLOCK_MONOTONIC and the
 // server-side intervals (recorder).
 //
+// # Scenarios
+//
+// Besides typical servers, the presets hold one scenario per verdict of
+// the diagnosis of a slow server (healthy, a sequence limit, a thrashing or
+// a full KV cache, head-of-line blocking, a disabled prefix cache, a slow
+// front end, prefill interference, an overloaded batch): a [Preset] with a
+// Verdict is the 8B engine model made sick in one way, and its Load is the
+// `gobench serve` load that shows it in a few seconds.
+//
 // # Configuration and start-up
 //
 // [Options] are the knobs as a user gives them, by name and as text: the

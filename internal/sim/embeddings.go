@@ -109,7 +109,7 @@ func (s *Server) handleEmbeddings(w http.ResponseWriter, r *http.Request) {
 		Data    []embeddingData `json:"data"`
 		Usage   usageInfo       `json:"usage"`
 	}{"embd-" + id, "list", received.Unix(), s.cfg.Model, data, usageInfo{PromptTokens: total, TotalTokens: total}})
-	s.logf("%s %s 200 id=embd-%s inputs=%d prompt_tokens=%d dur=%v", r.Method, r.URL.Path, id, len(inputs), total,
+	s.logRequest("%s %s 200 id=embd-%s inputs=%d prompt_tokens=%d dur=%v", r.Method, r.URL.Path, id, len(inputs), total,
 		time.Since(received).Round(time.Microsecond))
 }
 

@@ -64,7 +64,7 @@ func (s *Server) serveGeneration(w http.ResponseWriter, r *http.Request, chat bo
 	}
 	j, apiErr := s.parseJob(w, r, chat)
 	if apiErr != nil {
-		s.logf("%s %s %d %s: %s", r.Method, r.URL.Path, apiErr.status, apiErr.typ, firstLine(apiErr.msg))
+		s.logRequest("%s %s %d %s: %s", r.Method, r.URL.Path, apiErr.status, apiErr.typ, firstLine(apiErr.msg))
 		x.status = apiErr.status
 		writeError(w, apiErr)
 		return
@@ -72,7 +72,7 @@ func (s *Server) serveGeneration(w http.ResponseWriter, r *http.Request, chat bo
 	x.j = j
 	x.faults = s.cfg.Faults.decide(s.cfg.Seed, baseID)
 	if e := httpFault(x.faults); e != nil {
-		s.logf("%s %s %d id=%s: injected fault %s", r.Method, r.URL.Path, e.status, baseID, x.faults)
+		s.logRequest("%s %s %d id=%s: injected fault %s", r.Method, r.URL.Path, e.status, baseID, x.faults)
 		x.status, x.errText = e.status, "fault"
 		w.Header().Set("Retry-After", "1")
 		writeError(w, e)
@@ -98,7 +98,7 @@ func (s *Server) serveGeneration(w http.ResponseWriter, r *http.Request, chat bo
 		OutputTokens: x.out.n, PromptIDs: j.promptIDs})
 	if err != nil {
 		e := &apiError{status: http.StatusInternalServerError, typ: "InternalServerError", msg: err.Error()}
-		s.logf("%s %s %d id=%s: engine rejected the request: %v", r.Method, r.URL.Path, e.status, id, err)
+		s.logRequest("%s %s %d id=%s: engine rejected the request: %v", r.Method, r.URL.Path, e.status, id, err)
 		x.status, x.errText = e.status, err.Error()
 		writeError(w, e)
 		return
@@ -140,7 +140,7 @@ func (s *Server) serveGeneration(w http.ResponseWriter, r *http.Request, chat bo
 		e2e = x.lastSeen.Sub(received)
 	}
 	s.metrics.finished(x.reason, e2e, x.timing(), j.promptTokens, x.tokens, j.maxTokens)
-	s.logf("%s %s %d id=%s stream=%t prompt_tokens=%d completion_tokens=%d/%d %s dur=%v",
+	s.logRequest("%s %s %d id=%s stream=%t prompt_tokens=%d completion_tokens=%d/%d %s dur=%v",
 		r.Method, r.URL.Path, x.status, id, j.stream, j.promptTokens, x.tokens, x.out.n, outcome,
 		time.Since(received).Round(time.Microsecond))
 }

@@ -261,6 +261,9 @@ func closingKnobs() []knob {
 	return []knob{
 		{name: "disable-log-stats", usage: "Do not print vLLM's periodic stats line on stderr.", standalone: true,
 			field: func(o *Options) any { return &o.disableLogStats }},
+		{name: "enable-log-requests", usage: "Print a line per request on stderr (how it ended, its tokens, its duration), " +
+			"as vllm serve --enable-log-requests does; off by default.", standalone: true,
+			field: func(o *Options) any { return &o.logRequests }},
 		{name: "log-stats-interval", usage: "Seconds between the periodic stats lines (VLLM_LOG_STATS_INTERVAL).",
 			standalone: true, check: anySeconds, field: func(o *Options) any { return &o.logStatsInterval }},
 		{name: "default-max-tokens", usage: "Output length of requests that set no max_tokens.", standalone: true,

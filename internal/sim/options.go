@@ -45,7 +45,7 @@ type Options struct {
 	faults                                [numFaultKinds]string
 	stallFor, dripEvery, logStatsInterval float64
 	dripBytes                             int
-	disableLogStats                       bool
+	disableLogStats, logRequests          bool
 }
 
 // NewOptions returns every knob at its default, for a command whose flags
@@ -200,7 +200,9 @@ func (o *Options) Config() (Config, error) {
 		cfg.MaxModelLen = o.maxModelLen
 	}
 	cfg.EnablePerRequestMetrics, cfg.StreamInterval = o.perRequestMetrics, o.streamInterval
-	cfg.FrontendLatency = metrics.Duration(o.frontend)
+	if o.isGiven("frontend-latency") {
+		cfg.FrontendLatency = metrics.Duration(o.frontend)
+	}
 	cfg.RecordPath = o.record
 	if cfg.Scheduler != nil {
 		if err := o.tuneScheduler(cfg.Scheduler); err != nil {
@@ -335,6 +337,7 @@ func (o *Options) serverSettings(cfg *Config) {
 	if cfg.Scheduler != nil {
 		cfg.Scheduler.Seed = int64(o.seed)
 	}
+	cfg.LogRequests = o.logRequests
 	cfg.LogStatsInterval = metrics.Duration(o.logStatsInterval)
 	if o.disableLogStats || !(o.logStatsInterval > 0) {
 		cfg.LogStatsInterval = -1

@@ -53,7 +53,7 @@ func TestOptionsConfig(t *testing.T) {
 		{name: "serve defaults", serve: true, want: func(c *Config) { *c = serveDefaults() }},
 		{name: "preset", set: []string{"preset", "8b-1gpu"}, want: func(c *Config) {
 			// The preset's engine model leaves the fixed latencies unset, and
-			// the frontend-latency flag's default overrides its own.
+			// takes no time in the front end.
 			c.Scheduler, c.TTFT, c.ITL = scheduler(nil), 0, 0
 		}},
 		{name: "flags over the preset", set: []string{"preset", "small-cache", "num-gpu-blocks-override", "1024", "max-model-len", "2048"},
@@ -73,6 +73,13 @@ func TestOptionsConfig(t *testing.T) {
 				sc.MaxNumSeqs, sc.EnablePrefixCaching, sc.StepBase = 4, false, 2*time.Millisecond
 			})
 		}},
+		{name: "a preset's front-end latency", set: []string{"preset", "frontend-delay"}, want: func(c *Config) {
+			c.Scheduler, c.TTFT, c.ITL, c.FrontendLatency = scheduler(nil), 0, 0, time.Second
+		}},
+		{name: "the flag over a preset's front-end latency", set: []string{"preset", "frontend-delay", "frontend-latency", "0.2"},
+			want: func(c *Config) {
+				c.Scheduler, c.TTFT, c.ITL, c.FrontendLatency = scheduler(nil), 0, 0, 200*time.Millisecond
+			}},
 		{name: "--engine scheduler", set: []string{"engine", "scheduler"}, want: func(c *Config) { c.Scheduler = scheduler(nil) }},
 		{name: "--engine fixed over a preset", set: []string{"preset", "spec-decode", "engine", "fixed", "ttft", "0.2"},
 			want: func(c *Config) { c.TTFT = 200 * time.Millisecond }},
@@ -131,7 +138,7 @@ func TestOptionsConfigErrors(t *testing.T) {
 		wantErr string // FILE stands for the config file's path
 	}{
 		{name: "unknown preset", set: []string{"preset", "h100"},
-			wantErr: `argument --preset: unknown preset "h100" (choose from 8b-1gpu, fixed, saturated, small-cache, spec-decode)`},
+			wantErr: `argument --preset: unknown preset "h100" (choose from 8b-1gpu, batch-overload, fixed, frontend-delay, head-of-line, healthy, kv-full, kv-thrashing, prefill-interference, prefix-hostile, saturated, seq-limit, small-cache, spec-decode)`},
 		{name: "unknown preset in the file", serve: true, file: "\npreset: h100\n",
 			wantErr: `argument preset (--sim-config FILE line 2): unknown preset "h100"`},
 		{name: "bad engine", serve: true, set: []string{"engine", "gpu"},
@@ -242,8 +249,8 @@ func TestOptionsSet(t *testing.T) {
 func TestKnobs(t *testing.T) {
 	t.Parallel()
 	sim, serve := Knobs("", true), Knobs("sim-", false)
-	if len(sim) != len(serve)+9 {
-		t.Errorf("%d knobs for gobench sim, %d for serve --sim: want serve's and sim's own 9", len(sim), len(serve))
+	if len(sim) != len(serve)+10 {
+		t.Errorf("%d knobs for gobench sim, %d for serve --sim: want serve's and sim's own 10", len(sim), len(serve))
 	}
 	seen := map[string]bool{}
 	for _, k := range serve {

@@ -6,6 +6,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/gobench/gobench/internal/pyfmt"
 	"github.com/prometheus/client_golang/prometheus"
 	"github.com/prometheus/client_golang/prometheus/promhttp"
 )
@@ -84,87 +85,157 @@ type promMetrics struct {
 	scheduler  bool
 }
 
-// newPromMetrics registers every family for model. specTokens > 0 adds the
-// speculative decoding counters, as vLLM does only with a speculative
-// config; scheduler says whether engine steps will feed the gauges.
-func newPromMetrics(model string, maxModelLen, specTokens int, scheduler bool) *promMetrics {
-	m := &promMetrics{reg: prometheus.NewRegistry(), scheduler: scheduler}
-	labels := prometheus.Labels{"model_name": model, "engine": "0"}
-	gauge := func(name, help string) prometheus.Gauge {
-		g := prometheus.NewGauge(prometheus.GaugeOpts{Name: name, Help: help, ConstLabels: labels})
-		m.reg.MustRegister(g)
-		return g
-	}
-	counter := func(name, help string) prometheus.Counter {
-		c := prometheus.NewCounter(prometheus.CounterOpts{Name: name, Help: help, ConstLabels: labels})
-		m.reg.MustRegister(c)
-		return c
-	}
-	hist := func(name, help string, buckets []float64) prometheus.Histogram {
-		h := prometheus.NewHistogram(prometheus.HistogramOpts{Name: name, Help: help, ConstLabels: labels, Buckets: buckets})
-		m.reg.MustRegister(h)
-		return h
-	}
-
-	m.running = gauge("vllm:num_requests_running", "Number of requests in model execution batches.")
-	m.waiting = gauge("vllm:num_requests_waiting", "Number of requests waiting to be processed.")
-	byReason := prometheus.NewGaugeVec(prometheus.GaugeOpts{Name: "vllm:num_requests_waiting_by_reason",
-		Help: "Number of requests waiting to be processed, by reason.", ConstLabels: labels}, []string{"reason"})
-	m.reg.MustRegister(byReason)
-	m.waitingCapacity = byReason.WithLabelValues("capacity")
-	byReason.WithLabelValues("deferred").Set(0)
-	m.kvUsage = gauge("vllm:kv_cache_usage_perc", "KV-cache usage. 1 means 100 percent usage.")
-	m.prefixQueries = counter("vllm:prefix_cache_queries_total", "Prefix cache queries, in terms of number of queried tokens.")
-	m.prefixHits = counter("vllm:prefix_cache_hits_total", "Prefix cache hits, in terms of number of cached tokens.")
-	m.preemptions = counter("vllm:num_preemptions_total", "Cumulative number of preemption from the engine.")
-	m.promptTokens = counter("vllm:prompt_tokens_total", "Number of prefill tokens processed.")
-	bySource := prometheus.NewCounterVec(prometheus.CounterOpts{Name: "vllm:prompt_tokens_by_source_total",
-		Help: "Number of prompt tokens by source.", ConstLabels: labels}, []string{"source"})
-	m.reg.MustRegister(bySource)
-	m.promptBySource = map[string]prometheus.Counter{}
-	for _, src := range []string{"local_compute", "local_cache_hit", "external_kv_transfer"} {
-		m.promptBySource[src] = bySource.WithLabelValues(src)
-	}
-	m.promptCached = counter("vllm:prompt_tokens_cached_total", "Number of cached prompt tokens (local + external).")
-	m.genTokens = counter("vllm:generation_tokens_total", "Number of generation tokens processed.")
-	success := prometheus.NewCounterVec(prometheus.CounterOpts{Name: "vllm:request_success_total",
-		Help: "Count of successfully processed requests.", ConstLabels: labels}, []string{"finished_reason"})
-	m.reg.MustRegister(success)
-	m.success = map[string]prometheus.Counter{}
-	for _, r := range finishReasons {
-		m.success[r] = success.WithLabelValues(r)
-	}
-
-	tokens := buckets125(maxModelLen)
-	m.promptHist = hist("vllm:request_prompt_tokens", "Number of prefill tokens processed.", tokens)
-	m.genHist = hist("vllm:request_generation_tokens", "Number of generation tokens processed.", tokens)
-	m.iterTokens = hist("vllm:iteration_tokens_total", "Histogram of number of tokens per engine_step.", iterationTokensBuckets)
-	m.maxGen = hist("vllm:request_max_num_generation_tokens", "Histogram of maximum number of requested generation tokens.", tokens)
-	m.paramsN = hist("vllm:request_params_n", "Histogram of the n request parameter.", paramsNBuckets)
-	m.paramsMaxTokens = hist("vllm:request_params_max_tokens", "Histogram of the max_tokens request parameter.", tokens)
-	m.ttft = hist("vllm:time_to_first_token_seconds", "Histogram of time to first token in seconds.", ttftBuckets)
-	m.itl = hist("vllm:inter_token_latency_seconds", "Histogram of inter-token latency in seconds.", itlBuckets)
-	m.tpot = hist("vllm:request_time_per_output_token_seconds", "Histogram of time_per_output_token_seconds per request.", itlBuckets)
-	m.e2e = hist("vllm:e2e_request_latency_seconds", "Histogram of e2e request latency in seconds.", requestLatencyBuckets)
-	m.queue = hist("vllm:request_queue_time_seconds", "Histogram of time spent in WAITING phase for request.", requestLatencyBuckets)
-	m.inference = hist("vllm:request_inference_time_seconds", "Histogram of time spent in RUNNING phase for request.", requestLatencyBuckets)
-	m.prefill = hist("vllm:request_prefill_time_seconds", "Histogram of time spent in PREFILL phase for request.", requestLatencyBuckets)
-	m.decode = hist("vllm:request_decode_time_seconds", "Histogram of time spent in DECODE phase for request.", requestLatencyBuckets)
-	m.prefillKV = hist("vllm:request_prefill_kv_computed_tokens",
-		"Histogram of new KV tokens computed during prefill (excluding cached tokens).", tokens)
-
-	if specTokens > 0 {
-		m.specDrafts = counter("vllm:spec_decode_num_drafts_total", "Number of spec decoding drafts.")
-		m.specDraftTokens = counter("vllm:spec_decode_num_draft_tokens_total", "Number of draft tokens.")
-		m.specAccepted = counter("vllm:spec_decode_num_accepted_tokens_total", "Number of accepted tokens.")
-		perPos := prometheus.NewCounterVec(prometheus.CounterOpts{Name: "vllm:spec_decode_num_accepted_tokens_per_pos_total",
-			Help: "Accepted tokens per draft position.", ConstLabels: labels}, []string{"position"})
-		m.reg.MustRegister(perPos)
-		for i := range specTokens {
-			m.specPerPos = append(m.specPerPos, perPos.WithLabelValues(strconv.Itoa(i)))
+// newPromMetrics registers every family for model. Without the scheduler
+// (sc nil) nothing feeds the scheduler gauges but the fixed engine's
+// requests in flight, and there is no KV cache to describe; with it,
+// vllm:cache_config_info describes its cache and NumSpeculativeTokens > 0
+// adds the speculative decoding counters, as vLLM does only with a
+// speculative config.
+func newPromMetrics(model string, maxModelLen int, sc *SchedulerConfig) *promMetrics {
+	m := &promMetrics{reg: prometheus.NewRegistry(), scheduler: sc != nil}
+	r := registrar{reg: m.reg, labels: prometheus.Labels{"model_name": model, "engine": "0"}}
+	m.registerState(r)
+	m.registerHistograms(r, maxModelLen)
+	if sc != nil {
+		registerCacheConfigInfo(m.reg, sc, maxModelLen)
+		if sc.NumSpeculativeTokens > 0 {
+			m.registerSpecDecode(r, sc.NumSpeculativeTokens)
 		}
 	}
 	return m
+}
+
+// registrar registers families with vLLM's labels in one registry.
+type registrar struct {
+	reg    *prometheus.Registry
+	labels prometheus.Labels
+}
+
+func (r registrar) gauge(name, help string) prometheus.Gauge {
+	g := prometheus.NewGauge(prometheus.GaugeOpts{Name: name, Help: help, ConstLabels: r.labels})
+	r.reg.MustRegister(g)
+	return g
+}
+
+func (r registrar) counter(name, help string) prometheus.Counter {
+	c := prometheus.NewCounter(prometheus.CounterOpts{Name: name, Help: help, ConstLabels: r.labels})
+	r.reg.MustRegister(c)
+	return c
+}
+
+// counters registers a counter family with one more label and returns its
+// series for values, all present from the start (as vLLM pre-creates them).
+func (r registrar) counters(name, help, label string, values []string) map[string]prometheus.Counter {
+	vec := prometheus.NewCounterVec(prometheus.CounterOpts{Name: name, Help: help, ConstLabels: r.labels}, []string{label})
+	r.reg.MustRegister(vec)
+	out := make(map[string]prometheus.Counter, len(values))
+	for _, v := range values {
+		out[v] = vec.WithLabelValues(v)
+	}
+	return out
+}
+
+func (r registrar) hist(name, help string, buckets []float64) prometheus.Histogram {
+	h := prometheus.NewHistogram(prometheus.HistogramOpts{Name: name, Help: help, ConstLabels: r.labels, Buckets: buckets})
+	r.reg.MustRegister(h)
+	return h
+}
+
+// registerState registers the scheduler gauges and the counters.
+func (m *promMetrics) registerState(r registrar) {
+	m.running = r.gauge("vllm:num_requests_running", "Number of requests in model execution batches.")
+	m.waiting = r.gauge("vllm:num_requests_waiting", "Number of requests waiting to be processed.")
+	byReason := prometheus.NewGaugeVec(prometheus.GaugeOpts{Name: "vllm:num_requests_waiting_by_reason",
+		Help: "Number of waiting requests by reason. Reason labels: 'capacity' = waiting for scheduling capacity; " +
+			"'deferred' = deferred by transient constraints (LoRA budget, KV transfer, blocked status). " +
+			"Sum of all reasons equals vllm:num_requests_waiting.", ConstLabels: r.labels}, []string{"reason"})
+	r.reg.MustRegister(byReason)
+	m.waitingCapacity = byReason.WithLabelValues("capacity")
+	byReason.WithLabelValues("deferred").Set(0)
+	m.kvUsage = r.gauge("vllm:kv_cache_usage_perc", "KV-cache usage. 1 means 100 percent usage.")
+	m.prefixQueries = r.counter("vllm:prefix_cache_queries_total", "Prefix cache queries, in terms of number of queried tokens.")
+	m.prefixHits = r.counter("vllm:prefix_cache_hits_total", "Prefix cache hits, in terms of number of cached tokens.")
+	m.preemptions = r.counter("vllm:num_preemptions_total", "Cumulative number of preemption from the engine.")
+	m.promptTokens = r.counter("vllm:prompt_tokens_total", "Number of prefill tokens processed.")
+	m.promptBySource = r.counters("vllm:prompt_tokens_by_source_total", "Number of prompt tokens by source.", "source",
+		[]string{"local_compute", "local_cache_hit", "external_kv_transfer"})
+	m.promptCached = r.counter("vllm:prompt_tokens_cached_total", "Number of cached prompt tokens (local + external).")
+	m.genTokens = r.counter("vllm:generation_tokens_total", "Number of generation tokens processed.")
+	m.success = r.counters("vllm:request_success_total", "Count of successfully processed requests.", "finished_reason", finishReasons)
+}
+
+// registerHistograms registers the request-shape and latency histograms.
+func (m *promMetrics) registerHistograms(r registrar, maxModelLen int) {
+	tokens := buckets125(maxModelLen)
+	m.promptHist = r.hist("vllm:request_prompt_tokens", "Number of prefill tokens processed.", tokens)
+	m.genHist = r.hist("vllm:request_generation_tokens", "Number of generation tokens processed.", tokens)
+	m.iterTokens = r.hist("vllm:iteration_tokens_total", "Histogram of number of tokens per engine_step.", iterationTokensBuckets)
+	m.maxGen = r.hist("vllm:request_max_num_generation_tokens", "Histogram of maximum number of requested generation tokens.", tokens)
+	m.paramsN = r.hist("vllm:request_params_n", "Histogram of the n request parameter.", paramsNBuckets)
+	m.paramsMaxTokens = r.hist("vllm:request_params_max_tokens", "Histogram of the max_tokens request parameter.", tokens)
+	m.ttft = r.hist("vllm:time_to_first_token_seconds", "Histogram of time to first token in seconds.", ttftBuckets)
+	m.itl = r.hist("vllm:inter_token_latency_seconds", "Histogram of inter-token latency in seconds.", itlBuckets)
+	m.tpot = r.hist("vllm:request_time_per_output_token_seconds", "Histogram of time_per_output_token_seconds per request.", itlBuckets)
+	m.e2e = r.hist("vllm:e2e_request_latency_seconds", "Histogram of e2e request latency in seconds.", requestLatencyBuckets)
+	m.queue = r.hist("vllm:request_queue_time_seconds", "Histogram of time spent in WAITING phase for request.", requestLatencyBuckets)
+	m.inference = r.hist("vllm:request_inference_time_seconds", "Histogram of time spent in RUNNING phase for request.", requestLatencyBuckets)
+	m.prefill = r.hist("vllm:request_prefill_time_seconds", "Histogram of time spent in PREFILL phase for request.", requestLatencyBuckets)
+	m.decode = r.hist("vllm:request_decode_time_seconds", "Histogram of time spent in DECODE phase for request.", requestLatencyBuckets)
+	m.prefillKV = r.hist("vllm:request_prefill_kv_computed_tokens",
+		"Histogram of new KV tokens computed during prefill (excluding cached tokens).", tokens)
+}
+
+// registerSpecDecode registers the speculative decoding counters.
+func (m *promMetrics) registerSpecDecode(r registrar, specTokens int) {
+	m.specDrafts = r.counter("vllm:spec_decode_num_drafts_total", "Number of spec decoding drafts.")
+	m.specDraftTokens = r.counter("vllm:spec_decode_num_draft_tokens_total", "Number of draft tokens.")
+	m.specAccepted = r.counter("vllm:spec_decode_num_accepted_tokens_total", "Number of accepted tokens.")
+	positions := make([]string, specTokens)
+	for i := range positions {
+		positions[i] = strconv.Itoa(i)
+	}
+	perPos := r.counters("vllm:spec_decode_num_accepted_tokens_per_pos_total", "Accepted tokens per draft position.", "position", positions)
+	for _, p := range positions {
+		m.specPerPos = append(m.specPerPos, perPos[p])
+	}
+}
+
+// registerCacheConfigInfo registers vllm:cache_config_info, the info
+// gauge (always 1) whose labels are the engine's CacheConfig as strings
+// (vllm/v1/metrics/loggers.py, log_metrics_info): the KV cache's size and
+// whether prefix caching is on, which a reader of /metrics needs to tell a
+// full cache from a small one and a missed prefix from a disabled cache.
+// As in vLLM it has the engine label and no model_name. The labels are
+// those of a recent V1 engine that mean something here; the rest are
+// vLLM's defaults (Python's str of the value).
+func registerCacheConfigInfo(reg *prometheus.Registry, sc *SchedulerConfig, maxModelLen int) {
+	pyBool := func(b bool) string {
+		if b {
+			return "True"
+		}
+		return "False"
+	}
+	blocksPerRequest := (maxModelLen + sc.BlockSize - 1) / sc.BlockSize
+	info := prometheus.NewGauge(prometheus.GaugeOpts{Name: "vllm:cache_config_info", Help: "Information of the LLMEngine CacheConfig",
+		ConstLabels: prometheus.Labels{
+			"block_size":               strconv.Itoa(sc.BlockSize),
+			"cache_dtype":              "auto",
+			"calculate_kv_scales":      "False",
+			"enable_prefix_caching":    pyBool(sc.EnablePrefixCaching),
+			"engine":                   "0",
+			"gpu_memory_utilization":   "0.9",
+			"is_attention_free":        "False",
+			"kv_cache_max_concurrency": pyfmt.Float(float64(sc.NumGPUBlocks) / float64(blocksPerRequest)),
+			"kv_cache_memory_bytes":    "None",
+			"kv_cache_size_tokens":     strconv.Itoa(sc.NumGPUBlocks * sc.BlockSize),
+			"num_cpu_blocks":           "None",
+			"num_gpu_blocks":           strconv.Itoa(sc.NumGPUBlocks),
+			"num_gpu_blocks_override":  strconv.Itoa(sc.NumGPUBlocks),
+			"prefix_caching_hash_algo": "sha256",
+			"sliding_window":           "None",
+		}})
+	info.Set(1)
+	reg.MustRegister(info)
 }
 
 // handler serves the registry in Prometheus text format.
@@ -181,7 +252,9 @@ func (m *promMetrics) step(st StepStats) {
 	m.preemptions.Add(float64(st.Preemptions))
 	m.prefixQueries.Add(float64(st.PrefixQueries))
 	m.prefixHits.Add(float64(st.PrefixHits))
-	if n := st.PromptTokens + st.GenerationTokens; n > 0 {
+	// vLLM observes the computed prompt tokens (cache hits excluded) plus
+	// the generated tokens of the step's outputs.
+	if n := st.PromptTokens - st.CachedPromptTokens + st.GenerationTokens; n > 0 {
 		m.iterTokens.Observe(float64(n))
 	}
 	if m.specDrafts != nil {

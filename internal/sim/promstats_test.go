@@ -8,7 +8,9 @@ import (
 	"slices"
 	"strings"
 	"testing"
+	"time"
 
+	"github.com/google/go-cmp/cmp"
 	dto "github.com/prometheus/client_model/go"
 	"github.com/prometheus/common/expfmt"
 	"github.com/prometheus/common/model"
@@ -214,5 +216,84 @@ func TestMetricsFixedEngine(t *testing.T) {
 	}
 	if n := fams["vllm:time_to_first_token_seconds"].GetMetric()[0].GetHistogram().GetSampleCount(); n != 1 {
 		t.Errorf("TTFT samples %d, want 1", n)
+	}
+}
+
+func TestCacheConfigInfo(t *testing.T) {
+	t.Parallel()
+	s := newTestServer(t, Config{Scheduler: &SchedulerConfig{MaxNumSeqs: 4, MaxNumBatchedTokens: 256, BlockSize: 32,
+		NumGPUBlocks: 100, EnablePrefixCaching: false}, MaxModelLen: 1000, Model: "m"})
+	f, ok := scrapeMetrics(t, s)["vllm:cache_config_info"]
+	if !ok || f.GetType() != dto.MetricType_GAUGE || len(f.GetMetric()) != 1 {
+		t.Fatalf("vllm:cache_config_info: %v", f)
+	}
+	m := f.GetMetric()[0]
+	got := map[string]string{}
+	for _, l := range m.GetLabel() {
+		got[l.GetName()] = l.GetValue()
+	}
+	// vLLM's labels are the CacheConfig fields as Python's str of them,
+	// and the engine; there is no model_name. 100 blocks hold 100 / ceil(1000/32)
+	// requests of the max model length.
+	want := map[string]string{"block_size": "32", "cache_dtype": "auto", "calculate_kv_scales": "False",
+		"enable_prefix_caching": "False", "engine": "0", "gpu_memory_utilization": "0.9", "is_attention_free": "False",
+		"kv_cache_max_concurrency": "3.125", "kv_cache_memory_bytes": "None", "kv_cache_size_tokens": "3200",
+		"num_cpu_blocks": "None", "num_gpu_blocks": "100", "num_gpu_blocks_override": "100",
+		"prefix_caching_hash_algo": "sha256", "sliding_window": "None"}
+	if diff := cmp.Diff(want, got); diff != "" || m.GetGauge().GetValue() != 1 {
+		t.Errorf("value %v, labels (-want +got):\n%s", m.GetGauge().GetValue(), diff)
+	}
+	// The fixed engine has no KV cache to describe.
+	if _, ok := scrapeMetrics(t, newTestServer(t, Config{}))["vllm:cache_config_info"]; ok {
+		t.Error("the fixed engine exposes vllm:cache_config_info")
+	}
+}
+
+// TestPrefixCacheCountedOnceAtAdmission: requests that wait several steps
+// for blocks are looked up in the prefix cache at every step, but counted
+// once, when they are admitted, as vLLM records them; so the counters agree
+// with the record, and so does the histogram of tokens per step.
+func TestPrefixCacheCountedOnceAtAdmission(t *testing.T) {
+	t.Parallel()
+	// 12 blocks of 16 tokens for 6 requests of 80 words whose first 32
+	// are the same (a word is a token without a tokenizer), which grow to
+	// 100 tokens: the first one runs alone, the next reuse its first two
+	// blocks, and the rest wait for blocks, looked up again at every step
+	// (and preempted requests are looked up again when they resume).
+	cfg := engineConfig(func(c *SchedulerConfig) { c.NumGPUBlocks, c.EnablePrefixCaching = 12, true })
+	cfg.MaxModelLen, cfg.Tokenizer = 192, nil
+	var reqs []engineReq
+	for i := range 6 {
+		reqs = append(reqs, engineReq{id: fmt.Sprintf("r%d", i), delay: time.Duration(min(i, 1)) * 10 * time.Millisecond,
+			prompt: 80, shared: 32, out: 20, stream: true})
+	}
+	recs, scrape := runEngine(t, cfg, reqs)
+	fams := parseScrape(t, scrape)
+	var queried, cached, waited int
+	for _, r := range recs {
+		if r.ScheduledNS != 0 {
+			queried += r.Prompt
+		}
+		cached += r.CachedTokens
+		if seconds(r.Intervals["queue"]) > 0 {
+			waited++
+		}
+	}
+	if waited < 3 || cached != 5*32 {
+		t.Fatalf("%d requests waited, %d tokens hit: the test does not exercise the lookup of waiting requests", waited, cached)
+	}
+	if got := value(fams["vllm:prefix_cache_queries_total"]); got != float64(queried) {
+		t.Errorf("vllm:prefix_cache_queries_total %v, want %d (each admitted prompt once)", got, queried)
+	}
+	if got := value(fams["vllm:prefix_cache_hits_total"]); got != float64(cached) {
+		t.Errorf("vllm:prefix_cache_hits_total %v, want the record's %d cached tokens", got, cached)
+	}
+	// Tokens per step: the computed prompt tokens (cache hits excluded)
+	// and the generated ones.
+	iter := fams["vllm:iteration_tokens_total"].GetMetric()[0].GetHistogram().GetSampleSum()
+	want := value(fams["vllm:prompt_tokens_total"]) - value(fams["vllm:prompt_tokens_cached_total"]) +
+		value(fams["vllm:generation_tokens_total"])
+	if iter != want {
+		t.Errorf("vllm:iteration_tokens_total sum %v, want computed prompt + generated tokens %v", iter, want)
 	}
 }

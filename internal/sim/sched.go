@@ -133,7 +133,9 @@ type StepStats struct {
 	// Preemptions counts the requests preempted while planning the step.
 	Preemptions int
 	// PrefixRequests, PrefixQueries and PrefixHits are the prefix cache
-	// lookups of the step, in requests and tokens (resumed requests apart).
+	// lookups of the requests the step admitted, in requests and tokens
+	// (resumed requests apart): each request is counted once, however many
+	// steps it waited for blocks.
 	PrefixRequests, PrefixQueries, PrefixHits int
 	// Drafts, DraftTokens and AcceptedTokens count speculative decoding;
 	// AcceptedPerPosition[i] the drafts whose token i was accepted.

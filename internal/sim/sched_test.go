@@ -37,11 +37,13 @@ type recordLine struct {
 	Status       int                 `json:"status"`
 	Fault        string              `json:"fault"`
 	Error        string              `json:"error"`
+	Prompt       int                 `json:"prompt_tokens"`
 	Completion   int                 `json:"completion_tokens"`
 	Finish       string              `json:"finish_reason"`
 	Preemptions  int                 `json:"preemptions"`
 	CachedTokens int                 `json:"cached_tokens"`
 	ArrivalNS    int64               `json:"arrival_ns"`
+	ScheduledNS  int64               `json:"scheduled_ns"`
 	FirstTokenNS int64               `json:"first_token_ns"`
 	Intervals    map[string]*float64 `json:"intervals"`
 	EventsNS     []int64             `json:"events_ns"`
@@ -74,6 +76,8 @@ type engineReq struct {
 	delay         time.Duration
 	prompt, out   int
 	stream, usage bool
+	// shared is how many of the prompt's first words all requests share.
+	shared int
 }
 
 // body renders the request: prompt words w0..wN (distinct per id unless
@@ -82,6 +86,9 @@ func (r engineReq) body() string {
 	words := make([]string, r.prompt)
 	for i := range words {
 		words[i] = fmt.Sprintf("%s%d", r.id, i)
+		if i < r.shared {
+			words[i] = fmt.Sprintf("shared%d", i)
+		}
 	}
 	b := fmt.Sprintf(`{"prompt":%q,"max_tokens":%d,"ignore_eos":true,"stream":%t`, strings.Join(words, " "), r.out, r.stream)
 	if r.usage {

@@ -130,22 +130,23 @@ func (c *core) schedule(start time.Time) *stepPlan {
 				// needs one input token to produce an output.
 				maxBlocks := (q.numTokens() - 1) / c.cfg.BlockSize
 				hits = c.kv.lookup(c.hashes(q, maxBlocks), maxBlocks)
-				p.prefixQueries += q.numTokens()
-				p.prefixHits += len(hits) * c.cfg.BlockSize
-				if q.timing.Preemptions == 0 {
-					p.prefixRequests++
-				} else {
-					// vLLM counts a resumed request's lookup apart, not in
-					// the prefix cache counters.
-					p.prefixQueries -= q.numTokens()
-					p.prefixHits -= len(hits) * c.cfg.BlockSize
-				}
 			}
 			computed := len(hits) * c.cfg.BlockSize
 			n := min(q.numTokens()-computed, budget)
 			need := c.kv.blocksFor(computed+n) - len(hits)
 			if need+c.kv.evictable(hits) > c.kv.numFree {
 				break
+			}
+			if c.kv.caching && q.timing.Preemptions == 0 {
+				// Counted once, at admission: a request that waits for
+				// blocks is looked up again every step, and vLLM records
+				// the lookup only once the request is scheduled
+				// (vllm/v1/core/sched/scheduler.py, record_prefix_cache_stats,
+				// since vllm-project/vllm#48860). A resumed request's
+				// lookup is counted apart, not in the prefix cache counters.
+				p.prefixRequests++
+				p.prefixQueries += q.numTokens()
+				p.prefixHits += computed
 			}
 			c.kv.touch(hits)
 			q.blocks = c.kv.allocate(append(q.blocks[:0], hits...), need)

@@ -47,12 +47,12 @@ func NewServer(cfg Config) (*Server, error) {
 	}
 	s := &Server{cfg: cfg, engine: cfg.Engine}
 	s.words, s.texts = vocabularyTokens(cfg.Tokenizer)
-	spec := 0
-	if cfg.Scheduler != nil {
-		spec = cfg.Scheduler.NumSpeculativeTokens
+	var engineCfg *SchedulerConfig // the scheduler's, when it is the engine
+	if cfg.Engine == nil {
+		engineCfg = cfg.Scheduler
 	}
-	s.metrics = newPromMetrics(cfg.Model, cfg.MaxModelLen, spec, cfg.Engine == nil)
-	s.stats = newStatLogger(spec > 0)
+	s.metrics = newPromMetrics(cfg.Model, cfg.MaxModelLen, engineCfg)
+	s.stats = newStatLogger(engineCfg != nil && engineCfg.NumSpeculativeTokens > 0)
 	if cfg.Engine == nil {
 		sc := *cfg.Scheduler
 		sc.OnStep = func(st StepStats) {
@@ -317,6 +317,13 @@ func (e *apiError) body() errorBody {
 // writeError writes e as an error response.
 func writeError(w http.ResponseWriter, e *apiError) {
 	writeJSON(w, e.status, e.body())
+}
+
+// logRequest writes a line about one request, with Config.LogRequests.
+func (s *Server) logRequest(format string, args ...any) {
+	if s.cfg.LogRequests {
+		s.logf(format, args...)
+	}
 }
 
 // logf writes one line to the configured logger, if any. Handlers run
