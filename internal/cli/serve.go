@@ -294,6 +294,10 @@ func (f *serveFlags) simOptions(fs *pflag.FlagSet, so *ServeOptions) error {
 	if f.opts.Tokenizer == "" && !f.opts.SkipTokenizerInit {
 		so.Run.Tokenizer = tokenizer.BuiltinName
 	}
+	if sc := so.Sim.Scheduler; sc != nil && !fs.Changed("server-max-num-seqs") {
+		// The simulator's limit is known: the diagnosis need not guess it.
+		so.Run.ServerMaxNumSeqs = sc.MaxNumSeqs
+	}
 	return nil
 }
 

@@ -117,6 +117,8 @@ func serveHelpGroups() []helpGroup {
 			"min-p", "frequency-penalty", "presence-penalty", "repetition-penalty", "logprobs", "extra-body", "use-beam-search"}},
 		{title: "Timeout flags:", flags: []string{"ready-check-timeout-sec", "request-timeout", "read-timeout", "interrupt-grace"}},
 		{title: "Metrics flags:", flags: []string{"percentile-metrics", "metric-percentiles", "goodput", "report-cached-tokens"}},
+		{title: "Server view flags (the server's /metrics beside the client's figures, and why it is slow):",
+			flags: []string{"no-server-metrics", "metrics-interval", "server-max-num-seqs"}},
 		{title: "Output flags:", flags: []string{"format", "save-result", "save-detailed", "append-result", "result-dir",
 			"result-filename", "label", "metadata", "summary-file", "disable-tqdm"}},
 		{title: "Gate flags:", flags: []string{"threshold", "threshold-baseline"}},
@@ -204,6 +206,12 @@ func (f *serveFlags) registerOutput(s flagSet) {
 	s.str(&o.ResultDir, "result-dir", "Folder of the result file (created if needed).")
 	s.str(&o.ResultFilename, "result-filename", "Name of the result file, instead of {label}-{rate}qps[-concurrency{N}]-{model}-{date}.json.")
 	s.boolean(&o.ReportCachedTokens, "report-cached-tokens", "Sum usage.prompt_tokens_details.cached_tokens into total_cached_tokens.")
+	s.boolean(&o.NoServerMetrics, "no-server-metrics", "No server view: do not read the server's /metrics beyond vLLM's two scrapes, sample no gauges, diagnose nothing.")
+	s.val(bindSeconds("metrics-interval", &o.MetricsInterval), "metrics-interval",
+		"Seconds between samples of the server's state gauges during the run (one GET /metrics each, on a connection of its own: "+
+			"a few milliseconds of the API server's CPU per sample); 0 reads them only before and after.")
+	s.val(bindInt("server-max-num-seqs", &o.ServerMaxNumSeqs), "server-max-num-seqs",
+		"The server's --max-num-seqs per engine, which vLLM does not publish: the diagnosis compares the running requests with it (--sim sets it).")
 }
 
 // registerDataset defines the dataset flags that package dataset

@@ -13,6 +13,7 @@ import (
 	"github.com/gobench/gobench/internal/resultfile"
 	"github.com/gobench/gobench/internal/resultkey"
 	"github.com/gobench/gobench/internal/run"
+	"github.com/gobench/gobench/internal/serverview"
 	"github.com/spf13/pflag"
 )
 
@@ -135,7 +136,10 @@ func (g *serveGate) renderer(deps *Deps) run.Renderer {
 		return nil
 	}
 	return func(w io.Writer, b run.Block) error {
-		return report.Markdown(w, b.Metrics, b.Spec, blockTitle(b, deps.Now()))
+		if err := report.Markdown(w, b.Metrics, b.Spec, blockTitle(b, deps.Now())); err != nil || b.ServerView == nil {
+			return err
+		}
+		return serverview.Render(w, b.ServerView, "markdown")
 	}
 }
 

@@ -107,6 +107,12 @@
 //	                         HF_TOKEN wherever they appear
 //	gobench_version          string, `gobench version`'s version (a tag, a module
 //	                         pseudo-version or "devel <commit>"), written with gobench_workload
+//	server_view              object, the server's own account of the run from its /metrics (when
+//	                         it has one and --no-server-metrics is not given): the object of
+//	                         `gobench diagnose --format json` (window_s, quantiles, ratios,
+//	                         gauges, findings, verdict, ...) plus client_vs_server (per metric:
+//	                         client and server mean/p50/p99 in seconds, gap_mean, why) and
+//	                         timeline (t, running, waiting, kv_cache_usage_perc in columns)
 //	scheduled_offsets        [number], planned arrival offsets  } gobench,
 //	end_reason               string, "completed" or "interrupted" } detailed only
 //

@@ -77,6 +77,9 @@ type Run struct {
 	// Workload is saved as gobench_workload (Workload.Object); nil leaves
 	// the key out (analyze's recomputation of a file that has none).
 	Workload *pyjson.Object
+	// ServerView is saved as server_view (package serverview: the
+	// server's /metrics over the run and its diagnosis); nil leaves it out.
+	ServerView *pyjson.Object
 	// SaveDetailed keeps the per-request lists (--save-detailed) and adds
 	// gobench's detailed keys below.
 	SaveDetailed bool
@@ -160,6 +163,9 @@ func ResultObject(r *metrics.Result, run *Run) *pyjson.Object {
 	if run.Workload != nil {
 		o.Set(resultkey.GobenchWorkload, run.Workload)
 		o.Set(resultkey.GobenchVersion, run.Version)
+	}
+	if run.ServerView != nil {
+		o.Set(resultkey.ServerView, run.ServerView)
 	}
 	if run.SaveDetailed {
 		o.Set(resultkey.ScheduledOffsets, run.ScheduledOffsets)

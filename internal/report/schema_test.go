@@ -77,9 +77,9 @@ func TestSchemaMatchesWriter(t *testing.T) {
 			server  bool
 		}{{"no requests", nil, false}, {"requests", seedOutputs(), false}, {"server metrics", withServerMetrics(), true}} {
 			r := metrics.Calculate(c.outputs, 8, cfg)
-			run.SpecDecode = nil
+			run.SpecDecode, run.ServerView = nil, nil
 			if c.server {
-				run.SpecDecode = spec
+				run.SpecDecode, run.ServerView = spec, pyjson.NewObject()
 			}
 			var want []string
 			for _, k := range sel.Keys() {

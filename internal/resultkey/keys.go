@@ -117,6 +117,10 @@ const (
 	// GobenchVersion is gobench's version (`gobench version`), next to
 	// the workload: which binary measured matters when two runs differ.
 	GobenchVersion = "gobench_version"
+	// ServerView is the server's own account of the run from its
+	// /metrics, beside the client's figures, with the diagnosis and its
+	// verdict (package serverview); present when the server has /metrics.
+	ServerView = "server_view"
 	// EndReason is "completed" or "interrupted" (detailed only).
 	EndReason = "end_reason"
 )
@@ -220,6 +224,7 @@ var schema = [...]row{
 	{key: NumWarmups, setting: true},
 	{key: GobenchWorkload, when: workload, setting: true},
 	{key: GobenchVersion, when: workload, setting: true},
+	{key: ServerView, when: server},
 	{key: ScheduledOffsets, when: detailedOnly},
 	{key: EndReason, when: detailedOnly, setting: true},
 }

@@ -145,12 +145,12 @@ func TestKeys(t *testing.T) {
 	}
 	wantServer := []string{"server_queue_times", "server_ttfts", "total_cached_tokens",
 		"spec_decode_acceptance_rate", "spec_decode_acceptance_length", "spec_decode_num_drafts",
-		"spec_decode_draft_tokens", "spec_decode_accepted_tokens", "spec_decode_per_position_acceptance_rates"}
+		"spec_decode_draft_tokens", "spec_decode_accepted_tokens", "spec_decode_per_position_acceptance_rates", "server_view"}
 	if diff := cmp.Diff(wantServer, server); diff != "" {
 		t.Errorf("server keys (-want +got):\n%s", diff)
 	}
-	if len(names) != 47+6*5 {
-		t.Errorf("%d keys, want %d: %q", len(names), 47+6*5, names)
+	if len(names) != 48+6*5 {
+		t.Errorf("%d keys, want %d: %q", len(names), 48+6*5, names)
 	}
 	// The bare minimum: no sections, nothing optional.
 	minimal := Selection{PercentileMetrics: []string{"ttft"}, Percentiles: []float64{99}}
@@ -246,7 +246,7 @@ func TestWorkloadKey(t *testing.T) {
 		names = append(names, k.Name)
 	}
 	i := slices.Index(names, GobenchWorkload)
-	if i < 0 || names[i-1] != NumWarmups || names[i+1] != GobenchVersion || names[i+2] != ScheduledOffsets ||
+	if i < 0 || names[i-1] != NumWarmups || names[i+1] != GobenchVersion || names[i+2] != ServerView || names[i+3] != ScheduledOffsets ||
 		!IsSetting(GobenchWorkload) || !IsSetting(GobenchVersion) {
 		t.Errorf("gobench_workload at %d of %q", i, names)
 	}

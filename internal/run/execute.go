@@ -96,26 +96,30 @@ func (p *Plan) Execute(ctx context.Context, env Env) (*Result, error) {
 	x.profile(pre, true)
 	fmt.Fprintln(x.out, x.loadLine())
 	x.warnOpenFiles(fdlimit.Soft())
-	before := fetchMetrics(pre, x.api, x.env.Stderr)
+	before := fetchMetrics(pre, x.api, x.clock.Seconds, x.env.Stderr)
+	x.noteNoMetrics(before)
+	mon := x.startMonitor(ctx, before)
 	bar := newProgress(x.env, x.Options, len(x.jobs), "")
 	rampStart := isoformat(x.env.Now())
 	res := x.dispatch(ctx, bar)
 	bar.finish()
+	samples := mon.finish()
 	// The run's connections are no longer needed: give their descriptors
 	// back before the last scrape and the save.
 	x.client.HTTP.CloseIdleConnections()
 	post, cancelPost := x.afterRun(ctx, res.interrupted)
 	defer cancelPost()
-	after := fetchMetrics(post(), x.api, x.env.Stderr)
+	after := fetchMetrics(post(), x.api, x.clock.Seconds, x.env.Stderr)
 	m, sentOffsets := x.measure(res, before, after)
 	spec := specDecodeStats(before.spec, after.spec)
+	view := x.serverView(before, after, samples, m, spec)
 	if err := report.Block(x.env.Stderr, m, func() error {
-		return x.env.Render(x.env.Stdout, Block{Metrics: m, Spec: spec, ModelID: x.ModelID, Label: x.Options.Label})
+		return x.env.Render(x.env.Stdout, Block{Metrics: m, Spec: spec, ModelID: x.ModelID, Label: x.Options.Label, ServerView: view})
 	}); err != nil {
 		return nil, err
 	}
 	x.profile(post(), false)
-	result, err := x.save(m, spec, res, rampStart, sentOffsets)
+	result, err := x.save(m, spec, res, rampStart, sentOffsets, view)
 	if terr := checkTokenizer(x.Tokenizer, "counting output tokens"); terr != nil {
 		fmt.Fprintf(x.env.Stderr, "WARNING: %v\n", terr)
 	}

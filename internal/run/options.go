@@ -40,6 +40,7 @@ import (
 	"github.com/gobench/gobench/internal/pyjson"
 	"github.com/gobench/gobench/internal/report"
 	"github.com/gobench/gobench/internal/schedule"
+	"github.com/gobench/gobench/internal/serverview"
 )
 
 // Options are the settings of one run: vLLM's flags, parsed into types.
@@ -131,6 +132,17 @@ type Options struct {
 	Metadata           []report.KV
 	ReportCachedTokens bool
 	DisableProgress    bool
+	// NoServerMetrics turns the server view off: no /metrics scrapes
+	// beyond vLLM's own two, no gauge sampling, no server_view.
+	NoServerMetrics bool
+	// MetricsInterval is how often the server's state gauges are sampled
+	// during the run (one GET /metrics each, on a connection of its own);
+	// 0 samples only before and after.
+	MetricsInterval time.Duration
+	// ServerMaxNumSeqs is the server's --max-num-seqs per engine, which
+	// vLLM does not publish; the diagnosis compares the running requests
+	// with it. 0: not known.
+	ServerMaxNumSeqs int
 	// DryRun builds the plan, prints one JSON line per request and sends
 	// nothing.
 	DryRun bool
@@ -169,6 +181,7 @@ func DefaultOptions() Options {
 		Schedule:        schedule.Params{RequestRate: math.Inf(1), Burstiness: 1},
 		RequestIDPrefix: NewRequestIDPrefix(),
 		InterruptGrace:  30 * time.Second,
+		MetricsInterval: DefaultMetricsInterval,
 		RequestTimeout:  DefaultRequestTimeout,
 		LoRAAssignment:  "random",
 		Percentiles:     ps,
@@ -476,6 +489,12 @@ type Env struct {
 	Getenv func(string) string
 }
 
+// DefaultMetricsInterval is --metrics-interval's default: a GET /metrics
+// every two seconds costs a vLLM API server one page render (a few
+// milliseconds of its CPU) per interval, and sees the peaks of a run
+// that lasts tens of seconds.
+const DefaultMetricsInterval = 2 * time.Second
+
 // QuickGrace bounds the wait for requests in flight after a quick
 // interrupt (Env.Quick), so that the result is saved within a few seconds
 // of SIGTERM whatever --interrupt-grace says.
@@ -499,6 +518,9 @@ type Block struct {
 	Spec *report.SpecDecode
 	// ModelID and Label name the run.
 	ModelID, Label string
+	// ServerView is the run's server_view object (package serverview),
+	// nil without one; it is drawn after the block.
+	ServerView *pyjson.Object
 }
 
 // withDefaults fills the writers, clock and transport left nil.
@@ -519,7 +541,12 @@ func (env Env) withDefaults() Env {
 		env.Getenv = func(string) string { return "" }
 	}
 	if env.Render == nil {
-		env.Render = func(w io.Writer, b Block) error { return report.Text(w, b.Metrics, b.Spec) }
+		env.Render = func(w io.Writer, b Block) error {
+			if err := report.Text(w, b.Metrics, b.Spec); err != nil || b.ServerView == nil {
+				return err
+			}
+			return serverview.Render(w, b.ServerView, "text")
+		}
 	}
 	return env
 }

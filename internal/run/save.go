@@ -17,7 +17,8 @@ import (
 // save builds the result object and writes it when asked (--save-result,
 // --append-result), with the PyTorch benchmark records when
 // SAVE_TO_PYTORCH_BENCHMARK_FORMAT is set.
-func (x *execution) save(m *metrics.Result, spec *report.SpecDecode, res dispatchResult, rampStart string, offsets []float64) (*Result, error) {
+func (x *execution) save(m *metrics.Result, spec *report.SpecDecode, res dispatchResult, rampStart string, offsets []float64,
+	view *pyjson.Object) (*Result, error) {
 	o := &x.Options
 	endReason := report.EndCompleted
 	if res.interrupted {
@@ -29,6 +30,7 @@ func (x *execution) save(m *metrics.Result, spec *report.SpecDecode, res dispatc
 		TokenizerID: x.TokenizerID, NumPrompts: o.NumPrompts, Metadata: o.Metadata, Burstiness: o.Schedule.Burstiness,
 		SpecDecode: spec, NumWarmups: o.NumWarmups, SaveDetailed: o.SaveDetailed,
 		ScheduledOffsets: offsets, Version: x.env.Version, EndReason: endReason, Workload: x.workload(),
+		ServerView: view,
 	}
 	fo := fileOptions(o)
 	if ru := o.Schedule.RampUp; ru != nil {

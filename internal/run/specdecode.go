@@ -26,23 +26,30 @@ type specCounters struct {
 type scrape struct {
 	spec   *specCounters
 	prefix *prefixCounters
+	// text is the page as served (nil without one), for the server view;
+	// at is when it was read, on the run's clock, and err why there is
+	// none.
+	text []byte
+	at   float64
+	err  error
 }
 
 // fetchMetrics scrapes /metrics as vLLM's fetch_spec_decode_metrics does,
 // except that the scrape carries the run's headers (api's): any failure
 // (non-2xx, transport error, timeout) means "no counters" rather than an
 // error, because many servers have no /metrics at all.
-func fetchMetrics(ctx context.Context, api *serverapi.Client, warn io.Writer) scrape {
+func fetchMetrics(ctx context.Context, api *serverapi.Client, now func() float64, warn io.Writer) scrape {
 	text, err := api.Metrics(ctx)
+	at := now()
 	if te := (*serverapi.TimeoutError)(nil); errors.As(err, &te) {
 		// A server without /metrics is common and says so at once; one
 		// that does not answer is worth a word.
 		fmt.Fprintf(warn, "WARNING: %v: the server's counters (speculative decoding, prefix cache) are left out.\n", err)
 	}
 	if err != nil {
-		return scrape{}
+		return scrape{at: at, err: err}
 	}
-	return scrape{spec: parseSpecDecode(bytes.NewReader(text)), prefix: parsePrefixCache(bytes.NewReader(text))}
+	return scrape{spec: parseSpecDecode(bytes.NewReader(text)), prefix: parsePrefixCache(bytes.NewReader(text)), text: text, at: at}
 }
 
 // parseSpecDecode reads the Prometheus text format the way vLLM does: lines

@@ -1,0 +1,229 @@
+package serverview
+
+import (
+	"encoding/json"
+	"fmt"
+	"io"
+	"math"
+	"strconv"
+	"strings"
+
+	"github.com/gobench/gobench/internal/pyjson"
+)
+
+// view is the part of a server_view object the section draws. It is read
+// back from the object, so that a run and `gobench analyze` of its file
+// draw the same thing.
+type view struct {
+	WindowS *float64 `json:"window_s"`
+	Ratios  struct {
+		Preemptions     *float64 `json:"preemptions"`
+		FinishedRequest *float64 `json:"finished_requests"`
+		PrefixHitRate   *float64 `json:"prefix_cache_hit_rate"`
+	} `json:"ratios"`
+	Gauges struct {
+		Peak struct {
+			Samples int      `json:"samples"`
+			Running *float64 `json:"num_requests_running"`
+			Waiting *float64 `json:"num_requests_waiting"`
+			KV      *float64 `json:"kv_cache_usage_perc_max_engine"`
+		} `json:"peak"`
+	} `json:"gauges"`
+	Findings []struct {
+		Step     int    `json:"step"`
+		Question string `json:"question"`
+		Status   string `json:"status"`
+		Evidence []struct {
+			Text string `json:"text"`
+		} `json:"evidence"`
+		Conclusion string  `json:"conclusion"`
+		Advice     *string `json:"advice"`
+		Verdict    *string `json:"verdict"`
+	} `json:"findings"`
+	Verdict string   `json:"verdict"`
+	Notes   []string `json:"notes"`
+	Rows    []Row    `json:"client_vs_server"`
+}
+
+// Render draws the server_view object o as the section that follows the
+// result block: text for a terminal, or markdown.
+func Render(w io.Writer, o *pyjson.Object, format string) error {
+	b, err := pyjson.AppendCompact(nil, o)
+	if err != nil {
+		return fmt.Errorf("server view: %w", err)
+	}
+	var v view
+	if err := json.Unmarshal(b, &v); err != nil {
+		return fmt.Errorf("server view: %w", err)
+	}
+	var sb strings.Builder
+	p := printer{b: &sb, md: format == "markdown"}
+	p.draw(&v)
+	_, err = io.WriteString(w, sb.String())
+	return err
+}
+
+// printer writes the section in text or markdown.
+type printer struct {
+	b  *strings.Builder
+	md bool
+}
+
+func (p printer) line(format string, args ...any) { fmt.Fprintf(p.b, format+"\n", args...) }
+
+// draw writes the whole section.
+func (p printer) draw(v *view) {
+	if p.md {
+		p.line("\n### Server view\n")
+	} else {
+		p.line("%s", centred(" Server view ", '='))
+	}
+	p.comparison(v.Rows)
+	p.gauges(v)
+	p.diagnosis(v)
+	if !p.md {
+		p.line("%s", strings.Repeat("=", 50))
+	}
+}
+
+// centred is title in a 50-column rule, like vLLM's block headings.
+func centred(title string, fill byte) string {
+	left := (50 - len(title)) / 2
+	return strings.Repeat(string(fill), left) + title + strings.Repeat(string(fill), 50-left-len(title))
+}
+
+// comparison writes the client-vs-server table and what explains each gap.
+func (p printer) comparison(rows []Row) {
+	header := []string{"(ms)", "client mean", "server mean", "gap", "client p99", "server p99"}
+	table := [][]string{header}
+	for _, r := range rows {
+		table = append(table, []string{strings.ToUpper(r.Metric), side(r.Client, "mean"), side(r.Server, "mean"),
+			ms(r.Gap), side(r.Client, "p99"), side(r.Server, "p99")})
+	}
+	p.table(table)
+	if p.md {
+		p.line("")
+	}
+	for _, r := range rows {
+		p.bullet("%s: %s", strings.ToUpper(r.Metric), r.Why)
+	}
+	if !p.md {
+		p.line("(server p99s are histogram estimates: within their bucket)")
+	}
+}
+
+// side is one figure of f in milliseconds, or "-" when unknown.
+func side(f *Figures, which string) string {
+	if f == nil {
+		return "-"
+	}
+	v := f.Mean
+	if which == "p99" {
+		v = f.P99
+	}
+	return ms(&v)
+}
+
+// ms writes seconds as milliseconds with two decimals.
+func ms(v *float64) string {
+	if v == nil || math.IsNaN(*v) || math.IsInf(*v, 0) {
+		return "-"
+	}
+	return strconv.FormatFloat(*v*1000, 'f', 2, 64)
+}
+
+// table writes rows as aligned columns (text) or a Markdown table.
+func (p printer) table(rows [][]string) {
+	if p.md {
+		for i, r := range rows {
+			p.line("| %s |", strings.Join(r, " | "))
+			if i == 0 {
+				p.line("|%s", strings.Repeat("---|", len(r)))
+			}
+		}
+		return
+	}
+	widths := make([]int, len(rows[0]))
+	for _, r := range rows {
+		for i, c := range r {
+			widths[i] = max(widths[i], len(c))
+		}
+	}
+	for _, r := range rows {
+		var sb strings.Builder
+		for i, c := range r {
+			if i == 0 {
+				sb.WriteString(fmt.Sprintf("%-*s", widths[i], c))
+			} else {
+				sb.WriteString(fmt.Sprintf("  %*s", widths[i], c))
+			}
+		}
+		p.line("%s", strings.TrimRight(sb.String(), " "))
+	}
+}
+
+// bullet writes one explanatory line.
+func (p printer) bullet(format string, args ...any) {
+	prefix := "  "
+	if p.md {
+		prefix = "- "
+	}
+	p.line(prefix+format, args...)
+}
+
+// gauges writes the state over the run: peaks and preemptions.
+func (p printer) gauges(v *view) {
+	g := v.Gauges.Peak
+	parts := []string{"running peak " + count(g.Running), "waiting peak " + count(g.Waiting)}
+	if g.KV != nil {
+		parts = append(parts, fmt.Sprintf("KV-cache usage peak %.1f %%", *g.KV*100))
+	}
+	if v.Ratios.Preemptions != nil {
+		parts = append(parts, "preemptions "+count(v.Ratios.Preemptions))
+	}
+	if v.Ratios.PrefixHitRate != nil {
+		parts = append(parts, fmt.Sprintf("prefix-cache hit rate %.1f %%", *v.Ratios.PrefixHitRate*100))
+	}
+	window := ""
+	if v.WindowS != nil {
+		window = fmt.Sprintf(" over %.1f s", *v.WindowS)
+	}
+	p.line("")
+	p.line("Server state%s (%d samples): %s.", window, g.Samples, strings.Join(parts, ", "))
+}
+
+// count writes a gauge or counter value, "?" when unknown.
+func count(v *float64) string {
+	if v == nil {
+		return "?"
+	}
+	return strconv.FormatFloat(*v, 'f', -1, 64)
+}
+
+// diagnosis writes the questions that located or ruled out something,
+// then the verdict.
+func (p printer) diagnosis(v *view) {
+	p.line("")
+	for _, f := range v.Findings {
+		if f.Status == "not asked" {
+			continue
+		}
+		p.line("%d. %s [%s] %s", f.Step, f.Question, f.Status, f.Conclusion)
+		if f.Status == "located" {
+			for _, e := range f.Evidence {
+				p.bullet("   %s", e.Text)
+			}
+		}
+	}
+	advice := ""
+	for _, f := range v.Findings {
+		if f.Verdict != nil && *f.Verdict == v.Verdict && f.Advice != nil {
+			advice = " — " + *f.Advice
+		}
+	}
+	p.line("")
+	p.line("Verdict: %s%s", v.Verdict, advice)
+	for _, n := range v.Notes {
+		p.bullet("note: %s", n)
+	}
+}
