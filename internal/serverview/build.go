@@ -47,7 +47,26 @@ func Build(rep *diagnose.Report, c Client, samples []Sample) *pyjson.Object {
 	}
 	o.Set("client_vs_server", cmp)
 	o.Set("timeline", timeline(samples))
+	if n := otherTraffic(rep, c); n != "" {
+		notes, _ := o.Get("notes")
+		list, _ := notes.([]string)
+		o.Set("notes", append(list, n))
+	}
 	return o
+}
+
+// otherTraffic says when the server finished more requests in the window
+// than the client sent: another client shares the server, and the
+// server's figures include its requests.
+func otherTraffic(rep *diagnose.Report, c Client) string {
+	if c.Result == nil || math.IsNaN(rep.Ratios.Finished) {
+		return ""
+	}
+	sent := len(c.Result.Outputs)
+	if rep.Ratios.Finished <= float64(sent) {
+		return ""
+	}
+	return fmt.Sprintf("the server finished %.0f requests during the run and this run sent %d: other traffic shares the server, and the server's figures include it", rep.Ratios.Finished, sent)
 }
 
 // timeline is the samples in columns: t (seconds), running, waiting and

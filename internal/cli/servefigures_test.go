@@ -1,0 +1,95 @@
+package cli
+
+import (
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/gobench/gobench/internal/pyjson"
+	"github.com/gobench/gobench/internal/sim"
+	"github.com/gobench/gobench/internal/tokenizer"
+)
+
+// TestServeServerView: a run against a server with /metrics prints the
+// server view after vLLM's block and saves it as server_view (issue 11);
+// --no-server-metrics leaves both out; a server without /metrics costs one
+// line on stderr and nothing else.
+func TestServeServerView(t *testing.T) {
+	t.Parallel()
+	s, err := sim.NewServer(sim.Config{TTFT: 5 * time.Millisecond, ITL: time.Millisecond, Tokenizer: tokenizer.Builtin(), Root: tokenizer.BuiltinName})
+	if err != nil {
+		t.Fatal(err)
+	}
+	h := s.Handler()
+	noMetrics := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.URL.Path == "/metrics" {
+			http.NotFound(w, r)
+			return
+		}
+		h.ServeHTTP(w, r)
+	}))
+	t.Cleanup(noMetrics.Close)
+	for _, tc := range []struct {
+		name, url string
+		extra     []string
+		view      bool
+		stderr    string
+	}{
+		{"with /metrics", "", []string{"--metrics-interval", "0.02"}, true, ""},
+		{"--no-server-metrics", "", []string{"--no-server-metrics"}, false, ""},
+		{"no /metrics", noMetrics.URL, nil, false, "Server view: off for this run: "},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			if tc.url == "" { // a server of its own: the server view counts every request it serves
+				srv, _ := simServer(t, 5*time.Millisecond, time.Millisecond, 0)
+				tc.url = srv.URL
+			}
+			dir := t.TempDir()
+			args := append([]string{"serve", "--base-url", tc.url, "--model", "gobench/sim", "--tokenizer", "gobench-builtin",
+				"--num-prompts", "8", "--random-input-len", "16", "--random-output-len", "4", "--request-rate", "40",
+				"--save-result", "--result-dir", dir, "--result-filename", "r.json"}, tc.extra...)
+			stdout, stderr, code := runMain(t, args...)
+			if code != 0 {
+				t.Fatalf("exit %d\n%s\n%s", code, stdout, stderr)
+			}
+			block := strings.Index(stdout, "Serving Benchmark Result")
+			section := strings.Index(stdout, "Server view")
+			if tc.view != (section > block) || (section >= 0) != tc.view {
+				t.Errorf("server view printed %v, want %v:\n%s", section >= 0, tc.view, stdout)
+			}
+			if tc.stderr != "" && strings.Count(stderr, tc.stderr) != 1 {
+				t.Errorf("stderr does not say %q once:\n%s", tc.stderr, stderr)
+			}
+			b, err := os.ReadFile(filepath.Join(dir, "r.json"))
+			if err != nil {
+				t.Fatal(err)
+			}
+			saved, err := pyjson.DecodeObject(b)
+			if err != nil {
+				t.Fatal(err)
+			}
+			v, ok := saved.Get("server_view")
+			if ok != tc.view {
+				t.Fatalf("server_view saved %v, want %v", ok, tc.view)
+			}
+			if !ok {
+				return
+			}
+			view := v.(*pyjson.Object)
+			for _, k := range []string{"window_s", "quantiles", "ratios", "gauges", "findings", "verdict", "client_vs_server", "timeline"} {
+				if _, ok := view.Get(k); !ok {
+					t.Errorf("server_view lacks %s", k)
+				}
+			}
+			ratios, _ := view.Get("ratios")
+			if n, _ := ratios.(*pyjson.Object).Get("finished_requests"); n != 8.0 {
+				t.Errorf("the server finished %v requests in the window, the client sent 8", n)
+			}
+		})
+	}
+}
