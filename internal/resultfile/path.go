@@ -102,13 +102,13 @@ func (r *Run) nestedNumber(key string) (float64, bool) {
 	if !ok {
 		return 0, false
 	}
-	return AsNumber(v)
+	return asNumber(v)
 }
 
-// AsNumber is a decoded value (Lookup) as a float64 when it is a number:
+// asNumber is a decoded value (Lookup) as a float64 when it is a number:
 // an integer, a float, or one of the strings gobench and vLLM write for
 // non-finite floats ("inf", "nan", "Infinity", ...).
-func AsNumber(v any) (float64, bool) {
+func asNumber(v any) (float64, bool) {
 	switch v := v.(type) {
 	case int:
 		return float64(v), true
