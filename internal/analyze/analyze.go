@@ -250,7 +250,9 @@ func specDecode(run *resultfile.Run) *report.SpecDecode {
 
 // Object is the recomputed result as a result file would hold it (without
 // the per-request lists), for thresholds and JSON output: the file's own
-// setup keys, then the recomputed metric keys.
+// setup keys, then the recomputed metric keys, and the file's server_view
+// as it is (the server's figures come from its /metrics, not from the
+// requests).
 func (res *Result) Object(run *resultfile.Run) *pyjson.Object {
 	burstiness, _ := run.Number(resultkey.Burstiness)
 	warmups, _ := run.Number(resultkey.NumWarmups)
@@ -263,6 +265,14 @@ func (res *Result) Object(run *resultfile.Run) *pyjson.Object {
 	return report.ResultObject(&res.Metrics, &report.Run{
 		Date: date, Backend: backend, Label: run.Label(), ModelID: model, TokenizerID: tok,
 		NumPrompts: int(prompts), Burstiness: burstiness, NumWarmups: int(warmups), SpecDecode: res.Spec,
-		Workload: workload,
+		Workload: workload, ServerView: ServerView(run),
 	})
+}
+
+// ServerView is the run's server_view object (package serverview draws
+// it after the block), nil when the file has none: vLLM's files, and
+// gobench's of a server without /metrics or before the server view.
+func ServerView(run *resultfile.Run) *pyjson.Object {
+	o, _ := run.Object(resultkey.ServerView)
+	return o
 }

@@ -10,12 +10,15 @@ import (
 	"github.com/gobench/gobench/internal/resultkey"
 )
 
-// Values gives the numeric keys of a result, as gate.Values does
+// Values gives the values of a result, as gate.Values does
 // (resultfile.Run implements it).
 type Values interface {
 	// Number returns the value of key and whether the result has it as a
 	// number.
 	Number(key string) (float64, bool)
+	// String returns the value of key and whether the result has it as
+	// text.
+	String(key string) (string, bool)
 }
 
 // Supplemented answers the numeric keys of a result and, for the latency
@@ -95,6 +98,10 @@ func (s *Supplemented) Number(key string) (float64, bool) {
 	v, ok := s.computed[key]
 	return v, ok
 }
+
+// String returns the result's value of key when it is text (nothing is
+// computed as text).
+func (s *Supplemented) String(key string) (string, bool) { return s.base.String(key) }
 
 // Note says how the value of key was obtained when it was computed rather
 // than read ("computed from 200 per-request records, not in the result"),

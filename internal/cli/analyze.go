@@ -13,6 +13,7 @@ import (
 	"github.com/gobench/gobench/internal/pyjson"
 	"github.com/gobench/gobench/internal/report"
 	"github.com/gobench/gobench/internal/resultfile"
+	"github.com/gobench/gobench/internal/serverview"
 	"github.com/spf13/cobra"
 )
 
@@ -42,7 +43,8 @@ the last digit, the block the run printed, with the run's --goodput,
 --percentile-metrics and --metric-percentiles as its gobench_workload
 records them (older gobench files and vLLM's do not record --goodput: give
 it again). --percentile-metrics, --metric-percentiles and --goodput take
-vLLM's syntax and replace the run's selection.
+vLLM's syntax and replace the run's selection. The server view the run
+printed after its block (its server_view) follows, as it was.
 
 vLLM's own files: per-request success is an empty error, output lengths
 are the saved output_lens; where a file has no latencies, E2EL is TTFT plus
@@ -148,12 +150,23 @@ func runAnalyze(deps *Deps, o *AnalyzeOptions) error {
 	}
 	m := &res.Metrics
 	obj := res.Object(file)
+	// The server view follows the block as serve printed it (the
+	// server's figures are the file's, not recomputed).
+	view := analyze.ServerView(file)
 	out := formats{
 		text: func(w io.Writer) error {
-			return report.Block(deps.Stderr, m, func() error { return report.Text(w, m, res.Spec) })
+			return report.Block(deps.Stderr, m, func() error {
+				if err := report.Text(w, m, res.Spec); err != nil || view == nil {
+					return err
+				}
+				return serverview.Render(w, view, "text")
+			})
 		},
 		markdown: func(w io.Writer) error {
-			return report.Markdown(w, m, res.Spec, "gobench analyze · "+file.Name())
+			if err := report.Markdown(w, m, res.Spec, "gobench analyze · "+file.Name()); err != nil || view == nil {
+				return err
+			}
+			return serverview.Render(w, view, "markdown")
 		},
 		object: func() *pyjson.Object { return obj },
 	}

@@ -26,10 +26,16 @@ PASS or FAIL with the measured value; a result in which every request
 failed never passes.
 
 Thresholds: KEY OP LIMIT, with KEY any numeric key of the result
-(p99_ttft_ms, mean_tpot_ms, request_throughput, completed, ...) or
-failed_ratio (failed / sent), OP one of < <= > >=, and LIMIT a number or
-relative to the same key in --baseline: baseline, baseline*F, baseline+D,
-baseline-D. Quote them for the shell.
+(p99_ttft_ms, mean_tpot_ms, request_throughput, completed, ...),
+failed_ratio (failed / sent), or a dotted path into the server's figures
+that gobench serve saves under server_view (server_view.verdict,
+server_view.ratios.preemptions,
+server_view.quantiles.vllm:time_to_first_token_seconds.p99,
+server_view.client_vs_server.ttft.gap_mean: a row by its metric); OP one
+of < <= > >= == !=; LIMIT a number, text for == and != (healthy,
+queue/seq-limit, "in double quotes"), or relative to the same key in
+--baseline: baseline, baseline*F, baseline+D, baseline-D. Quote them for
+the shell.
 
 A latency statistic the result lacks (p95_ttft_ms when the run printed only
 P99) is computed from the file's per-request data (--save-detailed) exactly
@@ -47,6 +53,7 @@ const checkExample = `  gobench check result.json --threshold 'p99_ttft_ms<500' 
   gobench check new.json --baseline main.json --threshold 'p99_ttft_ms<=baseline*1.05' \
     --threshold 'output_throughput>=baseline*0.95'
   gobench check detailed.json --threshold 'p95_ttft_ms<100'   # computed from per-request data
+  gobench check result.json --threshold 'server_view.verdict==healthy' --threshold 'server_view.ratios.preemptions<1'
   gobench check runs.jsonl#-1 --threshold 'mean_itl_ms<20' --format markdown >> "$GITHUB_STEP_SUMMARY"`
 
 func newCheckCmd(_ *Deps, runF func(*CheckOptions) error) *cobra.Command {

@@ -28,6 +28,10 @@ concurrency, model, ...) and the workload gobench records (dataset,
 lengths, seed, sampling parameters, SLOs, percentiles, tokenizer), then
 each run's command line. A metric that is 0 or absent in every file (rtfx
 of text runs) is left out and named below the table; failed stays.
+Results of gobench serve against a server with /metrics add a "Server
+view" part: each run's diagnosis verdict (a change is marked) and the
+server's figures (latency p50/p99, client-vs-server gaps, prefix-cache hit
+rate, preemptions, peak gauges), keyed as --threshold names them.
 
 When the results carry per-request data (--save-detailed), each latency
 statistic (mean, median, percentiles of TTFT, TPOT, ITL, E2EL) also says

@@ -20,7 +20,7 @@ import (
 
 // thresholdHelp is the --threshold help text shared by serve, check and
 // analyze.
-const thresholdHelp = `Fail (exit status 4) unless KEY OP LIMIT holds, e.g. 'p99_ttft_ms<500', 'failed_ratio<0.01', 'request_throughput>=baseline*0.95'. KEY is any numeric result key (or failed_ratio), OP one of < <= > >=, LIMIT a number or baseline, baseline*F, baseline+D, baseline-D. A latency statistic the result lacks (p95_ttft_ms) is computed from the per-request data. Repeatable.`
+const thresholdHelp = `Fail (exit status 4) unless KEY OP LIMIT holds, e.g. 'p99_ttft_ms<500', 'failed_ratio<0.01', 'request_throughput>=baseline*0.95', 'server_view.verdict==healthy'. KEY is any numeric result key (or failed_ratio) or a dotted path into server_view (server_view.ratios.preemptions), OP one of < <= > >= == !=, LIMIT a number or baseline, baseline*F, baseline+D, baseline-D, or text for == and != (healthy, "quoted text"). A latency statistic the result lacks (p95_ttft_ms) is computed from the per-request data. Repeatable.`
 
 // gateExitDoc documents the exit statuses of the commands that gate.
 const gateExitDoc = `Exit status: 0 every threshold passed, 1 error (unreadable file, ...), 2 bad
@@ -150,29 +150,106 @@ func (f formats) write(w io.Writer, format string) error {
 }
 
 // gateError turns a threshold report into the command's outcome: every
-// request failed (exit 3), a key the result or baseline lacks (exit 2), a
-// failed threshold (exit 4), or nil. data is the run whose per-request
-// data could have given a missing statistic of result.
+// request failed (exit 3), a key the result or baseline lacks or holds as
+// another kind of value (exit 2), a failed threshold (exit 4), or nil. data
+// is the run whose per-request data could have given a missing statistic
+// of result.
 func gateError(rep *gate.Report, result, data, baseline *resultfile.Run) error {
 	if rep.AllFailed {
 		return run.ErrAllFailed
 	}
 	for _, v := range rep.Verdicts {
+		t := v.Threshold
 		switch v.Problem {
 		case gate.ProblemNoKey:
-			return argErrorf("argument --threshold: %q: %s has no numeric key %q%s (it has: %s)",
-				v.Threshold.Expr, describe(result), v.Threshold.Key, statHint(data, v.Threshold.Key),
-				strings.Join(numericKeys(result), ", "))
+			return argErrorf("argument --threshold: %q: %s", t.Expr, missingKey(result, data, t.Key))
 		case gate.ProblemNoBaselineKey:
-			return argErrorf("argument --threshold: %q: the baseline %s has no numeric key %q%s (it has: %s)",
-				v.Threshold.Expr, describe(baseline), v.Threshold.Key, statHint(baseline, v.Threshold.Key),
-				strings.Join(numericKeys(baseline), ", "))
+			return argErrorf("argument --threshold: %q: the baseline %s", t.Expr, missingKey(baseline, baseline, t.Key))
+		case gate.ProblemText:
+			s, _ := result.String(t.Key)
+			return argErrorf("argument --threshold: %q: %s holds text under %q (%q), which compares only with == or != and text, e.g. '%s==%s'",
+				t.Expr, describe(result), t.Key, s, t.Key, s)
+		case gate.ProblemNumber:
+			return argErrorf("argument --threshold: %q: %s holds a number under %q; compare it with a number", t.Expr, describe(result), t.Key)
 		}
 	}
 	if !rep.Passed() {
 		return &thresholdError{failed: rep.Failed(), total: len(rep.Verdicts)}
 	}
 	return nil
+}
+
+// missingKey says that r lacks key, and what it has instead: for a path
+// into server_view when r has none, why; for another dotted path, what
+// the object on the way holds; else the numeric keys (with, for a latency
+// statistic, why data could not give it).
+func missingKey(r, data *resultfile.Run, key string) string {
+	if r != nil && isServerViewKey(key) && !r.Has(resultkey.ServerView) {
+		return describe(r) + " has no " + resultkey.ServerView + noServerViewWhy
+	}
+	if hint, ok := pathHint(r, key); ok {
+		return hint
+	}
+	return fmt.Sprintf("%s has no numeric key %q%s (it has: %s)", describe(r), key, statHint(data, key),
+		strings.Join(numericKeys(r), ", "))
+}
+
+// isServerViewKey reports whether a threshold's key names server_view or
+// a value inside it.
+func isServerViewKey(key string) bool {
+	return key == resultkey.ServerView || strings.HasPrefix(key, resultkey.ServerView+".")
+}
+
+// noServerViewWhy explains a result without server_view.
+const noServerViewWhy = ": gobench serve saves it when the server publishes Prometheus /metrics " +
+	"and --no-server-metrics is not given (vLLM's result files and older gobench's have none)"
+
+// pathHint describes what r holds on the way to a dotted key it lacks:
+// the names inside the deepest object (or list of rows named by metric)
+// the key reaches, or that the key names an object rather than a value.
+func pathHint(r *resultfile.Run, key string) (string, bool) {
+	if r == nil {
+		return "", false
+	}
+	if v, ok := r.Lookup(key); ok {
+		if names, ok := memberNames(v); ok {
+			return fmt.Sprintf("%q in %s holds no single value but: %s (name one with %s.NAME)", key, describe(r), strings.Join(names, ", "), key), true
+		}
+		return "", false
+	}
+	for i := strings.LastIndexByte(key, '.'); i > 0; i = strings.LastIndexByte(key[:i], '.') {
+		v, ok := r.Lookup(key[:i])
+		if !ok {
+			continue
+		}
+		if names, ok := memberNames(v); ok {
+			return fmt.Sprintf("%s has nothing at %q: %s holds %s", describe(r), key, key[:i], strings.Join(names, ", ")), true
+		}
+		return "", false
+	}
+	return "", false
+}
+
+// memberNames are the names inside an object, or the metrics naming the
+// rows of a list of objects (resultfile.Run.Lookup); ok is false for any
+// other value.
+func memberNames(v any) (names []string, ok bool) {
+	switch v := v.(type) {
+	case *pyjson.Object:
+		return v.Keys(), true
+	case []any:
+		for _, e := range v {
+			o, isObj := e.(*pyjson.Object)
+			if !isObj {
+				return nil, false
+			}
+			if m, isText := o.Get("metric"); isText {
+				names = append(names, fmt.Sprint(m))
+			}
+		}
+		return names, len(names) > 0
+	}
+	return nil, false
 }
 
 // statHint says, for a latency statistic a result lacks, why it could not

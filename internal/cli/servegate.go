@@ -69,6 +69,14 @@ func (g *gateFlags) options(o *run.Options) (ServeGate, error) {
 	}
 	sel := selectionOf(o)
 	for _, t := range ths {
+		if isServerViewKey(t.Key) {
+			// Present when the server publishes /metrics, which only the
+			// run finds out (gateError says so when it did not).
+			if o.NoServerMetrics {
+				return sg, argErrorf("argument --threshold: %q: --no-server-metrics leaves %s out of the result", t.Expr, resultkey.ServerView)
+			}
+			continue
+		}
 		// A statistic the selection leaves out is computed from the run's
 		// per-request data after the run (finish).
 		if !sel.Has(t.Key) && !sel.CanCompute(t.Key) {
@@ -116,8 +124,9 @@ func (sg ServeGate) prepare(warn io.Writer) (*serveGate, error) {
 		if !t.Relative {
 			continue
 		}
-		if _, ok := g.baseValues.Number(t.Key); !ok {
-			return nil, argErrorf("threshold %q: the baseline %s has no numeric key %q%s", t.Expr, base.Name(), t.Key, statHint(base, t.Key))
+		_, isNumber := g.baseValues.Number(t.Key)
+		if _, isText := g.baseValues.String(t.Key); !isNumber && !isText {
+			return nil, argErrorf("threshold %q: the baseline %s", t.Expr, missingKey(base, base, t.Key))
 		}
 	}
 	return g, nil
@@ -206,7 +215,8 @@ func runValues(res *run.Result, ths []gate.Threshold) (values, data *resultfile.
 	}
 	missing := slices.ContainsFunc(ths, func(t gate.Threshold) bool {
 		_, ok := values.Number(t.Key)
-		return !ok
+		_, _, stat := resultkey.ParseStatKey(t.Key)
+		return !ok && stat
 	})
 	if !missing || values.Has(resultkey.TTFTs) {
 		return values, values, nil

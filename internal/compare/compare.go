@@ -3,7 +3,9 @@
 // (the baseline), which direction is better, and — when the results carry
 // per-request data (--save-detailed) — whether a change in a latency
 // statistic is real or noise, from a seeded bootstrap confidence interval
-// of the difference.
+// of the difference. Results of gobench serve that carry the server's own
+// account (server_view) are also compared on it: each run's verdict and
+// the main server figures (ServerView).
 package compare
 
 import (
@@ -87,6 +89,8 @@ type Row struct {
 	// (gobench_workload, seed: Key "gobench_workload.seed"); nil for a
 	// top-level key.
 	path []string
+	// missing marks the runs that lack a server figure (ServerView).
+	missing []bool
 }
 
 // Comparison is the result of Compare.
@@ -109,6 +113,9 @@ type Comparison struct {
 	Zero []string
 	// Notes say which comparisons could not be tested for significance.
 	Notes []string
+	// Server compares the runs' server_view (the server's own figures);
+	// nil when no run has one.
+	Server *ServerView
 	// Options are the significance test's options (defaults applied).
 	Options Options
 }
@@ -136,6 +143,7 @@ func Compare(runs []*resultfile.Run, o Options) (*Comparison, error) {
 	c.Settings = settingRows(runs)
 	c.Metrics, c.NotShared, c.Zero = metricRows(runs)
 	c.testSignificance(details)
+	c.Server = serverViewOf(runs)
 	return c, nil
 }
 
@@ -249,19 +257,10 @@ func (t *tree) paths(prefix []string) [][]string {
 // string as it is, anything else as its JSON (Python's repr of numbers,
 // as the file has it); "" when the run lacks it.
 func nestedText(r *resultfile.Run, path []string) string {
-	o, ok := r.Object(path[0])
+	o, _ := r.Object(path[0])
+	v, ok := lookup(o, path[1:]...)
 	if !ok {
 		return ""
-	}
-	var v any = o
-	for _, k := range path[1:] {
-		obj, isObj := v.(*pyjson.Object)
-		if !isObj {
-			return ""
-		}
-		if v, ok = obj.Get(k); !ok {
-			return ""
-		}
 	}
 	if s, ok := v.(string); ok {
 		return s

@@ -232,6 +232,7 @@ func (c *Comparison) WriteText(w io.Writer) error {
 	b.WriteString("\n")
 	c.metricsTable(false).text(&b)
 	b.WriteString("\n" + c.footer())
+	b.WriteString(c.serverText())
 	_, err := io.WriteString(w, b.String())
 	return err
 }
@@ -250,6 +251,7 @@ func (c *Comparison) WriteMarkdown(w io.Writer) error {
 	b.WriteString("\n</details>\n\n")
 	c.metricsTable(true).markdown(&b)
 	b.WriteString("\n" + c.footer())
+	b.WriteString(c.serverMarkdown())
 	_, err := io.WriteString(w, b.String())
 	return err
 }
@@ -283,10 +285,12 @@ func (c *Comparison) footer() string {
 //	              "changes": [{"run", "abs", "rel",
 //	                           "significance": null | {"verdict", "low", "high",
 //	                                                   "requests_a", "requests_b", "note"}}]}],
-//	 "not_shared": [key], "zero": [key], "notes": [string]}
+//	 "not_shared": [key], "zero": [key], "notes": [string],
+//	 "server_view": {...}}
 //
 // A setting inside an object (gobench_workload) has its dotted path as
-// its key ("gobench_workload.seed").
+// its key ("gobench_workload.seed"). "server_view" is present only when a
+// result has one (serverObject describes it).
 func (c *Comparison) Object() *pyjson.Object {
 	o := pyjson.NewObject()
 	o.Set("baseline", c.Names[0])
@@ -337,6 +341,9 @@ func (c *Comparison) Object() *pyjson.Object {
 	o.Set("not_shared", append([]string{}, c.NotShared...))
 	o.Set("zero", append([]string{}, c.Zero...))
 	o.Set("notes", append([]string{}, c.Notes...))
+	if c.Server != nil {
+		o.Set("server_view", c.serverObject())
+	}
 	return o
 }
 

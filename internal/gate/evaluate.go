@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"io"
 	"math"
+	"strconv"
 	"strings"
 
 	"github.com/gobench/gobench/internal/pyjson"
@@ -11,11 +12,14 @@ import (
 	"github.com/gobench/gobench/internal/resultkey"
 )
 
-// Values gives the numeric keys of a result; resultfile.Run implements it.
+// Values gives the values of a result; resultfile.Run implements it.
 type Values interface {
 	// Number returns the value of key and whether the result has it as a
 	// number.
 	Number(key string) (float64, bool)
+	// String returns the value of key and whether the result has it as
+	// text.
+	String(key string) (string, bool)
 }
 
 // Noter is implemented by Values that compute some keys rather than read
@@ -25,23 +29,31 @@ type Noter interface {
 	Note(key string) string
 }
 
-// Problems that make a threshold fail whatever its numbers.
+// Problems that make a threshold fail whatever its values.
 const (
 	// ProblemAllFailed: every request of the run failed.
 	ProblemAllFailed = "every request failed"
-	// ProblemNoKey: the result has no numeric value under the key.
+	// ProblemNoKey: the result has no numeric value under the key (no
+	// text value, for a threshold compared with text).
 	ProblemNoKey = "not in the result"
 	// ProblemNoBaselineKey: the baseline has no numeric value under the key.
 	ProblemNoBaselineKey = "not in the baseline"
 	// ProblemNoBaseline: the threshold is relative but no baseline was given.
 	ProblemNoBaseline = "relative to a baseline, but no baseline was given"
+	// ProblemText: the result holds text under the key, which compares
+	// only with == or != and a text limit.
+	ProblemText = "text in the result, not a number"
+	// ProblemNumber: the threshold compares text with a key the result
+	// holds as a number.
+	ProblemNumber = "a number in the result, not text"
 )
 
 // Verdict is the outcome of one threshold.
 type Verdict struct {
 	// Threshold is what was tested.
 	Threshold Threshold
-	// Measured is the result's value (NaN when it has none).
+	// Measured is the result's value (NaN when it has none, or when the
+	// threshold compares text).
 	Measured float64
 	// Limit is the value Measured was compared with (for a relative
 	// threshold, computed from Baseline).
@@ -49,9 +61,15 @@ type Verdict struct {
 	// Baseline is the baseline's value for a relative threshold, NaN
 	// otherwise.
 	Baseline float64
+	// Text is true when the threshold compared text: the values are then
+	// MeasuredText, LimitText and BaselineText.
+	Text bool
+	// MeasuredText, LimitText and BaselineText are the values of a
+	// comparison of text ("" when absent).
+	MeasuredText, LimitText, BaselineText string
 	// Pass is true when the comparison holds and there is no Problem.
 	Pass bool
-	// Problem says why the threshold could not pass ("" when the numbers
+	// Problem says why the threshold could not pass ("" when the values
 	// decided): one of the Problem constants.
 	Problem string
 	// Note says where a value not read from the result came from
@@ -104,31 +122,88 @@ func Evaluate(ths []Threshold, result, baseline Values) *Report {
 		rep.AllFailed = true
 	}
 	for i, t := range ths {
-		v := Verdict{Threshold: t, Measured: math.NaN(), Limit: t.Value, Baseline: math.NaN()}
-		if m, ok := result.Number(t.Key); ok {
-			v.Measured = m
+		var v Verdict
+		if isText(t, result, baseline) {
+			v = evaluateText(t, result, baseline)
 		} else {
-			v.Problem = ProblemNoKey
-		}
-		if t.Relative {
-			v.Limit = math.NaN()
-			if baseline == nil {
-				v.Problem = firstProblem(v.Problem, ProblemNoBaseline)
-			} else if b, ok := baseline.Number(t.Key); ok {
-				v.Baseline = b
-				v.Limit = relativeLimit(t, b)
-			} else {
-				v.Problem = firstProblem(v.Problem, ProblemNoBaselineKey)
-			}
+			v = evaluateNumber(t, result, baseline)
 		}
 		v.Note = notes(t, result, baseline)
 		if rep.AllFailed {
 			v.Problem = ProblemAllFailed
+			v.Pass = false
 		}
-		v.Pass = v.Problem == "" && t.Op.holds(v.Measured, v.Limit)
 		rep.Verdicts[i] = v
 	}
 	return rep
+}
+
+// isText reports whether t compares text: its limit is text, or it is
+// "KEY==baseline" (or !=) on a key the result, else the baseline, holds
+// as text.
+func isText(t Threshold, result, baseline Values) bool {
+	if t.IsText || !t.Relative || t.BaselineOp != 0 || !t.Op.equality() {
+		return t.IsText
+	}
+	if _, ok := result.Number(t.Key); ok {
+		return false
+	}
+	if _, ok := result.String(t.Key); ok {
+		return true
+	}
+	if baseline == nil {
+		return false
+	}
+	_, ok := baseline.String(t.Key)
+	return ok
+}
+
+// evaluateNumber tests a threshold on a number.
+func evaluateNumber(t Threshold, result, baseline Values) Verdict {
+	v := Verdict{Threshold: t, Measured: math.NaN(), Limit: t.Value, Baseline: math.NaN()}
+	if m, ok := result.Number(t.Key); ok {
+		v.Measured = m
+	} else if _, ok := result.String(t.Key); ok {
+		v.Problem = ProblemText
+	} else {
+		v.Problem = ProblemNoKey
+	}
+	if t.Relative {
+		v.Limit = math.NaN()
+		if baseline == nil {
+			v.Problem = firstProblem(v.Problem, ProblemNoBaseline)
+		} else if b, ok := baseline.Number(t.Key); ok {
+			v.Baseline = b
+			v.Limit = relativeLimit(t, b)
+		} else {
+			v.Problem = firstProblem(v.Problem, ProblemNoBaselineKey)
+		}
+	}
+	v.Pass = v.Problem == "" && t.Op.holds(v.Measured, v.Limit)
+	return v
+}
+
+// evaluateText tests a threshold that compares text.
+func evaluateText(t Threshold, result, baseline Values) Verdict {
+	v := Verdict{Threshold: t, Measured: math.NaN(), Limit: math.NaN(), Baseline: math.NaN(), Text: true, LimitText: t.Text}
+	if m, ok := result.String(t.Key); ok {
+		v.MeasuredText = m
+	} else if _, ok := result.Number(t.Key); ok {
+		v.Problem = ProblemNumber
+	} else {
+		v.Problem = ProblemNoKey
+	}
+	if t.Relative {
+		if baseline == nil {
+			v.Problem = firstProblem(v.Problem, ProblemNoBaseline)
+		} else if b, ok := baseline.String(t.Key); ok {
+			v.BaselineText, v.LimitText = b, b
+		} else {
+			v.Problem = firstProblem(v.Problem, ProblemNoBaselineKey)
+		}
+	}
+	v.Pass = v.Problem == "" && t.Op.holdsText(v.MeasuredText, v.LimitText)
+	return v
 }
 
 // notes joins what result and, for a relative threshold, baseline say of
@@ -169,26 +244,37 @@ func relativeLimit(t Threshold, b float64) float64 {
 }
 
 // explain says in words why a verdict came out as it did: "53.12 < 500",
-// "61.20 > 55.78 (baseline 53.12)", or its problem.
+// "61.20 > 55.78 (baseline 53.12)", "\"queue/seq-limit\" != \"healthy\"",
+// or its problem.
 func (v Verdict) explain() string {
 	if v.Problem != "" {
 		return v.Problem
 	}
+	measured, limit, baseline := v.shown()
 	op := v.Threshold.Op.String()
 	if !v.Pass {
 		op = v.Threshold.Op.negated()
-		if math.IsNaN(v.Measured) || math.IsNaN(v.Limit) {
+		if !v.Text && (math.IsNaN(v.Measured) || math.IsNaN(v.Limit)) {
 			op = "is not comparable with"
 		}
 	}
-	s := resultfile.FormatValue(v.Measured) + " " + op + " " + resultfile.FormatValue(v.Limit)
+	s := measured + " " + op + " " + limit
 	if v.Threshold.Relative {
-		s += " (baseline " + resultfile.FormatValue(v.Baseline) + ")"
+		s += " (baseline " + baseline + ")"
 	}
 	if v.Note != "" {
 		s += " (" + v.Note + ")"
 	}
 	return s
+}
+
+// shown are the verdict's measured value, limit and baseline as printed:
+// numbers as resultfile.FormatValue prints them, text in double quotes.
+func (v Verdict) shown() (measured, limit, baseline string) {
+	if v.Text {
+		return strconv.Quote(v.MeasuredText), strconv.Quote(v.LimitText), strconv.Quote(v.BaselineText)
+	}
+	return resultfile.FormatValue(v.Measured), resultfile.FormatValue(v.Limit), resultfile.FormatValue(v.Baseline)
 }
 
 func (v Verdict) word() string {
@@ -236,11 +322,10 @@ func (r *Report) WriteMarkdown(w io.Writer) error {
 		if !v.Pass {
 			mark = "❌ fail"
 		}
-		limit := resultfile.FormatValue(v.Limit)
+		measured, limit, baseline := v.shown()
 		if v.Threshold.Relative {
-			limit += " (baseline " + resultfile.FormatValue(v.Baseline) + ")"
+			limit += " (baseline " + baseline + ")"
 		}
-		measured := resultfile.FormatValue(v.Measured)
 		if v.Problem != "" {
 			measured = v.Problem
 		} else if v.Note != "" {
@@ -257,7 +342,8 @@ func (r *Report) WriteMarkdown(w io.Writer) error {
 // it): {"passed", "all_failed", "thresholds": [{"expression", "key", "op",
 // "measured", "limit", "baseline", "pass", "problem", "note"}]},
 // non-finite values as the strings "nan"/"inf" like gobench's result
-// files.
+// files; the values of a comparison of text are strings (null when
+// absent).
 func (r *Report) Object() *pyjson.Object {
 	list := make([]*pyjson.Object, len(r.Verdicts))
 	for i, v := range r.Verdicts {
@@ -265,13 +351,7 @@ func (r *Report) Object() *pyjson.Object {
 		o.Set("expression", v.Threshold.Expr)
 		o.Set("key", v.Threshold.Key)
 		o.Set("op", v.Threshold.Op.String())
-		o.Set("measured", v.Measured)
-		o.Set("limit", v.Limit)
-		if v.Threshold.Relative {
-			o.Set("baseline", v.Baseline)
-		} else {
-			o.Set("baseline", nil)
-		}
+		v.setValues(o)
 		o.Set("pass", v.Pass)
 		if v.Problem != "" {
 			o.Set("problem", v.Problem)
@@ -290,4 +370,24 @@ func (r *Report) Object() *pyjson.Object {
 	o.Set("all_failed", r.AllFailed)
 	o.Set("thresholds", list)
 	return o
+}
+
+// setValues sets the verdict's "measured", "limit" and "baseline" on o.
+func (v Verdict) setValues(o *pyjson.Object) {
+	var measured, limit, baseline any = v.Measured, v.Limit, v.Baseline
+	if v.Text {
+		measured, limit, baseline = v.MeasuredText, v.LimitText, v.BaselineText
+		if v.MeasuredText == "" && v.Problem != "" {
+			measured = nil
+		}
+		if v.Threshold.Relative && v.BaselineText == "" && v.Problem != "" {
+			baseline, limit = nil, nil
+		}
+	}
+	o.Set("measured", measured)
+	o.Set("limit", limit)
+	if !v.Threshold.Relative {
+		baseline = nil
+	}
+	o.Set("baseline", baseline)
 }

@@ -15,6 +15,9 @@
 //     megabytes of per-request lists that most commands never read), every
 //     number parsed from its text exactly, so that a float64 saved as
 //     Python's shortest repr is read back bit for bit;
+//   - values inside objects named by dotted paths (Lookup, and Number and
+//     String with such a key: "server_view.ratios.preemptions"), so that
+//     thresholds and compare reach the server's figures;
 //   - the per-request lists of --save-detailed (Detailed), rebuilt as the
 //     records metrics.Calculate takes, with vLLM's older files' gaps filled
 //     where that can be done exactly and reported where it cannot.

@@ -23,6 +23,8 @@ import (
 //	                                      gobench_workload (issue 10: the command lines in it)
 //	vllm_detailed.json                    vLLM --save-detailed without latencies, bare Infinity
 //	vllm_runs.jsonl                       vLLM --append-result, three runs (labels base, tuned, tuned)
+//	server_*.json                         gobench serve --sim --sim-preset ... with server_view
+//	                                      (testdata/gen_server_view_fixtures.sh)
 func fixture(t *testing.T, name string) []*Run {
 	t.Helper()
 	runs, err := ReadFile(filepath.Join("testdata", name), nil)

@@ -93,11 +93,15 @@ func (r *Run) Raw(key string) (json.RawMessage, bool) {
 // (bare Infinity, "inf") write. Booleans, strings, null and lists are not
 // numbers. It also answers the derived keys (resultkey.FailedRatio:
 // failed / (completed + failed), NaN when no request was sent) when the
-// file does not have them itself.
+// file does not have them itself, and a dotted path to a number inside an
+// object ("server_view.ratios.preemptions", Lookup).
 func (r *Run) Number(key string) (float64, bool) {
 	raw, ok := r.Raw(key)
 	if !ok {
-		return r.derived(key)
+		if v, ok := r.derived(key); ok {
+			return v, true
+		}
+		return r.nestedNumber(key)
 	}
 	v, err := parseNumber(raw)
 	if err != nil {
@@ -132,10 +136,14 @@ func (r *Run) IsNumeric(key string) bool {
 	return err == nil
 }
 
-// String returns the value of key when it is a JSON string.
+// String returns the value of key when it is a JSON string; key may be a
+// dotted path into an object ("server_view.verdict", Lookup).
 func (r *Run) String(key string) (string, bool) {
 	raw, ok := r.Raw(key)
-	if !ok || len(raw) == 0 || raw[0] != '"' {
+	if !ok {
+		return r.nestedString(key)
+	}
+	if len(raw) == 0 || raw[0] != '"' {
 		return "", false
 	}
 	var s string
