@@ -39,7 +39,7 @@ func TestServeServerView(t *testing.T) {
 		view      bool
 		stderr    string
 	}{
-		{"with /metrics", "", []string{"--metrics-interval", "0.02"}, true, ""},
+		{"with /metrics", "", []string{"--metrics-interval", "0.02", "--summary-file", "SUMMARY", "--save-detailed"}, true, ""},
 		{"--no-server-metrics", "", []string{"--no-server-metrics"}, false, ""},
 		{"no /metrics", noMetrics.URL, nil, false, "Server view: off for this run: "},
 	} {
@@ -50,6 +50,11 @@ func TestServeServerView(t *testing.T) {
 				tc.url = srv.URL
 			}
 			dir := t.TempDir()
+			for i, a := range tc.extra {
+				if a == "SUMMARY" {
+					tc.extra[i] = filepath.Join(dir, "summary.md")
+				}
+			}
 			args := append([]string{"serve", "--base-url", tc.url, "--model", "gobench/sim", "--tokenizer", "gobench-builtin",
 				"--num-prompts", "8", "--random-input-len", "16", "--random-output-len", "4", "--request-rate", "40",
 				"--save-result", "--result-dir", dir, "--result-filename", "r.json"}, tc.extra...)
@@ -79,6 +84,14 @@ func TestServeServerView(t *testing.T) {
 			}
 			if !ok {
 				return
+			}
+			summary, err := os.ReadFile(filepath.Join(dir, "summary.md"))
+			if err != nil || !strings.Contains(string(summary), "### Server view") {
+				t.Errorf("the --summary-file lacks the server view (%v):\n%s", err, summary)
+			}
+			out, _, code := runMain(t, "analyze", filepath.Join(dir, "r.json"), "--format", "json")
+			if code != 0 || !strings.Contains(out, `"gobench_version": "test"`) {
+				t.Errorf("analyze --format json does not keep the file's gobench_version (exit %d):\n%s", code, out)
 			}
 			view := v.(*pyjson.Object)
 			for _, k := range []string{"window_s", "quantiles", "ratios", "gauges", "findings", "verdict", "client_vs_server", "timeline"} {

@@ -190,6 +190,9 @@ func (g *serveGate) finish(deps *Deps, res *run.Result, runErr error) error {
 	if g.SummaryFile != "" {
 		var b strings.Builder
 		_ = report.Markdown(&b, res.Metrics, res.Spec, title)
+		if sv, ok := res.Object.Get(resultkey.ServerView); ok {
+			_ = serverview.Render(&b, sv.(*pyjson.Object), "markdown")
+		}
 		if rep != nil {
 			b.WriteString("\n")
 			_ = rep.WriteMarkdown(&b)
