@@ -8,7 +8,6 @@ import (
 	"github.com/gobench/gobench/internal/atomicfile"
 	"github.com/gobench/gobench/internal/exitcode"
 	"github.com/gobench/gobench/internal/metrics"
-	"github.com/gobench/gobench/internal/pyfmt"
 	"github.com/gobench/gobench/internal/pyjson"
 	"github.com/gobench/gobench/internal/report"
 	"github.com/gobench/gobench/internal/schedule"
@@ -175,6 +174,3 @@ func isoformat(t time.Time) string {
 	}
 	return s
 }
-
-// describeRate prints a Python float (inf, 10.0).
-func describeRate(r float64) string { return pyfmt.Float(r) }

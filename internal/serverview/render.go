@@ -153,9 +153,9 @@ func (p printer) table(rows [][]string) {
 		var sb strings.Builder
 		for i, c := range r {
 			if i == 0 {
-				sb.WriteString(fmt.Sprintf("%-*s", widths[i], c))
+				fmt.Fprintf(&sb, "%-*s", widths[i], c)
 			} else {
-				sb.WriteString(fmt.Sprintf("  %*s", widths[i], c))
+				fmt.Fprintf(&sb, "  %*s", widths[i], c)
 			}
 		}
 		p.line("%s", strings.TrimRight(sb.String(), " "))
