@@ -43,8 +43,13 @@ type simRecordLine struct {
 	Finish      string              `json:"finish_reason"`
 	Preemptions int                 `json:"preemptions"`
 	Cached      int                 `json:"cached_tokens"`
+	ArrivalNS   int64               `json:"arrival_ns"`
+	QueuedNS    int64               `json:"queued_ns"`
 	ScheduledNS int64               `json:"scheduled_ns"`
 	FirstNS     int64               `json:"first_token_ns"`
+	LastNS      int64               `json:"last_token_ns"`
+	EventsNS    []int64             `json:"events_ns"`
+	LateNS      []int64             `json:"late_ns"`
 	Intervals   map[string]*float64 `json:"intervals"`
 }
 
@@ -69,25 +74,19 @@ type scenarioRun struct {
 	fams  map[string]*dto.MetricFamily // the scrape after the run
 	peaks gaugePeaks
 	recs  []simRecordLine
-	out   string // what gobench serve printed
+	view  serverView // the diagnosis in gobench serve's result
+	out   string     // what gobench serve printed on stderr
 }
 
 // runScenario serves preset p as `gobench sim --preset` does, runs its
-// load through `gobench serve`, sampling /metrics every 20 ms, and returns
-// the final scrape, the gauges' peaks and the record.
+// load through `gobench serve --format json` (which samples the gauges
+// every 50 ms for its diagnosis, told the server's max_num_seqs as a user
+// would), sampling /metrics every 20 ms beside it, and returns the final
+// scrape, the gauges' peaks, the record and serve's server view.
 func runScenario(t *testing.T, p sim.Preset) scenarioRun {
 	t.Helper()
 	rec := filepath.Join(t.TempDir(), "truth.jsonl")
-	o := sim.NewOptions("", true)
-	for _, kv := range [][2]string{{"preset", p.Name}, {"port", "0"}, {"record", rec}, {"disable-log-stats", "true"}} {
-		if err := o.Set(kv[0], kv[1]); err != nil {
-			t.Fatal(err)
-		}
-	}
-	cfg, err := o.Config()
-	if err != nil {
-		t.Fatal(err)
-	}
+	cfg := presetConfig(t, p.Name, [2]string{"port", "0"}, [2]string{"record", rec}, [2]string{"disable-log-stats", "true"})
 	ctx, cancel := context.WithTimeout(context.Background(), scenarioGuard)
 	defer cancel()
 	srv, err := sim.Start(ctx, cfg)
@@ -98,21 +97,41 @@ func runScenario(t *testing.T, p sim.Preset) scenarioRun {
 	stop := make(chan struct{})
 	var wg sync.WaitGroup
 	wg.Go(func() { run.peaks = sampleGauges(srv.URL(), stop) })
-	var out bytes.Buffer
-	code := Main(ctx, append([]string{"serve", "--base-url", srv.URL()}, p.Load...), Deps{Stdout: &out, Stderr: &out, Version: "test"})
+	var stdout, stderr bytes.Buffer
+	args := append([]string{"serve", "--base-url", srv.URL(), "--server-max-num-seqs", itoa(cfg.Scheduler.MaxNumSeqs),
+		"--metrics-interval", "0.05", "--format", "json"}, p.Load...)
+	code := Main(ctx, args, Deps{Stdout: &stdout, Stderr: &stderr, Version: "test"})
 	close(stop)
 	wg.Wait()
-	run.out = out.String()
+	run.out = stderr.String()
 	if code != 0 || ctx.Err() != nil {
 		_ = srv.Close()
-		t.Fatalf("gobench serve %s: exit %d\n%s", p.LoadArgs(), code, &out)
+		t.Fatalf("gobench serve %s: exit %d\n%s", p.LoadArgs(), code, &stderr)
 	}
+	run.view = parseServerView(t, stdout.Bytes())
 	run.fams = scrape(t, srv.URL())
 	if err := srv.Close(); err != nil {
 		t.Fatal(err)
 	}
 	run.recs = readSimRecord(t, rec)
 	return run
+}
+
+// presetConfig is the configuration `gobench sim --preset name` builds,
+// with the other settings (knob, value) given.
+func presetConfig(t *testing.T, name string, settings ...[2]string) sim.Config {
+	t.Helper()
+	o := sim.NewOptions("", true)
+	for _, kv := range append([][2]string{{"preset", name}}, settings...) {
+		if err := o.Set(kv[0], kv[1]); err != nil {
+			t.Fatal(err)
+		}
+	}
+	cfg, err := o.Config()
+	if err != nil {
+		t.Fatal(err)
+	}
+	return cfg
 }
 
 // sampleGauges reads the scheduler gauges every 20 ms until stop closes.
@@ -434,14 +453,15 @@ var scenarioChecks = map[string]func(t *testing.T, run scenarioRun, s signature)
 	},
 }
 
-// TestSimScenarios runs every scenario preset with its documented load and
-// checks its signature and that /metrics agrees with the record. The
-// scenarios run one after another: each is sized for a machine to itself,
-// and a run takes a few seconds.
+// TestSimScenarios runs every scenario preset with its documented load
+// through `gobench serve`, checks its signature and that /metrics agrees
+// with the record, then that serve's diagnosis gives the verdict the preset
+// documents, from evidence that agrees with the record (checkVerdict).
+// Last, one scenario runs as the README's walk-through does, `gobench
+// serve --sim --sim-preset`. The scenarios run one after another: each is
+// sized for a machine to itself, and a run takes a few seconds. It is not
+// skipped under -short: nothing shorter shows the verdicts reachable.
 func TestSimScenarios(t *testing.T) {
-	if testing.Short() {
-		t.Skip("the scenarios take a few seconds each")
-	}
 	t.Parallel()
 	var names []string
 	for _, p := range sim.Presets() {
@@ -459,6 +479,8 @@ func TestSimScenarios(t *testing.T) {
 			s := signatureOf(t, run)
 			t.Logf("%s: %+v, peaks running %v waiting %v kv %v", p.Name, s, run.peaks.running, run.peaks.waiting, run.peaks.kv)
 			check(t, run, s)
+			c := verdictCase{view: run.view, truth: truthOf(run.recs, run.cfg.Scheduler.BlockSize), cfg: run.cfg}
+			checkVerdict(t, p, c)
 		})
 	}
 	sort.Strings(names)
@@ -466,6 +488,10 @@ func TestSimScenarios(t *testing.T) {
 		"prefill-interference", "prefix-hostile", "seq-limit"}; strings.Join(names, ",") != strings.Join(want, ",") {
 		t.Errorf("scenarios %v, want one per verdict: %v", names, want)
 	}
+	t.Run("seq-limit through --sim", func(t *testing.T) {
+		p, _ := sim.LookupPreset("seq-limit")
+		checkVerdict(t, p, runSimVerdict(t, p))
+	})
 }
 
 // TestScenarioTableInReadme: the README's table of scenarios gives each

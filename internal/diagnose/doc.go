@@ -18,6 +18,34 @@
 // queued, prefill = first token - scheduled, decode = last token - first
 // token), so TTFT - queue - prefill is the API server's own time.
 //
+// The procedure's words become these rules (each threshold a flag, Knobs):
+//
+//   - "Queue time dominates" TTFT (question 1): the queue's exact mean
+//     (sum / count) is at least --dominant-share of TTFT's, or its p50,
+//     p95 or p99 is that share of TTFT's same quantile — tails count, as
+//     the procedure's own reading of its sample does. A quantile inside
+//     the queue histogram's lowest bucket (vLLM's ends at 0.3 s) never
+//     counts: interpolation puts every such p50, p95 and p99 at 0.15,
+//     0.285 and 0.297 s whatever the queue was. Nothing below
+//     --noise-floor counts. So a server whose requests wait for the step
+//     in progress (a third of TTFT, every quantile under 0.3 s) is not
+//     called saturated, and one whose queue is short but most of TTFT is.
+//   - "Memory binds" (question 2): the peak KV-cache usage over the
+//     samples reaches --kv-high, or requests were preempted in the window
+//     at all: vLLM preempts only when the cache is full, so the samples
+//     (seconds apart) missed it.
+//   - "Hit rate lower than the workload should give" (question 4) needs
+//     what the workload should give, which only its author knows
+//     (--expected-prefix-hit-rate; not assumed by default, as a benchmark
+//     of random prompts shares nothing). Prefix caching turned off
+//     (vllm:cache_config_info) is named whatever it says, when prefill
+//     dominates TTFT.
+//   - Streaming is uneven (question 5) when ITL's p99 is --itl-tail-ratio
+//     times its p50 and at least --itl-high; high throughout when its p50
+//     is. ITL's lowest bucket ends at 10 ms, so a p50 inside it is under
+//     its true value and the ratio alone would overstate a tail: the p99
+//     floor keeps it honest.
+//
 // FromScrapes diagnoses scrapes a caller already has (gobench serve's
 // before and after its run); Collector scrapes live sources over a window
 // and samples their gauges on the way. Report renders as text, Markdown or

@@ -36,7 +36,10 @@ type Thresholds struct {
 	MinPreemptions float64
 	// ExpectedPrefixHitRate is the prefix-cache hit rate the workload
 	// should reach; below it, with prefill dominating TTFT, the prompts'
-	// structure is the problem. 0 skips that check.
+	// structure is the problem. 0 is "not known", and skips that check:
+	// only the workload's author knows what its prompts share, and a
+	// benchmark of random prompts shares nothing, so a default above 0
+	// would blame the cache for every long prompt.
 	ExpectedPrefixHitRate float64
 	// ITLHigh (seconds) is the inter-token latency that counts as high:
 	// at p99 for uneven streaming, at p50 for a whole distribution that
@@ -76,11 +79,14 @@ type Knob struct {
 // Knobs lists the threshold flags, in the order of the questions that use
 // them. The defaults read the procedure's words as numbers: "dominates" is
 // more than half, "near 1.0" is 90 %, "sustained preemptions" is any in
-// the window (a healthy server preempts none), "far above" is three times.
+// the window (a healthy server preempts none), "far above" is three times;
+// "lower than the workload should give" needs the workload's own figure,
+// so it is not assumed.
 func Knobs() []Knob {
 	return []Knob{
 		{Flag: "dominant-share", Default: 0.5, Min: 0, Max: 1,
-			Help:  "Share of time to first token at which a part of it (queue at p50, p95 or p99; prefill or the frontend on average) dominates.",
+			Help: "Share of time to first token at which a part of it dominates: the queue on average or at p50, p95 or p99 " +
+				"(a quantile inside the queue histogram's lowest bucket never counts), prefill or the frontend on average.",
 			Field: func(t *Thresholds) *float64 { return &t.DominantShare }},
 		{Flag: "noise-floor", Default: 0.05, Min: 0, Max: math.Inf(1),
 			Help:  "Seconds below which a part of time to first token is never called the problem, whatever its share.",
@@ -91,8 +97,9 @@ func Knobs() []Knob {
 		{Flag: "min-preemptions", Default: 1, Min: 0, Max: math.Inf(1),
 			Help:  "Preemptions in the window that make a full cache thrashing rather than full of useful work.",
 			Field: func(t *Thresholds) *float64 { return &t.MinPreemptions }},
-		{Flag: "expected-prefix-hit-rate", Default: 0.3, Min: 0, Max: 1,
-			Help:  "Prefix-cache hit rate (0-1, in tokens) the workload should reach, e.g. the share of each prompt that is a shared system prompt; 0 skips the check.",
+		{Flag: "expected-prefix-hit-rate", Default: 0, Min: 0, Max: 1,
+			Help: "Prefix-cache hit rate (0-1, in tokens) the workload should reach, e.g. the share of each prompt that is a shared system prompt; " +
+				"0, the default, is not known: a low hit rate is then not called the problem (prefix caching turned off still is).",
 			Field: func(t *Thresholds) *float64 { return &t.ExpectedPrefixHitRate }},
 		{Flag: "itl-high", Default: 0.1, Min: 0, Max: math.Inf(1),
 			Help:  "Inter-token latency in seconds that counts as high: at p99 for uneven streaming, at p50 for a distribution that is high throughout.",

@@ -35,10 +35,16 @@ func procedure(r *Report, o Options) []Finding {
 	return []Finding{f1, f2, f3, prefillFinding(r, t), streamFinding(r, t)}
 }
 
-// queueFinding is question 1: queue time against TTFT at p50, p95 and
-// p99. Tails count: a queue that is small at the median but most of TTFT
-// at p95 or p99 dominates. A quantile in the queue histogram's lowest
-// bucket is only known to be below its bound, so it never counts.
+// queueFinding is question 1: queue time against TTFT, on average and at
+// p50, p95 and p99. The queue dominates when its exact mean (sum / count)
+// is at least --dominant-share of TTFT's mean, or when one of its
+// quantiles is at least that share of TTFT's same quantile: tails count,
+// so a queue that is small at the median but most of TTFT at p95 or p99
+// dominates. A quantile in the queue histogram's lowest bucket (vLLM's
+// ends at 0.3 s) is only known to be below that bound — interpolation puts
+// every such p50, p95 and p99 at 0.15, 0.285 and 0.297 s whatever the
+// queue was — so it never counts; the mean, exact, still does. Neither
+// counts below --noise-floor.
 func queueFinding(r *Report, t Thresholds) Finding {
 	f := Finding{Step: 1, Question: q1}
 	ttft, queue := r.row(sm.TTFT), r.row(sm.Queue)
@@ -49,36 +55,56 @@ func queueFinding(r *Report, t Thresholds) Finding {
 		return unanswered(f, "the server has no queue-time histogram (vllm:request_queue_time_seconds)")
 	}
 	var at []string
+	onAverage := false
 	for _, i := range []int{p50, p95, p99} {
 		qe, te := queue.P[i], ttft.P[i]
 		share := div(qe.Value, te.Value)
 		name := pctName(i)
 		text := fmt.Sprintf("queue %s %s (bucket %s) is %s of TTFT %s %s", name, secs(qe.Value), bucketText(qe, "s"),
 			pct(share), name, secs(te.Value))
-		switch {
-		case qe.Lowest:
+		if qe.Lowest {
 			text += ": inside the lowest bucket, too coarse to count"
-		case qe.Value < t.NoiseFloor:
-			text += fmt.Sprintf(": below the noise floor of %s (--noise-floor)", secs(t.NoiseFloor))
-		case share >= t.DominantShare:
-			text += fmt.Sprintf(": dominates (>= %s, --dominant-share)", pct(t.DominantShare))
+		} else if dominant(&text, qe.Value, share, t) {
 			at = append(at, name)
-		default:
-			text += fmt.Sprintf(": below %s (--dominant-share)", pct(t.DominantShare))
 		}
 		f.Evidence = append(f.Evidence, Evidence{Name: "queue_share_" + name, Value: share, Threshold: t.DominantShare, Text: text})
 	}
 	if !math.IsNaN(queue.Mean) && !math.IsNaN(ttft.Mean) {
-		f.Evidence = append(f.Evidence, Evidence{Name: "queue_share_mean", Value: div(queue.Mean, ttft.Mean), Threshold: math.NaN(),
-			Text: fmt.Sprintf("mean queue %s is %s of mean TTFT %s", secs(queue.Mean), pct(div(queue.Mean, ttft.Mean)), secs(ttft.Mean))})
+		share := div(queue.Mean, ttft.Mean)
+		text := fmt.Sprintf("mean queue %s is %s of mean TTFT %s (exact: sum / count)", secs(queue.Mean), pct(share), secs(ttft.Mean))
+		onAverage = dominant(&text, queue.Mean, share, t)
+		f.Evidence = append(f.Evidence, Evidence{Name: "queue_share_mean", Value: share, Threshold: t.DominantShare, Text: text})
 	}
-	if len(at) == 0 {
+	where := ""
+	switch {
+	case len(at) == 0 && !onAverage:
 		f.Status, f.Conclusion = RuledOut, "Queue time is small: the time is in prefill or the frontend (question 4)."
 		return f
+	case len(at) == 0:
+		where = "on average"
+	case onAverage:
+		where = "at " + join(at) + ", and on average"
+	default:
+		where = "at " + join(at)
 	}
 	f.Status = Located
-	f.Conclusion = fmt.Sprintf("Queue time dominates TTFT at %s: the server is saturated or blocked (question 2).", join(at))
+	f.Conclusion = fmt.Sprintf("Queue time dominates TTFT %s: the server is saturated or blocked (question 2).", where)
 	return f
+}
+
+// dominant says whether a queue time of seconds, share of TTFT, dominates
+// it, and appends why to text.
+func dominant(text *string, seconds, share float64, t Thresholds) bool {
+	switch {
+	case seconds < t.NoiseFloor:
+		*text += fmt.Sprintf(": below the noise floor of %s (--noise-floor)", secs(t.NoiseFloor))
+	case share >= t.DominantShare:
+		*text += fmt.Sprintf(": dominates (>= %s, --dominant-share)", pct(t.DominantShare))
+		return true
+	default:
+		*text += fmt.Sprintf(": below %s (--dominant-share)", pct(t.DominantShare))
+	}
+	return false
 }
 
 // waitingFinding is question 2: the running requests against
@@ -95,13 +121,21 @@ func waitingFinding(r *Report, o Options) (f Finding, memory bool) {
 		f.Conclusion = "Cache usage is near 1.0: memory binds (question 3)."
 		return f, true
 	}
+	if p := r.Ratios.Preemptions; p > 0 {
+		// The samples missed the full cache (they are seconds apart, or
+		// taken outside the load): vLLM preempts only when a running
+		// request needs a block and none is free.
+		f.Conclusion = fmt.Sprintf("No sample caught the cache near 1.0, but %s requests were preempted %s, which vLLM does only "+
+			"when the cache is full: memory binds (question 3).", count(p), r.span())
+		return f, true
+	}
 	running, waiting := g.Peak.Running, g.Peak.Waiting
 	deferred := g.WaitingByReason["deferred"]
 	f.Evidence = append(f.Evidence, Evidence{Name: "running_peak", Value: running, Threshold: math.NaN(),
 		Text: fmt.Sprintf("running peaked at %s requests, waiting at %s (at the end: capacity %s, deferred %s)",
 			count(running), count(waiting), count(g.WaitingByReason["capacity"]), count(deferred))})
 	if !(running > 0 || waiting > 0) {
-		return idleFinding(f, r.Ratios.Preemptions)
+		return idleFinding(f)
 	}
 	perEngine, from := o.MaxNumSeqs, "--max-num-seqs"
 	if perEngine == 0 && g.MaxNumSeqs > 0 {
@@ -126,14 +160,9 @@ func waitingFinding(r *Report, o Options) (f Finding, memory bool) {
 }
 
 // idleFinding answers question 2 when every state sample shows an idle
-// server (scrapes taken before and after the load): preemptions in the
-// window still show that memory bound, since vLLM preempts only when the
-// cache is full; otherwise the most common cause is named, as a guess.
-func idleFinding(f Finding, preemptions float64) (Finding, bool) {
-	if preemptions > 0 {
-		f.Conclusion = "The state samples show an idle server, but requests were preempted in the window, which vLLM does only when the cache is full: memory bound (question 3)."
-		return f, true
-	}
+// server (scrapes taken before and after the load) and nothing was
+// preempted: the most common cause is named, as a guess.
+func idleFinding(f Finding) (Finding, bool) {
 	return seqLimit(f, "The state samples all show an idle server (the scrapes were taken outside the load), so why requests waited cannot be seen; "+
 		"the most common cause is the sequence limit. Diagnose while the load runs (the live window samples the gauges) to tell."), false
 }

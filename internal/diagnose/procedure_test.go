@@ -38,37 +38,65 @@ func TestVerdicts(t *testing.T) {
 		maxNumSeqs int
 		want       Verdict
 		step       int
+		expectHit  float64 // --expected-prefix-hit-rate; 0, the default, is not known
 	}{
 		// TTFT 50 ms of which the queue is 1 ms (inside the lowest bucket),
 		// prefill 30 ms; ITL even at 20 ms.
-		{"healthy", scenario(0.05, 0.001, 0.03, smoothITL()), 0, Healthy, 0},
+		{"healthy", scenario(0.05, 0.001, 0.03, smoothITL()), 0, Healthy, 0, 0},
 		// Queue 1 s of TTFT 1.2 s; 256 running of --max-num-seqs 256, KV 50 %.
-		{"seq limit", queued().gauge(sm.Running, 256).gauge(sm.KVUsage, 0.5), 256, QueueSeqLimit, 2},
+		{"seq limit", queued().gauge(sm.Running, 256).gauge(sm.KVUsage, 0.5), 256, QueueSeqLimit, 2, 0},
 		// The same without --max-num-seqs: most likely the sequence limit.
-		{"seq limit, max_num_seqs unknown", queued().gauge(sm.KVUsage, 0.5), 0, QueueSeqLimit, 2},
+		{"seq limit, max_num_seqs unknown", queued().gauge(sm.KVUsage, 0.5), 0, QueueSeqLimit, 2, 0},
 		// KV 95 % and 12 preemptions.
-		{"memory thrashing", queued().gauge(sm.KVUsage, 0.95).counter(sm.Preemptions, 12), 0, QueueMemoryThrashing, 3},
+		{"memory thrashing", queued().gauge(sm.KVUsage, 0.95).counter(sm.Preemptions, 12), 0, QueueMemoryThrashing, 3, 0},
 		// KV 95 % and none.
-		{"memory full", queued().gauge(sm.KVUsage, 0.95), 0, QueueMemoryFull, 3},
+		{"memory full", queued().gauge(sm.KVUsage, 0.95), 0, QueueMemoryFull, 3, 0},
+		// KV 50 % in every sample, 10 running of 256, but 12 preemptions:
+		// the samples missed the full cache (vLLM preempts only then).
+		{"memory thrashing between samples", queued().gauge(sm.KVUsage, 0.5).counter(sm.Preemptions, 12), 256, QueueMemoryThrashing, 3, 0},
 		// 10 running of 256 with KV 50 %: neither binds.
-		{"head of line", queued().gauge(sm.KVUsage, 0.5), 256, QueueHeadOfLine, 2},
+		{"head of line", queued().gauge(sm.KVUsage, 0.5), 256, QueueHeadOfLine, 2, 0},
 		// max_num_seqs 64 from an info metric's label: 10 running is below
 		// it (without it, the sequence limit would be the guess).
 		{"max_num_seqs from an info metric", func() *page {
 			p := queued().gauge(sm.KVUsage, 0.5)
 			p.extra = append(p.extra, `vllm:scheduler_config_info{max_num_seqs="64"} 1`)
 			return p
-		}(), 0, QueueHeadOfLine, 2},
+		}(), 0, QueueHeadOfLine, 2, 0},
 		// Deferred requests, max_num_seqs unknown.
-		{"head of line, deferred", queued().gauge(sm.KVUsage, 0.5).gauge(sm.WaitingByReason, 0), 0, Verdict(""), 2},
-		// TTFT 0.5 s, prefill 0.45 s of it, the cache hits 2 %.
-		{"prefix cache", scenario(0.5, 0.001, 0.45, smoothITL()).counter(sm.PrefixHits, 20), 0, PrefillPrefixCache, 4},
+		{"head of line, deferred", queued().gauge(sm.KVUsage, 0.5).gauge(sm.WaitingByReason, 0), 0, Verdict(""), 2, 0},
+		// TTFT 0.5 s, prefill 0.45 s of it, the cache hits 2 % where the
+		// workload should give 30 %.
+		{"prefix cache", scenario(0.5, 0.001, 0.45, smoothITL()).counter(sm.PrefixHits, 20), 0, PrefillPrefixCache, 4, 0.3},
+		// The same with no expectation given: prompts that share nothing (a
+		// benchmark's random prompts) are simply long.
+		{"long prompts, no expected hit rate", scenario(0.5, 0.001, 0.45, smoothITL()).counter(sm.PrefixHits, 20), 0, Healthy, 0, 0},
+		// Prefill 0.45 s of TTFT 0.5 s with prefix caching off (the
+		// counters stay at zero): the cache is the problem, whatever the
+		// expectation.
+		{"prefix caching off", func() *page {
+			p := scenario(0.5, 0.001, 0.45, smoothITL()).counter(sm.PrefixQueries, 0).counter(sm.PrefixHits, 0)
+			p.extra = append(p.extra, `vllm:cache_config_info{block_size="16",enable_prefix_caching="False",engine="0"} 1`)
+			return p
+		}(), 0, PrefillPrefixCache, 4, 0},
 		// TTFT 0.5 s, prefill 0.05 s: 0.45 s in the API server.
-		{"frontend", scenario(0.5, 0.001, 0.05, smoothITL()), 0, PrefillFrontend, 4},
+		{"frontend", scenario(0.5, 0.001, 0.05, smoothITL()), 0, PrefillFrontend, 4, 0},
 		// 95 % of ITLs at 20 ms, 5 % at 450 ms.
-		{"prefill interference", scenario(0.05, 0.001, 0.03, append(obs(0.02, 950), obs(0.45, 50)...)), 0, StreamPrefillInterference, 5},
+		{"prefill interference", scenario(0.05, 0.001, 0.03, append(obs(0.02, 950), obs(0.45, 50)...)), 0, StreamPrefillInterference, 5, 0},
 		// Every ITL 180 ms.
-		{"batch or CPU", scenario(0.05, 0.001, 0.03, obs(0.18, 1000)), 0, StreamBatchOrCPU, 5},
+		{"batch or CPU", scenario(0.05, 0.001, 0.03, obs(0.18, 1000)), 0, StreamBatchOrCPU, 5, 0},
+		// Queue 0.2 s of TTFT 0.25 s: every quantile lies in the queue
+		// histogram's lowest bucket (0-0.3 s) and does not count, but the
+		// exact mean does.
+		{"queue below the lowest bucket, on average", onAverage(), 10, QueueSeqLimit, 2, 0},
+		// A step of 150 ms with a third of TTFT queued behind the step in
+		// progress: the tails of the queue lie in its lowest bucket, the
+		// mean is below half, so the queue is not the problem; ITL is.
+		{"batch or CPU, a third of TTFT queued", func() *page {
+			p := scenario(0.21, 0.07, 0.14, obs(0.15, 1000))
+			p.hists[sm.Queue] = append(obs(0.01, 50), obs(0.13, 50)...)
+			return p
+		}(), 0, StreamBatchOrCPU, 5, 0},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -78,7 +106,7 @@ func TestVerdicts(t *testing.T) {
 				tt.want = QueueHeadOfLine
 			}
 			o := DefaultOptions()
-			o.MaxNumSeqs = tt.maxNumSeqs
+			o.MaxNumSeqs, o.Thresholds.ExpectedPrefixHitRate = tt.maxNumSeqs, tt.expectHit
 			r, err := FromScrapes(Input{Sources: []string{"p"}, End: [][]byte{tt.page.bytes()}}, o)
 			if err != nil {
 				t.Fatal(err)
@@ -90,6 +118,37 @@ func TestVerdicts(t *testing.T) {
 				t.Errorf("question %d does not give the verdict\n%s", tt.step, findingsText(r))
 			}
 		})
+	}
+}
+
+// onAverage is a server whose requests wait 0.2 s of a TTFT of 0.25 s,
+// with 10 running of --max-num-seqs 10.
+func onAverage() *page {
+	return scenario(0.25, 0.2, 0.03, smoothITL()).gauge(sm.Waiting, 40).gauge(sm.Running, 10)
+}
+
+// TestQueueOnAverage: a queue whose every quantile lies in the queue
+// histogram's lowest bucket is located by its exact mean alone, and the
+// finding says so; without sums and counts (the seed's sample) only the
+// quantiles can locate it.
+func TestQueueOnAverage(t *testing.T) {
+	t.Parallel()
+	r, err := FromScrapes(Input{End: [][]byte{onAverage().bytes()}}, DefaultOptions())
+	if err != nil {
+		t.Fatal(err)
+	}
+	f := r.Findings[0]
+	if f.Status != Located || !strings.Contains(f.Conclusion, "dominates TTFT on average:") {
+		t.Fatalf("question 1: %s %q\n%s", f.Status, f.Conclusion, findingsText(r))
+	}
+	mean := f.Evidence[len(f.Evidence)-1]
+	if mean.Name != "queue_share_mean" || math.Abs(mean.Value-0.8) > 1e-9 || mean.Threshold != 0.5 {
+		t.Errorf("evidence %+v, want the mean's share 0.8 against 0.5", mean)
+	}
+	for _, e := range f.Evidence[:3] {
+		if !strings.Contains(e.Text, "inside the lowest bucket") {
+			t.Errorf("%s counted: %s", e.Name, e.Text)
+		}
 	}
 }
 
@@ -157,20 +216,24 @@ func TestUnanswered(t *testing.T) {
 func TestThresholds(t *testing.T) {
 	t.Parallel()
 	thrash := scenario(1.2, 1.0, 0.1, smoothITL()).gauge(sm.Waiting, 40).gauge(sm.KVUsage, 0.95).counter(sm.Preemptions, 12).bytes()
+	full := scenario(1.2, 1.0, 0.1, smoothITL()).gauge(sm.Waiting, 40).gauge(sm.KVUsage, 0.95).bytes()
 	tests := []struct {
 		name string
+		page []byte
 		set  func(*Thresholds)
 		want Verdict
 	}{
-		{"kv-high above the usage", func(t *Thresholds) { t.KVHigh = 0.96 }, QueueSeqLimit},
-		{"min-preemptions above the count", func(t *Thresholds) { t.MinPreemptions = 13 }, QueueMemoryFull},
-		{"dominant-share above the queue's", func(t *Thresholds) { t.DominantShare = 0.9 }, Healthy},
-		{"noise-floor above the queue", func(t *Thresholds) { t.NoiseFloor = 1.5 }, Healthy},
+		// Without preemptions (which show a full cache whatever the
+		// samples say).
+		{"kv-high above the usage", full, func(t *Thresholds) { t.KVHigh = 0.96 }, QueueSeqLimit},
+		{"min-preemptions above the count", thrash, func(t *Thresholds) { t.MinPreemptions = 13 }, QueueMemoryFull},
+		{"dominant-share above the queue's", thrash, func(t *Thresholds) { t.DominantShare = 0.9 }, Healthy},
+		{"noise-floor above the queue", thrash, func(t *Thresholds) { t.NoiseFloor = 1.5 }, Healthy},
 	}
 	for _, tt := range tests {
 		o := DefaultOptions()
 		tt.set(&o.Thresholds)
-		r, err := FromScrapes(Input{End: [][]byte{thrash}}, o)
+		r, err := FromScrapes(Input{End: [][]byte{tt.page}}, o)
 		if err != nil {
 			t.Fatal(err)
 		}

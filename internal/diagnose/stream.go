@@ -3,6 +3,7 @@ package diagnose
 import (
 	"fmt"
 	"math"
+	"strings"
 
 	sm "github.com/gobench/gobench/internal/servermetrics"
 )
@@ -53,41 +54,71 @@ func prefillFinding(r *Report, t Thresholds) Finding {
 			Text: fmt.Sprintf("mean prefill %s for %s prompt tokens on average (%s ms per token)",
 				secs(prefillRow.Mean), count(pr.Mean), num3(1000*div(prefillRow.Mean, pr.Mean)))})
 	}
-	hit := r.Ratios.PrefixCacheHitRate
-	f.Evidence = append(f.Evidence, hitEvidence(r.Ratios, t))
+	off := prefixCachingOff(r.Gauges)
+	f.Evidence = append(f.Evidence, hitEvidence(r.Ratios, t, off))
+	slow := prefill >= t.NoiseFloor && prefillShare >= t.DominantShare
 	switch {
-	case prefill >= t.NoiseFloor && prefillShare >= t.DominantShare && t.ExpectedPrefixHitRate > 0 && hit < t.ExpectedPrefixHitRate:
-		f.Status, f.Verdict = Located, PrefillPrefixCache
-		f.Conclusion = fmt.Sprintf("Prefill dominates TTFT and the prefix cache serves %s of prompt tokens, less than the %s the workload should give: prompt structure.",
-			pct(hit), pct(t.ExpectedPrefixHitRate))
-		f.Advice = "Put what prompts share first and keep it byte-identical (system prompt, tools, documents before the question); " +
-			"check that prefix caching is on (--enable-prefix-caching) and that the cache is not evicting the shared prefix."
+	case slow && (off || t.ExpectedPrefixHitRate > 0 && r.Ratios.PrefixCacheHitRate < t.ExpectedPrefixHitRate):
+		return prefixCache(f, r.Ratios.PrefixCacheHitRate, t, off)
 	case front >= t.NoiseFloor && frontShare >= t.DominantShare:
 		f.Status, f.Verdict = Located, PrefillFrontend
 		f.Conclusion = "Prefill time is fine but TTFT is high: the time is in the frontend."
 		f.Advice = "Look at the API server's CPU: tokenising, chat templates, media; more API servers (--api-server-count) or a faster tokenizer."
-	default:
+	case slow && r.Ratios.PrefixCacheHitRate >= t.ExpectedPrefixHitRate && t.ExpectedPrefixHitRate > 0:
 		f.Status = RuledOut
-		f.Conclusion = "Neither prefill nor the frontend makes TTFT long."
-		if prefill >= t.NoiseFloor && prefillShare >= t.DominantShare {
-			f.Conclusion = "Prefill dominates TTFT but the prefix cache already serves what it should: the prompts are simply long."
-		}
+		f.Conclusion = "Prefill dominates TTFT but the prefix cache already serves what it should: the prompts are simply long."
+	case slow:
+		f.Status = RuledOut
+		f.Conclusion = "Prefill dominates TTFT, but nothing shows the prefix cache serving less than it should " +
+			"(give --expected-prefix-hit-rate, the share the workload's prompts have in common): the prompts are taken to be simply long."
+	default:
+		f.Status, f.Conclusion = RuledOut, "Neither prefill nor the frontend makes TTFT long."
 	}
 	return f
 }
 
-// hitEvidence states the prefix-cache hit rate against the expected one.
-func hitEvidence(rt Ratios, t Thresholds) Evidence {
+// prefixCache locates the problem in the prefix cache: turned off, or
+// hitting less than the workload should give.
+func prefixCache(f Finding, hit float64, t Thresholds, off bool) Finding {
+	f.Status, f.Verdict = Located, PrefillPrefixCache
+	f.Advice = "Put what prompts share first and keep it byte-identical (system prompt, tools, documents before the question); " +
+		"check that prefix caching is on (--enable-prefix-caching) and that the cache is not evicting the shared prefix."
+	if off {
+		f.Conclusion = "Prefill dominates TTFT and prefix caching is off: every prompt token is computed, what prompts share included."
+		f.Advice = "Turn prefix caching on (--enable-prefix-caching, vLLM's default) and put what prompts share first, byte-identical " +
+			"(system prompt, tools, documents before the question)."
+		return f
+	}
+	f.Conclusion = fmt.Sprintf("Prefill dominates TTFT and the prefix cache serves %s of prompt tokens, less than the %s the workload should give: prompt structure.",
+		pct(hit), pct(t.ExpectedPrefixHitRate))
+	return f
+}
+
+// prefixCachingOff says the server's vllm:cache_config_info has
+// enable_prefix_caching False. vLLM then looks nothing up, so its
+// prefix-cache counters stay at zero and the hit rate is not known; the
+// label says why.
+func prefixCachingOff(g Gauges) bool {
+	return strings.EqualFold(g.CacheConfig["enable_prefix_caching"], "false")
+}
+
+// hitEvidence states the prefix-cache hit rate against the expected one
+// (none when --expected-prefix-hit-rate is 0: not known).
+func hitEvidence(rt Ratios, t Thresholds, off bool) Evidence {
 	e := Evidence{Name: "prefix_cache_hit_rate", Value: rt.PrefixCacheHitRate, Threshold: t.ExpectedPrefixHitRate}
+	expected := fmt.Sprintf("expected %s (--expected-prefix-hit-rate)", pct(t.ExpectedPrefixHitRate))
+	if t.ExpectedPrefixHitRate == 0 {
+		e.Threshold, expected = math.NaN(), "what the workload should reach is not known (--expected-prefix-hit-rate)"
+	}
 	switch {
+	case off:
+		e.Text = "prefix caching is off (vllm:cache_config_info enable_prefix_caching=False): no prompt token can come from the cache"
 	case math.IsNaN(rt.PrefixCacheHitRate):
 		e.Text = "no prefix-cache counters (or no lookups): the hit rate is not known"
 	case rt.HitRateFromGauge:
-		e.Text = fmt.Sprintf("prefix-cache hit rate %s (V0's gauge, since start, in blocks); expected %s (--expected-prefix-hit-rate)",
-			pct(rt.PrefixCacheHitRate), pct(t.ExpectedPrefixHitRate))
+		e.Text = fmt.Sprintf("prefix-cache hit rate %s (V0's gauge, since start, in blocks); %s", pct(rt.PrefixCacheHitRate), expected)
 	default:
-		e.Text = fmt.Sprintf("prefix-cache hit rate %s of prompt tokens; expected %s (--expected-prefix-hit-rate)",
-			pct(rt.PrefixCacheHitRate), pct(t.ExpectedPrefixHitRate))
+		e.Text = fmt.Sprintf("prefix-cache hit rate %s of prompt tokens; %s", pct(rt.PrefixCacheHitRate), expected)
 	}
 	if !math.IsNaN(rt.ComputedPrefillShare) {
 		e.Text += fmt.Sprintf("; %s of prompt tokens were computed", pct(rt.ComputedPrefillShare))

@@ -62,8 +62,9 @@ func latencyPresets() []Preset {
 	return []Preset{
 		{Name: "healthy", Verdict: "healthy",
 			Description: "A server with headroom: a 15 ms step (a larger model than 8b-1gpu), no queue, a KV cache " +
-				"nearly empty, no preemption, steady inter-token latency.",
-			Load: random("64", "32", "60", "--request-rate", "30"),
+				"nearly empty, no preemption, steady inter-token latency. The prompts are short (16 tokens), so that " +
+				"no step lasts 100 ms even if every request arrives at once (a client that falls behind its schedule).",
+			Load: random("16", "32", "60", "--request-rate", "30"),
 			Apply: func(c *Config) {
 				engine8B(c)
 				c.Scheduler.StepBase = 15 * time.Millisecond
@@ -88,19 +89,21 @@ func latencyPresets() []Preset {
 				c.FrontendLatency = time.Second
 			}},
 		{Name: "prefill-interference", Verdict: "stream/prefill-interference",
-			Description: "The 8B server with long prompts arriving while others decode: each 1,500-token prefill " +
-				"shares a step with the decoders and stretches that step from ~7 ms to ~80 ms, so the p99 of " +
-				"inter_token_latency_seconds is ten times its median.",
-			Load:  random("1500", "48", "32", "--request-rate", "8", "--burstiness", "inf"),
+			Description: "The 8B server with long prompts arriving while others decode: each 2,500-token prefill " +
+				"shares a step with the decoders and stretches that step from ~7 ms to ~130 ms, so the p99 of " +
+				"inter_token_latency_seconds is twenty times its median, while each prompt is prefilled long before " +
+				"the next arrives (no queue).",
+			Load:  random("2500", "48", "20", "--request-rate", "4", "--burstiness", "inf"),
 			Apply: engine8B},
 		{Name: "batch-overload", Verdict: "stream/batch-or-cpu",
-			Description: "The 8B server with steps of 80 ms plus 3 ms per running sequence (a model too large for " +
-				"its GPU, or an engine core short of CPU): with ~30 running, every step takes ~170 ms, so the whole " +
-				"inter-token latency distribution is high while requests wait no longer than the step in progress.",
+			Description: "The 8B server with steps of 100 ms plus 3 ms per running sequence (a model too large for " +
+				"its GPU, or an engine core short of CPU): with ~30 running, every step takes ~190 ms and none less " +
+				"than 100 ms, so the whole inter-token latency distribution is high while requests wait no longer " +
+				"than the step in progress (a third of TTFT on average).",
 			Load: random("64", "8", "60", "--request-rate", "18", "--burstiness", "inf"),
 			Apply: func(c *Config) {
 				engine8B(c)
-				c.Scheduler.StepBase = 80 * time.Millisecond
+				c.Scheduler.StepBase = 100 * time.Millisecond
 				c.Scheduler.StepPerSeq = 3 * time.Millisecond
 			}},
 	}
