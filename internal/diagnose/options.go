@@ -15,6 +15,10 @@ type Options struct {
 	// known. vLLM does not publish it, so question 2 can only compare the
 	// running requests with it when it is given.
 	MaxNumSeqs int
+	// MaxNumSeqsFlag is the flag that gives MaxNumSeqs, which the
+	// evidence names: "" means diagnose's --max-num-seqs (gobench serve
+	// passes --server-max-num-seqs).
+	MaxNumSeqsFlag string
 	// Thresholds are the procedure's comparisons.
 	Thresholds Thresholds
 }

@@ -137,7 +137,11 @@ func waitingFinding(r *Report, o Options) (f Finding, memory bool) {
 	if !(running > 0 || waiting > 0) {
 		return idleFinding(f)
 	}
-	perEngine, from := o.MaxNumSeqs, "--max-num-seqs"
+	flag := o.MaxNumSeqsFlag
+	if flag == "" {
+		flag = "--max-num-seqs"
+	}
+	perEngine, from := o.MaxNumSeqs, flag
 	if perEngine == 0 && g.MaxNumSeqs > 0 {
 		perEngine, from = g.MaxNumSeqs, g.InfoName
 	}
@@ -154,9 +158,9 @@ func waitingFinding(r *Report, o Options) (f Finding, memory bool) {
 		return headOfLine(f, deferred), false
 	}
 	f.Evidence = append(f.Evidence, Evidence{Name: "max_num_seqs", Value: math.NaN(), Threshold: math.NaN(),
-		Text: "max_num_seqs is not known: vLLM does not publish it (give --max-num-seqs)"})
+		Text: "max_num_seqs is not known: vLLM does not publish it (give " + flag + ")"})
 	return seqLimit(f, "Requests wait while the cache has room and none is deferred: most likely the sequence limit binds. "+
-		"Confirm with --max-num-seqs: if running stays below it, the cause is head-of-line blocking (queue/head-of-line)."), false
+		"Confirm with "+flag+": if running stays below it, the cause is head-of-line blocking (queue/head-of-line)."), false
 }
 
 // idleFinding answers question 2 when every state sample shows an idle

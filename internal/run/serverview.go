@@ -97,7 +97,8 @@ func (x *execution) serverView(before, after scrape, samples []diagnose.State, m
 	in := diagnose.Input{Sources: []string{x.api.URL("/metrics")}, Start: [][]byte{before.text}, End: [][]byte{after.text},
 		Seconds: after.at - before.at, States: samples}
 	opts := diagnose.DefaultOptions()
-	opts.Model, opts.MaxNumSeqs = x.servedModel(), o.ServerMaxNumSeqs
+	opts.Model, opts.MaxNumSeqs, opts.MaxNumSeqsFlag = x.servedModel(), o.ServerMaxNumSeqs, "--server-max-num-seqs"
+	opts.Thresholds.ExpectedPrefixHitRate = expectedPrefixHitRate(o)
 	rep, err := diagnose.FromScrapes(in, opts)
 	if me := (*diagnose.ModelError)(nil); errors.As(err, &me) {
 		// A LoRA or an alias the server labels otherwise: read the only
@@ -115,4 +116,19 @@ func (x *execution) serverView(before, after scrape, samples []diagnose.State, m
 		c.SpecAcceptanceLength = spec.AcceptanceLength
 	}
 	return serverview.Build(rep, c, samples)
+}
+
+// expectedPrefixHitRate is what the prefix cache should hit for this
+// run's workload, as far as gobench knows it: a random dataset with
+// --random-prefix-len P shares P of each prompt's P + --random-input-len
+// tokens, of which the cache should serve at least 80 % (the first
+// request of each prefix misses, and the cache works in whole blocks).
+// 0 (not known) for the other workloads: the diagnosis then does not
+// judge the hit rate.
+func expectedPrefixHitRate(o *Options) float64 {
+	d := o.Dataset
+	if d.Name != "random" || d.RandomPrefixLen <= 0 {
+		return 0
+	}
+	return 0.8 * float64(d.RandomPrefixLen) / float64(d.RandomPrefixLen+d.RandomInputLen)
 }
