@@ -1,0 +1,222 @@
+package run
+
+import (
+	"bytes"
+	"strings"
+	"testing"
+	"testing/synctest"
+	"time"
+	"unicode/utf8"
+
+	"github.com/gobench/gobench/internal/metrics"
+	"github.com/google/go-cmp/cmp"
+)
+
+// TestProgressLine checks the CI line's figures, computed by hand: the
+// rates count the successful requests and their tokens over the elapsed
+// time, as the result's throughputs do.
+func TestProgressLine(t *testing.T) {
+	for _, tc := range []struct {
+		name, desc string
+		s          progressSnapshot
+		want       string
+	}{{
+		// (120-2)/8.4 = 14.05 req/s; 15000/8.4 = 1785.7 tok/s.
+		name: "running",
+		s:    progressSnapshot{Total: 1000, Done: 120, Failed: 2, Running: 64, Tokens: 15000, Elapsed: 8400 * time.Millisecond},
+		want: "progress: 120/1000 done, 2 failed, 14.0 req/s, 1786 output tok/s, 64 running, 8.4 s",
+	}, {
+		name: "nothing back yet",
+		s:    progressSnapshot{Total: 1000, Running: 1000, Elapsed: time.Second},
+		want: "progress: 0/1000 done, 0 failed, 0.0 req/s, 0 output tok/s, 1000 running, 1.0 s",
+	}, {
+		// 10/4 = 2.5 req/s; 1000/4 = 250 tok/s.
+		name: "warm-up",
+		desc: "warmup",
+		s:    progressSnapshot{Total: 10, Done: 10, Tokens: 1000, Elapsed: 4 * time.Second},
+		want: "warmup progress: 10/10 done, 0 failed, 2.5 req/s, 250 output tok/s, 0 running, 4.0 s",
+	}, {
+		name: "all failed",
+		s:    progressSnapshot{Total: 5, Done: 5, Failed: 5, Elapsed: 2 * time.Second},
+		want: "progress: 5/5 done, 5 failed, 0.0 req/s, 0 output tok/s, 0 running, 2.0 s",
+	}, {
+		name: "no time yet",
+		s:    progressSnapshot{Total: 5, Done: 1, Tokens: 10},
+		want: "progress: 1/5 done, 0 failed, 0.0 req/s, 0 output tok/s, 0 running, 0.0 s",
+	}} {
+		t.Run(tc.name, func(t *testing.T) {
+			if got := progressLine(tc.desc, tc.s); got != tc.want {
+				t.Errorf("got  %q\nwant %q", got, tc.want)
+			}
+		})
+	}
+}
+
+// TestProgressBar checks the terminal frame: tqdm's layout with the
+// failures and the token rate, the bar in eighths of a cell, the time
+// left from the rate so far, and a bar that narrows and then goes when the
+// line would not fit.
+func TestProgressBar(t *testing.T) {
+	done := progressSnapshot{Total: 4, Done: 4, Tokens: 400, Elapsed: 2 * time.Second}
+	for _, tc := range []struct {
+		name, desc string
+		s          progressSnapshot
+		columns    int
+		want       string
+	}{{
+		// 12 % of 25 cells = 3 cells; 8 s for 120, so 58.7 s for 880 more.
+		name:    "running",
+		s:       progressSnapshot{Total: 1000, Done: 120, Failed: 2, Tokens: 15000, Elapsed: 8 * time.Second},
+		columns: 120,
+		want:    " 12%|███                      | 120/1000, 2 failed [00:08<00:58, 14.8 req/s, 1875 tok/s]",
+	}, {
+		// 50 % of 5 cells = 2.5 cells: two full and a half.
+		name:    "half a cell",
+		desc:    "warmup",
+		s:       progressSnapshot{Total: 2, Done: 1, Tokens: 7, Elapsed: 3723 * time.Second},
+		columns: 71,
+		want:    "warmup:  50%|██▌  | 1/2, 0 failed [1:02:03<1:02:03, 0.0 req/s, 0 tok/s]",
+	}, {
+		name:    "nothing back yet",
+		s:       progressSnapshot{Total: 3, Elapsed: 500 * time.Millisecond},
+		columns: 79,
+		want:    "  0%|                         | 0/3, 0 failed [00:00<?, 0.0 req/s, 0 tok/s]",
+	}, {
+		name:    "done",
+		s:       done,
+		columns: 81,
+		want:    "100%|█████████████████████████| 4/4, 0 failed [00:02<00:00, 2.0 req/s, 200 tok/s]",
+	}, {
+		name:    "room for 4 cells",
+		s:       done,
+		columns: 60,
+		want:    "100%|████| 4/4, 0 failed [00:02<00:00, 2.0 req/s, 200 tok/s]",
+	}, {
+		name:    "no room for a bar",
+		s:       done,
+		columns: 59,
+		want:    "100% 4/4, 0 failed [00:02<00:00, 2.0 req/s, 200 tok/s]",
+	}, {
+		name:    "cut at the width",
+		s:       done,
+		columns: 20,
+		want:    "100% 4/4, 0 failed [",
+	}} {
+		t.Run(tc.name, func(t *testing.T) {
+			l := newBarLayout(tc.columns)
+			got := l.frame(tc.desc, tc.s)
+			if got != tc.want {
+				t.Errorf("got  %q\nwant %q", got, tc.want)
+			}
+			if n := utf8.RuneCountInString(got); n > tc.columns {
+				t.Errorf("%d columns, more than %d", n, tc.columns)
+			}
+		})
+	}
+}
+
+// TestProgressLines runs the CI lines on a fake clock: the first after a
+// second, then at every multiple of the interval, and a last one at the
+// end, with the counters as the request goroutines left them.
+func TestProgressLines(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		var buf bytes.Buffer
+		opts := Options{ProgressInterval: 5 * time.Second}
+		p := newProgress(Env{Stderr: &buf}, opts, 4, "")
+		ok := metrics.Output{Success: true, OutputTokens: 50}
+		p.sent()
+		p.sent()
+		time.Sleep(2 * time.Second)
+		p.finished(&ok)
+		time.Sleep(4 * time.Second)
+		p.sent()
+		p.finished(&metrics.Output{Error: "HTTP 500"})
+		time.Sleep(5 * time.Second)
+		synctest.Wait()
+		p.finish()
+		want := []string{
+			"progress: 0/4 done, 0 failed, 0.0 req/s, 0 output tok/s, 2 running, 1.0 s",
+			"progress: 1/4 done, 0 failed, 0.2 req/s, 10 output tok/s, 1 running, 5.0 s",
+			"progress: 2/4 done, 1 failed, 0.1 req/s, 5 output tok/s, 1 running, 10.0 s",
+			"progress: 2/4 done, 1 failed, 0.1 req/s, 5 output tok/s, 1 running, 11.0 s",
+		}
+		if diff := cmp.Diff(want, strings.Split(strings.TrimSuffix(buf.String(), "\n"), "\n")); diff != "" {
+			t.Errorf("lines (-want +got):\n%s", diff)
+		}
+	})
+}
+
+// TestProgressTerminal runs the bar on a fake clock: a frame every
+// barRefresh when something changed, redrawn in place, the bar narrowed
+// for longer numbers and not widened again for shorter ones, and the last
+// frame ended by a newline.
+func TestProgressTerminal(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		var buf bytes.Buffer
+		p := newProgress(Env{Stderr: &buf, Progress: true}, Options{}, 2, "")
+		p.sent()
+		time.Sleep(250 * time.Millisecond) // frames at 100 and 200 ms: the same
+		p.finished(&metrics.Output{Success: true, ITL: []float64{0.01, 0.01}})
+		time.Sleep(100 * time.Millisecond)
+		synctest.Wait()
+		p.finish()
+		// At 300 ms: 1/0.3 = 3.3 req/s, 3 tokens (two gaps) / 0.3 = 10 tok/s;
+		// at the end, 350 ms: 2.9 req/s, 9 tok/s.
+		want := "\r  0%|                         | 0/2, 0 failed [00:00<?, 0.0 req/s, 0 tok/s]\x1b[K" +
+			"\r 50%|████████████            | 1/2, 0 failed [00:00<00:00, 3.3 req/s, 10 tok/s]\x1b[K" +
+			"\r 50%|████████████            | 1/2, 0 failed [00:00<00:00, 2.9 req/s, 9 tok/s]\x1b[K\n"
+		if got := buf.String(); got != want {
+			t.Errorf("got  %q\nwant %q", got, want)
+		}
+	})
+}
+
+// TestProgressOff checks when nothing is shown: --disable-tqdm, no
+// interval off a terminal, and a run shorter than the first line.
+func TestProgressOff(t *testing.T) {
+	for _, tc := range []struct {
+		name string
+		env  Env
+		opts Options
+	}{
+		{"disable-tqdm on a terminal", Env{Progress: true}, Options{DisableProgress: true}},
+		{"disable-tqdm off a terminal", Env{}, Options{DisableProgress: true, ProgressInterval: time.Second}},
+		{"interval 0 off a terminal", Env{}, Options{}},
+	} {
+		if p := newProgress(tc.env, tc.opts, 10, ""); p != nil {
+			p.finish()
+			t.Errorf("%s: progress shown", tc.name)
+		}
+	}
+	synctest.Test(t, func(t *testing.T) {
+		var buf bytes.Buffer
+		p := newProgress(Env{Stderr: &buf}, Options{ProgressInterval: 5 * time.Second}, 1, "")
+		p.sent()
+		time.Sleep(999 * time.Millisecond)
+		p.finished(&metrics.Output{Success: true})
+		p.finish()
+		if buf.Len() != 0 {
+			t.Errorf("a run shorter than a second printed %q", &buf)
+		}
+	})
+	var none *progress // what a run without progress holds
+	none.sent()
+	none.finished(&metrics.Output{})
+	none.finish()
+}
+
+// TestProgressCountsWithoutAllocating checks that a request's counting
+// allocates nothing: it runs once per request on the request's goroutine.
+func TestProgressCountsWithoutAllocating(t *testing.T) {
+	p := &progress{}
+	out := metrics.Output{Success: true, OutputTokens: 3}
+	if n := testing.AllocsPerRun(100, func() {
+		p.sent()
+		p.finished(&out)
+	}); n != 0 {
+		t.Errorf("%v allocations per request", n)
+	}
+	if p.done.Load() != 101 || p.tokens.Load() != 303 || p.running.Load() != 0 {
+		t.Errorf("done %d, tokens %d, running %d", p.done.Load(), p.tokens.Load(), p.running.Load())
+	}
+}
