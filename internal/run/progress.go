@@ -30,8 +30,9 @@ const barRefresh = 100 * time.Millisecond
 // counters (no lock, no allocation, no write), and one goroutine of its own
 // reads them and draws. A nil *progress is valid and does nothing.
 type progress struct {
-	// The counters the request goroutines add to.
-	running, done, failed, tokens atomic.Int64
+	// The counters the request goroutines add to: requests sent, come
+	// back, failed, and the output tokens of the successful ones.
+	started, done, failed, tokens atomic.Int64
 
 	// What the drawing goroutine owns.
 	w        io.Writer
@@ -64,7 +65,7 @@ func newProgress(env Env, opts Options, total int, desc string) *progress {
 // sent counts a request that is being sent (its concurrency slot taken).
 func (p *progress) sent() {
 	if p != nil {
-		p.running.Add(1)
+		p.started.Add(1)
 	}
 }
 
@@ -86,7 +87,6 @@ func (p *progress) finished(out *metrics.Output) {
 		p.failed.Add(1)
 	}
 	p.done.Add(1)
-	p.running.Add(-1)
 }
 
 // finish stops drawing and draws the end: the bar's last frame, or a last
@@ -150,8 +150,10 @@ func (p *progress) next(elapsed time.Duration) time.Duration {
 func (p *progress) firstLine() time.Duration { return min(firstProgressLine, p.interval) }
 
 // snapshot reads the counters. They are read one at a time, so a request
-// finishing meanwhile may be missed by one of them until the next read.
+// finishing meanwhile may be missed by one of them until the next read;
+// done is read before sent, so that running is never negative.
 func (p *progress) snapshot() progressSnapshot {
-	return progressSnapshot{Total: p.total, Done: p.done.Load(), Failed: p.failed.Load(),
-		Running: max(p.running.Load(), 0), Tokens: p.tokens.Load(), Elapsed: time.Since(p.start)}
+	done := p.done.Load()
+	return progressSnapshot{Total: p.total, Done: done, Failed: p.failed.Load(),
+		Running: p.started.Load() - done, Tokens: p.tokens.Load(), Elapsed: time.Since(p.start)}
 }

@@ -216,7 +216,37 @@ func TestProgressCountsWithoutAllocating(t *testing.T) {
 	}); n != 0 {
 		t.Errorf("%v allocations per request", n)
 	}
-	if p.done.Load() != 101 || p.tokens.Load() != 303 || p.running.Load() != 0 {
-		t.Errorf("done %d, tokens %d, running %d", p.done.Load(), p.tokens.Load(), p.running.Load())
+	if s := p.snapshot(); s.Done != 101 || s.Tokens != 303 || s.Running != 0 {
+		t.Errorf("done %d, tokens %d, running %d", s.Done, s.Tokens, s.Running)
 	}
+}
+
+// BenchmarkProgressCount is what a request pays for the progress: one
+// sent and one finished, from as many goroutines as there are cores.
+func BenchmarkProgressCount(b *testing.B) {
+	p := &progress{}
+	b.RunParallel(func(pb *testing.PB) {
+		out := metrics.Output{Success: true, OutputTokens: 100}
+		for pb.Next() {
+			p.sent()
+			p.finished(&out)
+		}
+	})
+}
+
+// BenchmarkProgressDraw is what the drawing goroutine pays per frame or
+// line (it draws 10 frames, or one line per interval, a second).
+func BenchmarkProgressDraw(b *testing.B) {
+	s := progressSnapshot{Total: 1000, Done: 120, Failed: 2, Running: 64, Tokens: 15000, Elapsed: 8400 * time.Millisecond}
+	b.Run("bar", func(b *testing.B) {
+		l := newBarLayout(barColumns)
+		for b.Loop() {
+			_ = l.frame("", s)
+		}
+	})
+	b.Run("line", func(b *testing.B) {
+		for b.Loop() {
+			_ = progressLine("", s)
+		}
+	})
 }
