@@ -146,29 +146,52 @@ func TestProgressLines(t *testing.T) {
 	})
 }
 
-// TestProgressTerminal runs the bar on a fake clock: a frame every
-// barRefresh when something changed, redrawn in place, the bar narrowed
-// for longer numbers and not widened again for shorter ones, and the last
-// frame ended by a newline.
+// TestProgressTerminal runs the bar on a fake clock: frames redrawn in
+// place every barRefresh while requests come back, else when the clock's
+// second turns, and the last frame ended by a newline.
 func TestProgressTerminal(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		var buf bytes.Buffer
 		p := newProgress(Env{Stderr: &buf, Progress: true}, Options{}, 2, "")
 		p.sent()
-		time.Sleep(250 * time.Millisecond) // frames at 100 and 200 ms: the same
+		time.Sleep(250 * time.Millisecond)
 		p.finished(&metrics.Output{Success: true, ITL: []float64{0.01, 0.01}})
-		time.Sleep(100 * time.Millisecond)
+		time.Sleep(900 * time.Millisecond)
 		synctest.Wait()
 		p.finish()
-		// At 300 ms: 1/0.3 = 3.3 req/s, 3 tokens (two gaps) / 0.3 = 10 tok/s;
-		// at the end, 350 ms: 2.9 req/s, 9 tok/s.
-		want := "\r  0%|                         | 0/2, 0 failed [00:00<?, 0.0 req/s, 0 tok/s]\x1b[K" +
-			"\r 50%|████████████            | 1/2, 0 failed [00:00<00:00, 3.3 req/s, 10 tok/s]\x1b[K" +
-			"\r 50%|████████████            | 1/2, 0 failed [00:00<00:00, 2.9 req/s, 9 tok/s]\x1b[K\n"
-		if got := buf.String(); got != want {
-			t.Errorf("got  %q\nwant %q", got, want)
+		// 100 ms: nothing back, so the next frame waits for 1 s. 1 s: one
+		// back (3 tokens: two gaps), 1/1 = 1.0 req/s, 3 tok/s; so 1.1 s
+		// follows: 0.9 req/s, 2.7 tok/s. The end, 1.15 s: 0.9 req/s, 2.6 tok/s.
+		want := []string{
+			"\r  0%|                         | 0/2, 0 failed [00:00<?, 0.0 req/s, 0 tok/s]\x1b[K",
+			"\r 50%|████████████▌            | 1/2, 0 failed [00:01<00:01, 1.0 req/s, 3 tok/s]\x1b[K",
+			"\r 50%|████████████▌            | 1/2, 0 failed [00:01<00:01, 0.9 req/s, 3 tok/s]\x1b[K",
+			"\r 50%|████████████▌            | 1/2, 0 failed [00:01<00:01, 0.9 req/s, 3 tok/s]\x1b[K\n",
+		}
+		if diff := cmp.Diff(strings.Join(want, ""), buf.String()); diff != "" {
+			t.Errorf("frames (-want +got):\n%s", diff)
 		}
 	})
+}
+
+// TestProgressBarNarrows checks that the bar narrows for longer numbers
+// and does not widen again for shorter ones, so that frames do not jitter.
+func TestProgressBarNarrows(t *testing.T) {
+	l := newBarLayout(79)
+	for _, step := range []struct {
+		s    progressSnapshot
+		want string
+	}{{
+		s:    progressSnapshot{Total: 2, Done: 1, Tokens: 3, Elapsed: 300 * time.Millisecond},
+		want: " 50%|████████████            | 1/2, 0 failed [00:00<00:00, 3.3 req/s, 10 tok/s]",
+	}, {
+		s:    progressSnapshot{Total: 2, Done: 1, Tokens: 3, Elapsed: 350 * time.Millisecond},
+		want: " 50%|████████████            | 1/2, 0 failed [00:00<00:00, 2.9 req/s, 9 tok/s]",
+	}} {
+		if got := l.frame("", step.s); got != step.want {
+			t.Errorf("got  %q\nwant %q", got, step.want)
+		}
+	}
 }
 
 // TestProgressOff checks when nothing is shown: --disable-tqdm, no
