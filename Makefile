@@ -36,8 +36,8 @@ demo: build ## A real benchmark against the built-in simulator.
 		--num-prompts 200 --request-rate 40 --max-concurrency 32 --percentile-metrics ttft,tpot,itl,e2el \
 		--metric-percentiles 50,90,99 --goodput ttft:100 tpot:15
 
-bench: build ## Client CPU per event and timing error vs gobench sim --record, 1/64/512 streams.
-	$(GO) run ./tools/simbench -gobench $(BIN) -concurrency 1,64,512
+bench: build ## Client CPU per event and timing error vs gobench sim --record, 1/64/512 streams, progress off/bar/lines.
+	$(GO) run ./tools/simbench -gobench $(BIN) -concurrency 1,64,512 -progress off,bar,lines
 
 fidelity: build ## Client minus ground truth (gobench sim --record): TTFT, ITL, E2EL at 1..2048 streams.
 	$(GO) run ./tools/simbench -gobench $(BIN)

@@ -11,9 +11,10 @@ import (
 )
 
 // simArgs is a small run against the built-in simulator whose transcript
-// is the same on every run (seeded workload, fixed latencies).
+// is the same on every run (seeded workload, fixed latencies; no progress
+// lines, whose count depends on the run's length: TestServeProgressLines).
 var simArgs = []string{"serve", "--sim", "--sim-ttft", "0.005", "--sim-itl", "0.001",
-	"--num-prompts", "6", "--random-input-len", "32", "--random-output-len", "4"}
+	"--num-prompts", "6", "--random-input-len", "32", "--random-output-len", "4", "--disable-tqdm"}
 
 // portRE matches the simulator's loopback port, which differs per run.
 var portRE = regexp.MustCompile(`127\.0\.0\.1:\d+`)

@@ -120,7 +120,7 @@ func serveHelpGroups() []helpGroup {
 		{title: "Server view flags (the server's /metrics beside the client's figures, and why it is slow):",
 			flags: []string{"no-server-metrics", "metrics-interval", "server-max-num-seqs"}},
 		{title: "Output flags:", flags: []string{"format", "save-result", "save-detailed", "append-result", "result-dir",
-			"result-filename", "label", "metadata", "summary-file", "disable-tqdm"}},
+			"result-filename", "label", "metadata", "summary-file", "disable-tqdm", "progress-interval"}},
 		{title: "Gate flags:", flags: []string{"threshold", "threshold-baseline"}},
 	}
 	return append(groups, serveSimHelpGroups()...)
@@ -170,7 +170,7 @@ func (f *serveFlags) registerLoad(s flagSet) {
 	s.val(bindChoice("lora-assignment", &o.LoRAAssignment, "random", "round-robin"), "lora-assignment", "How requests pick a LoRA: random or round-robin.")
 	f.probeRequestRate = newFloat("probe-request-rate", 0)
 	s.val(f.probeRequestRate, "probe-request-rate", "Send 1-token probe requests at this rate beside the run (not supported yet).")
-	s.boolean(&o.DisableProgress, "disable-tqdm", "No progress bar.")
+	s.boolean(&o.DisableProgress, "disable-tqdm", "No progress bar (on a terminal) and no progress lines (otherwise).")
 	s.boolean(new(bool), "use-beam-search", "Accepted for compatibility; it has no effect, as in vLLM.")
 }
 
@@ -283,6 +283,7 @@ func (f *serveFlags) registerOwn(s flagSet) {
 	s.val(f.readTimeout, "read-timeout", "Fail a request that receives no token (or final event) for this many seconds; SSE comments and empty chunks do not count (default: VLLM_BENCH_SOCK_READ, else none; inf: none).")
 	s.val(bindSeconds("request-timeout", &o.RequestTimeout), "request-timeout", "Fail a request that has not finished after this many seconds (vLLM's aiohttp total timeout).")
 	s.val(bindSeconds("interrupt-grace", &o.InterruptGrace), "interrupt-grace", "After the first Ctrl-C, seconds to let requests in flight finish before cancelling them.")
+	s.val(bindSeconds("progress-interval", &o.ProgressInterval), "progress-interval", "When stderr is not a terminal (CI logs), seconds between progress lines (\"progress: 120/1000 done, 0 failed, ...\"; the first after 1 s); 0: none.")
 	f.gate.register(s.fs)
 	f.simx.register(s.fs, "sim-", false)
 }

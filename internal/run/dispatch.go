@@ -46,8 +46,8 @@ type dispatcher struct {
 	// set and true then, bounds it by QuickGrace too.
 	grace time.Duration
 	quick func() bool
-	// done is called once per finished request (progress bar).
-	done func()
+	// progress counts the requests sent and finished (nil: none).
+	progress *progress
 	// released, when non-nil, records the wall time each request is
 	// released (ramp-up rps_change_events carry it).
 	released []time.Time
@@ -98,12 +98,11 @@ func (d *dispatcher) send(ctx context.Context, stop <-chan struct{}, slot chan s
 	default:
 	}
 	res.sent[i] = true
+	d.progress.sent()
 	out := d.client.Do(ctx, d.be, j.req, j.body)
 	out.ClientQueueTime = out.StartTime - arrival
 	res.outputs[i] = out
-	if d.done != nil {
-		d.done()
-	}
+	d.progress.finished(&out)
 }
 
 // run sends jobs[i] at startInstant + offsets[i] and waits for them.

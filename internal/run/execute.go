@@ -216,7 +216,7 @@ func (x *execution) warmUp(ctx context.Context) error {
 	}
 	fmt.Fprintf(x.out, "Warm-up: %d copies of the first request, not measured...\n", o.NumWarmups)
 	bar := newProgress(x.env, *o, o.NumWarmups, "warmup")
-	err := warmUp(ctx, x.client, x.Backend.Impl, &x.test, x.testBody, o.NumWarmups, o.MaxConcurrency, bar.add)
+	err := warmUp(ctx, x.client, x.Backend.Impl, &x.test, x.testBody, o.NumWarmups, o.MaxConcurrency, bar)
 	bar.finish()
 	if err != nil {
 		return fmt.Errorf("warm-up: %w", err)
@@ -276,7 +276,7 @@ func (x *execution) dispatch(ctx context.Context, bar *progress) dispatchResult 
 		sem = newFIFO(o.MaxConcurrency)
 	}
 	d := &dispatcher{client: x.client, be: x.Backend.Impl, sem: sem, stop: x.env.Stop, grace: o.InterruptGrace,
-		quick: x.env.Quick, done: bar.add}
+		quick: x.env.Quick, progress: bar}
 	if o.Schedule.RampUp != nil {
 		d.released = make([]time.Time, len(x.jobs))
 	}

@@ -132,6 +132,9 @@ type Options struct {
 	Metadata           []report.KV
 	ReportCachedTokens bool
 	DisableProgress    bool
+	// ProgressInterval is the time between progress lines when stderr is
+	// not a terminal (--progress-interval); 0 prints none.
+	ProgressInterval time.Duration
 	// NoServerMetrics turns the server view off: no /metrics scrapes
 	// beyond vLLM's own two, no gauge sampling, no server_view.
 	NoServerMetrics bool
@@ -186,6 +189,8 @@ func DefaultOptions() Options {
 		LoRAAssignment:  "random",
 		Percentiles:     ps,
 		Dataset:         ds,
+		// Not vLLM's: gobench prints progress lines in CI logs.
+		ProgressInterval: DefaultProgressInterval,
 	}
 }
 
@@ -424,7 +429,7 @@ func (o *Options) validateWaits() error {
 	for _, w := range []struct {
 		flag string
 		d    time.Duration
-	}{{"--read-timeout", o.ReadTimeout}, {"--interrupt-grace", o.InterruptGrace}} {
+	}{{"--read-timeout", o.ReadTimeout}, {"--interrupt-grace", o.InterruptGrace}, {"--progress-interval", o.ProgressInterval}} {
 		if w.d < 0 {
 			return fmt.Errorf("argument %s: must not be negative (got %s)", w.flag, pyfmt.Float(w.d.Seconds()))
 		}
@@ -477,7 +482,9 @@ type Env struct {
 	// Abort is closed on the third interrupt: what is left before saving
 	// (the server's counters, the profiler's stop) is skipped.
 	Abort <-chan struct{}
-	// Progress, when true, draws a progress bar on Stderr.
+	// Progress tells that Stderr is a terminal: the run draws a progress
+	// bar there; otherwise it prints a progress line every
+	// Options.ProgressInterval.
 	Progress bool
 	// Version is gobench's version, saved in detailed results.
 	Version string

@@ -24,9 +24,18 @@
 //	           the same command) per token event received, warm-ups included
 //	sim late   the simulator's own lateness: event sent − when it was due
 //	           (mean and p99)
+//	stderr     bytes the serve process wrote to stderr (its progress)
+//
+// With -progress, each concurrency is measured once per progress display
+// of the serve process (the progress column): off (--disable-tqdm), bar
+// (stderr on a pseudo-terminal: the bar redrawn every 100 ms), lines
+// (stderr a pipe: a CI line every 5 s) or lines=SECONDS (a line every
+// SECONDS), so that what drawing the progress costs the client's CPU and
+// timing shows as the difference between rows.
 //
 // `make bench` runs it at 1, 64 and 512 streams (the client-overhead
-// targets), `make fidelity` adds 2048.
+// targets) with the progress off, as a bar and as lines; `make fidelity`
+// adds 2048, with the progress off.
 //
 // What the CPU figure can be compared with (measured on the project's 2-core
 // Firecracker VM, 512 streams of 100 events, 2026-11-30, with throw-away
@@ -47,6 +56,7 @@ import (
 	"encoding/json"
 	"flag"
 	"fmt"
+	"io"
 	"math"
 	"os"
 	"os/exec"
@@ -67,14 +77,55 @@ func main() {
 	concs := flag.String("concurrency", "1,64,512,2048", "comma-separated concurrencies")
 	waves := flag.Int("waves", 3, "requests per run = concurrency × waves (at least 10)")
 	simArgs := flag.String("sim-args", "", "extra arguments for gobench sim, e.g. \"--preset 8b-1gpu\"")
+	progress := flag.String("progress", "off", "comma-separated progress displays of gobench serve, a row each: "+
+		"off (--disable-tqdm), bar (stderr on a pseudo-terminal), lines (stderr a pipe), lines=SECONDS (--progress-interval)")
 	flag.Parse()
-	if err := run(*bin, *ttft, *itl, *tokens, *concs, *waves, strings.Fields(*simArgs)); err != nil {
+	modes, err := parseModes(*progress)
+	if err == nil {
+		err = run(*bin, *ttft, *itl, *tokens, *concs, *waves, strings.Fields(*simArgs), modes)
+	}
+	if err != nil {
 		fmt.Fprintln(os.Stderr, "simbench:", err)
 		os.Exit(1)
 	}
 }
 
-func run(bin string, ttft, itl time.Duration, tokens int, concs string, waves int, simArgs []string) error {
+// progressMode is a progress display of the serve process.
+type progressMode struct {
+	// name is how -progress spells it.
+	name string
+	// args are the serve flags it takes.
+	args []string
+	// tty puts serve's stderr on a pseudo-terminal.
+	tty bool
+}
+
+// parseModes reads -progress.
+func parseModes(s string) ([]progressMode, error) {
+	var modes []progressMode
+	for _, name := range strings.Split(s, ",") {
+		name = strings.TrimSpace(name)
+		m := progressMode{name: name}
+		switch secs, ok := strings.CutPrefix(name, "lines="); {
+		case name == "off":
+			m.args = []string{"--disable-tqdm"}
+		case name == "bar":
+			m.tty = true
+		case name == "lines":
+		case ok:
+			if v, err := strconv.ParseFloat(secs, 64); err != nil || !(v > 0) {
+				return nil, fmt.Errorf("-progress %q: lines=SECONDS needs a positive number of seconds", name)
+			}
+			m.args = []string{"--progress-interval", secs}
+		default:
+			return nil, fmt.Errorf("-progress %q: not off, bar, lines or lines=SECONDS", name)
+		}
+		modes = append(modes, m)
+	}
+	return modes, nil
+}
+
+func run(bin string, ttft, itl time.Duration, tokens int, concs string, waves int, simArgs []string, modes []progressMode) error {
 	tmp, err := os.MkdirTemp("", "gobench-simbench-")
 	if err != nil {
 		return err
@@ -89,33 +140,37 @@ func run(bin string, ttft, itl time.Duration, tokens int, concs string, waves in
 	args = append(args, simArgs...)
 
 	reqDur := ttft.Seconds() + float64(tokens-1)*itl.Seconds()
-	head := []string{"concurrency", "requests", "events", "µs/event", "TTFT err", "TTFT err", "ITL err", "E2EL err", "upload",
-		"sim late", "sim late", "wall"}
-	unit := []string{"", "", "", "client", "mean ms", "p99 ms", "p99 ms", "mean ms", "mean ms", "mean ms", "p99 ms", "s"}
-	for k, cs := range strings.Split(concs, ",") {
+	head := []string{"concurrency", "progress", "requests", "events", "µs/event", "TTFT err", "TTFT err", "ITL err", "E2EL err", "upload",
+		"sim late", "sim late", "wall", "stderr"}
+	unit := []string{"", "", "", "", "client", "mean ms", "p99 ms", "p99 ms", "mean ms", "mean ms", "mean ms", "p99 ms", "s", "bytes"}
+	first := true
+	for _, cs := range strings.Split(concs, ",") {
 		c, err := strconv.Atoi(strings.TrimSpace(cs))
 		if err != nil || c < 1 {
 			return fmt.Errorf("-concurrency %q: not a positive integer", cs)
 		}
-		// One simulator per concurrency: its record is renamed into place
-		// when it stops, so it is read after stopping it.
-		truthFile := filepath.Join(tmp, fmt.Sprintf("truth-c%d.jsonl", c))
-		sim, err := startSim(bin, append(args[:len(args):len(args)], "--record", truthFile))
-		if err != nil {
-			return err
+		for _, mode := range modes {
+			// One simulator per row: its record is renamed into place when
+			// it stops, so it is read after stopping it.
+			truthFile := filepath.Join(tmp, fmt.Sprintf("truth-c%d-%s.jsonl", c, mode.name))
+			sim, err := startSim(bin, append(args[:len(args):len(args)], "--record", truthFile))
+			if err != nil {
+				return err
+			}
+			if first {
+				first = false
+				fmt.Printf("gobench client vs gobench sim --record (separate processes, %d cores, GOMAXPROCS %d)\n", runtime.NumCPU(), runtime.GOMAXPROCS(0))
+				fmt.Printf("%s\nPoisson arrivals at concurrency/%.2f s, capped at --max-concurrency, after `concurrency` warm-ups\n\n",
+					sim.banner, reqDur)
+				printRow(unit)
+				printRow(head)
+			}
+			row, err := measure(bin, sim, tmp, truthFile, mode, c, max(10, c*waves), tokens, reqDur)
+			if err != nil {
+				return err
+			}
+			printRow(row)
 		}
-		if k == 0 {
-			fmt.Printf("gobench client vs gobench sim --record (separate processes, %d cores, GOMAXPROCS %d)\n", runtime.NumCPU(), runtime.GOMAXPROCS(0))
-			fmt.Printf("%s\nPoisson arrivals at concurrency/%.2f s, capped at --max-concurrency, after `concurrency` warm-ups\n\n",
-				sim.banner, reqDur)
-			printRow(unit)
-			printRow(head)
-		}
-		row, err := measure(bin, sim, tmp, truthFile, c, max(10, c*waves), tokens, reqDur)
-		if err != nil {
-			return err
-		}
-		printRow(row)
 	}
 	fmt.Println("\nTargets: TTFT err mean < 1 ms at 512 streams; ITL err p99 < 1 ms; ≤ 5 µs client CPU per event.")
 	fmt.Println("Errors are client minus truth, with the clocks tied by the fastest upload (see the package doc).")
@@ -166,7 +221,7 @@ func (s *simProc) stop() error {
 }
 
 func printRow(cols []string) {
-	fmt.Printf("%-12s %8s %8s %9s %9s %9s %9s %9s %9s %9s %9s %6s\n", toAny(cols)...)
+	fmt.Printf("%-12s %-9s %8s %8s %9s %9s %9s %9s %9s %9s %9s %9s %6s %7s\n", toAny(cols)...)
 }
 
 func toAny(s []string) []any {
@@ -179,14 +234,15 @@ func toAny(s []string) []any {
 
 // measure runs one concurrency against sim, stops sim to read its record,
 // and returns the table row.
-func measure(bin string, sim *simProc, tmp, truthFile string, c, n, tokens int, reqDur float64) ([]string, error) {
+func measure(bin string, sim *simProc, tmp, truthFile string, mode progressMode, c, n, tokens int, reqDur float64) ([]string, error) {
 	defer func() { _ = sim.stop() }()
 	prefix := fmt.Sprintf("c%d-", c)
 	args := []string{"serve", "--base-url", sim.base, "--num-prompts", strconv.Itoa(n), "--max-concurrency", strconv.Itoa(c),
 		"--request-rate", strconv.FormatFloat(float64(c)/reqDur, 'f', 3, 64), "--num-warmups", strconv.Itoa(c),
 		"--random-input-len", "64", "--random-output-len", strconv.Itoa(tokens), "--percentile-metrics", "ttft,tpot,itl,e2el",
-		"--disable-tqdm", "--seed", "1", "--request-id-prefix", prefix, "--model", "gobench/sim", "--tokenizer", "gobench-builtin"}
-	dry, _, dryOut, err := rusage(bin, append(args, "--dry-run"))
+		"--seed", "1", "--request-id-prefix", prefix, "--model", "gobench/sim", "--tokenizer", "gobench-builtin"}
+	args = append(args, mode.args...)
+	dry, _, dryOut, _, err := rusage(bin, append(args, "--dry-run"), false)
 	if err != nil {
 		return nil, err
 	}
@@ -194,9 +250,9 @@ func measure(bin string, sim *simProc, tmp, truthFile string, c, n, tokens int, 
 	if err != nil {
 		return nil, err
 	}
-	file := filepath.Join(tmp, fmt.Sprintf("c%d.json", c))
-	total, wall, _, err := rusage(bin, append(args, "--save-result", "--save-detailed", "--result-dir", tmp,
-		"--result-filename", filepath.Base(file)))
+	file := filepath.Join(tmp, fmt.Sprintf("c%d-%s.json", c, mode.name))
+	total, wall, _, stderrBytes, err := rusage(bin, append(args, "--save-result", "--save-detailed", "--result-dir", tmp,
+		"--result-filename", filepath.Base(file)), mode.tty)
 	if err != nil {
 		return nil, err
 	}
@@ -211,7 +267,11 @@ func measure(bin string, sim *simProc, tmp, truthFile string, c, n, tokens int, 
 	if err != nil {
 		return nil, err
 	}
-	return compare(res, truth, ids, c, n, tokens, total-dry, wall)
+	row, err := compare(res, truth, ids, c, n, tokens, total-dry, wall)
+	if err != nil {
+		return nil, err
+	}
+	return append(append(row[:1:1], mode.name), append(row[1:], strconv.Itoa(stderrBytes))...), nil
 }
 
 // compare lines the client's requests up with the truth and renders a row.
@@ -256,21 +316,46 @@ func compare(res *result, truth map[string]*record, ids map[int]string, c, n, to
 }
 
 // rusage runs gobench with args and returns its CPU time (user+system),
-// wall time and standard output.
-func rusage(bin string, args []string) (cpu, wall time.Duration, stdout string, err error) {
+// wall time, standard output and how many bytes it wrote to stderr, which
+// is a pipe or, with tty, a pseudo-terminal.
+func rusage(bin string, args []string, tty bool) (cpu, wall time.Duration, stdout string, stderrBytes int, err error) {
 	cmd := exec.Command(bin, args...)
 	var out, errOut strings.Builder
 	cmd.Stdout, cmd.Stderr = &out, &errOut
+	var pts *os.File
+	drained := make(chan struct{})
+	if tty {
+		var ptmx *os.File
+		if ptmx, pts, err = openPTY(); err != nil {
+			return 0, 0, "", 0, err
+		}
+		defer ptmx.Close()
+		cmd.Stderr = pts
+		go func() {
+			defer close(drained)
+			_, _ = io.Copy(&errOut, ptmx) // ends (EIO) when the process exits
+		}()
+	} else {
+		close(drained)
+	}
 	start := time.Now()
-	if err := cmd.Run(); err != nil {
-		return 0, 0, "", fmt.Errorf("%s %s: %w\n%s%s", bin, strings.Join(args, " "), err, out.String(), errOut.String())
+	err = cmd.Start()
+	if pts != nil {
+		pts.Close() // the process has its own
+	}
+	if err == nil {
+		err = cmd.Wait()
 	}
 	wall = time.Since(start)
+	<-drained
+	if err != nil {
+		return 0, 0, "", 0, fmt.Errorf("%s %s: %w\n%s%s", bin, strings.Join(args, " "), err, out.String(), errOut.String())
+	}
 	ru, ok := cmd.ProcessState.SysUsage().(*syscall.Rusage)
 	if !ok {
-		return 0, wall, "", fmt.Errorf("no rusage on this platform")
+		return 0, wall, "", 0, fmt.Errorf("no rusage on this platform")
 	}
-	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano()), wall, out.String(), nil
+	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano()), wall, out.String(), errOut.Len(), nil
 }
 
 // dryRunIDs maps request index to request id from a --dry-run's JSON lines.
