@@ -380,6 +380,26 @@ func AppendFile(path string, data []byte) error {
 	return appendClose(f, path, data)
 }
 
+// CheckAppend reports, without writing anything, whether AppendFile(path,
+// ...) can succeed now: an existing file must open for appending, and a new
+// one needs a directory it can be created in. A run checks a file it will
+// append to afterwards this way before it sends anything.
+func CheckAppend(path string) error {
+	f, err := openAppend(path, 0)
+	if errors.Is(err, fs.ErrNotExist) {
+		p, perr := Prepare(filepath.Dir(path), filepath.Base(path))
+		if perr != nil {
+			return perr
+		}
+		p.Abort()
+		return nil
+	}
+	if err != nil {
+		return fmt.Errorf("append to %s: %w", path, err)
+	}
+	return f.Close()
+}
+
 // appendClose appends data to f (appendOnce), opened on path, and closes it.
 func appendClose(f *os.File, path string, data []byte) error {
 	err := appendOnce(f, data)

@@ -106,3 +106,16 @@ func TestServeServerView(t *testing.T) {
 		})
 	}
 }
+
+// TestSummaryFileCheckedFirst: a --summary-file that cannot be appended to
+// fails before any request is sent, not after the run.
+func TestSummaryFileCheckedFirst(t *testing.T) {
+	t.Parallel()
+	srv, posts := simServer(t, time.Millisecond, time.Millisecond, 0)
+	_, stderr, code := runMain(t, "serve", "--base-url", srv.URL, "--model", "gobench/sim", "--tokenizer", "gobench-builtin",
+		"--num-prompts", "2", "--random-input-len", "16", "--random-output-len", "2",
+		"--summary-file", filepath.Join(t.TempDir(), "missing", "summary.md"))
+	if code == 0 || !strings.Contains(stderr, "--summary-file: cannot write in directory") || posts.Load() != 0 {
+		t.Errorf("exit %d, %d requests sent, stderr:\n%s", code, posts.Load(), stderr)
+	}
+}

@@ -7,6 +7,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/gobench/gobench/internal/atomicfile"
 	"github.com/gobench/gobench/internal/gate"
 	"github.com/gobench/gobench/internal/pyjson"
 	"github.com/gobench/gobench/internal/report"
@@ -112,6 +113,13 @@ type serveGate struct {
 // relative thresholds need.
 func (sg ServeGate) prepare(warn io.Writer) (*serveGate, error) {
 	g := &serveGate{ServeGate: sg}
+	if sg.SummaryFile != "" {
+		// Appended after the run: a destination that cannot take it fails
+		// before anything is sent, not after the whole run.
+		if err := atomicfile.CheckAppend(sg.SummaryFile); err != nil {
+			return nil, fmt.Errorf("--summary-file: %w", err)
+		}
+	}
 	base, err := openBaseline("--threshold-baseline", sg.Baseline, sg.Thresholds, warn)
 	if err != nil {
 		return nil, err
