@@ -10,6 +10,8 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+
+	"github.com/gobench/gobench/internal/readlimit"
 )
 
 // errNotFound means the Hub has no such file (or repository).
@@ -160,7 +162,7 @@ func (d *downloader) fetch(ctx context.Context, folder, snap, file string, m *fi
 		if resp.StatusCode != http.StatusOK {
 			return fmt.Errorf("download %s: GET %s: %s", file, redact(m.location), resp.Status)
 		}
-		if err := writeAtomic(blob, resp.Body); err != nil {
+		if err := writeAtomic(blob, resp.Body, maxDownloadBytes); err != nil {
 			return fmt.Errorf("save %s: %w", blob, err)
 		}
 	}
@@ -235,8 +237,15 @@ func markMissing(folder, commit, file string) error {
 	return os.WriteFile(p, nil, 0o644)
 }
 
-// writeAtomic writes r to path through a temporary file in the same folder.
-func writeAtomic(path string, r io.Reader) error {
+// maxDownloadBytes bounds a downloaded file: the most the tokenizer reads
+// from one (tokenizer's maxFileBytes), so that a Hub (or an HF_ENDPOINT)
+// that answers with an endless body cannot fill the disk.
+const maxDownloadBytes = 256 << 20
+
+// writeAtomic writes r to path through a temporary file in the same
+// folder, synced before it is renamed into place, and refuses a body
+// larger than limit bytes.
+func writeAtomic(path string, r io.Reader, limit int64) error {
 	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
 		return err
 	}
@@ -245,7 +254,14 @@ func writeAtomic(path string, r io.Reader) error {
 		return err
 	}
 	defer os.Remove(tmp.Name())
-	if _, err := io.Copy(tmp, r); err != nil {
+	n, err := io.Copy(tmp, io.LimitReader(r, limit+1))
+	if err == nil && n > limit {
+		err = fmt.Errorf("the file is larger than %s, the most gobench reads from a tokenizer file", readlimit.Size(limit))
+	}
+	if err == nil {
+		err = tmp.Sync()
+	}
+	if err != nil {
 		tmp.Close()
 		return err
 	}
@@ -259,5 +275,5 @@ func writeAtomic(path string, r io.Reader) error {
 }
 
 func writeFileAtomic(path string, data []byte) error {
-	return writeAtomic(path, strings.NewReader(string(data)))
+	return writeAtomic(path, strings.NewReader(string(data)), int64(len(data)))
 }
