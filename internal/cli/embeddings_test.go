@@ -72,3 +72,26 @@ func TestServeEmbeddings(t *testing.T) {
 		})
 	}
 }
+
+// TestServeEmbeddingsRefusals: what a pooling result cannot have is
+// refused before the run, naming the flag: goodput (vLLM computes none for
+// pooling), failed_ratio (the pooling result has no failed) and a
+// statistic that is not selected (no per-request latencies to compute it
+// from).
+func TestServeEmbeddingsRefusals(t *testing.T) {
+	t.Parallel()
+	for _, tc := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"--goodput", "e2el:100"}, "argument --goodput: --backend openai-embeddings is a pooling backend"},
+		{[]string{"--threshold", "failed_ratio<=0.1"}, `argument --threshold: "failed_ratio<=0.1": a result of this command line has no key "failed_ratio"`},
+		{[]string{"--threshold", "p90_e2el_ms<100"}, `argument --threshold: "p90_e2el_ms<100": a result of this command line has no key "p90_e2el_ms"`},
+	} {
+		args := append(append([]string{}, simArgs...), "--backend", "openai-embeddings")
+		stdout, stderr, code := runMain(t, append(args, tc.args...)...)
+		if code != 2 || !strings.Contains(stderr, tc.want) || stdout != "" {
+			t.Errorf("%v: exit %d, stdout %q, stderr:\n%s\nwant %q", tc.args, code, stdout, stderr, tc.want)
+		}
+	}
+}

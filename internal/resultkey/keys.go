@@ -454,10 +454,11 @@ func (s Selection) Keys() []Key {
 }
 
 // Has reports whether a result of s can have key: one of Keys (those the
-// server may add included) or the derived FailedRatio.
+// server may add included) or the derived FailedRatio, which needs failed
+// (a pooling result has none).
 func (s Selection) Has(key string) bool {
 	if key == FailedRatio {
-		return true
+		return !s.Pooling
 	}
 	return slices.ContainsFunc(s.Keys(), func(k Key) bool { return k.Name == key })
 }
@@ -468,7 +469,9 @@ func (s Selection) Has(key string) bool {
 // --percentile-metrics or --metric-percentiles did not select it.
 func (s Selection) CanCompute(key string) bool {
 	metric, st, ok := ParseStatKey(key)
-	if !ok || s.Has(key) {
+	if !ok || s.Has(key) || s.Pooling {
+		// A pooling result keeps no per-request latencies (vLLM's pooling
+		// lists are input_lens and errors): nothing can be computed.
 		return false
 	}
 	wide := s
