@@ -6,7 +6,9 @@
 // Every backend is described once, by its Spec (backend.go): name,
 // endpoints, task, streaming, sampling parameters and its Backend, which
 // builds the payload and decodes the events. Supported now: "openai" and
-// "vllm" (the completions API) and "openai-chat" (chat completions); vLLM's
+// "vllm" (the completions API), "openai-chat" (chat completions), and the
+// pooling backends "openai-embeddings" and "openai-embeddings-chat", whose
+// answers are one body (Pooler) rather than a stream; vLLM's
 // other backends have a Spec without a Backend, so the command line knows
 // them, and Lookup refuses them with exitcode.ErrNotSupported.
 package backend
@@ -148,9 +150,9 @@ var specs = []Spec{
 	{Name: "openai-audio", APIName: "OpenAI Audio API", Suffixes: []string{"transcriptions", "translations"},
 		DefaultEndpoint: "/v1/audio/transcriptions", Streaming: true},
 	{Name: "openai-embeddings", APIName: "OpenAI Embeddings API", Suffixes: []string{"embeddings"},
-		DefaultEndpoint: "/v1/embeddings", Task: Pooling},
+		DefaultEndpoint: "/v1/embeddings", Task: Pooling, Impl: Embeddings{}},
 	{Name: "openai-embeddings-chat", APIName: "OpenAI Embeddings API", Suffixes: []string{"embeddings"},
-		DefaultEndpoint: "/v1/embeddings", Task: Pooling},
+		DefaultEndpoint: "/v1/embeddings", Task: Pooling, Impl: EmbeddingsChat{}},
 	{Name: "openai-embeddings-clip", APIName: "OpenAI Embeddings API", Suffixes: []string{"embeddings"},
 		DefaultEndpoint: "/v1/embeddings", Task: Pooling},
 	{Name: "openai-embeddings-vlm2vec", APIName: "OpenAI Embeddings API", Suffixes: []string{"embeddings"},

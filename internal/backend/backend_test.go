@@ -83,13 +83,13 @@ func TestValidateURL(t *testing.T) {
 
 func TestLookup(t *testing.T) {
 	t.Parallel()
-	for _, n := range []string{"openai", "vllm", "openai-chat"} {
+	for _, n := range []string{"openai", "vllm", "openai-chat", "openai-embeddings", "openai-embeddings-chat"} {
 		if _, err := Lookup(n); err != nil {
 			t.Errorf("%s: %v", n, err)
 		}
 	}
-	if _, err := Lookup("openai-embeddings"); !errors.Is(err, exitcode.ErrNotSupported) {
-		t.Errorf("embeddings: %v, want exitcode.ErrNotSupported", err)
+	if _, err := Lookup("vllm-rerank"); !errors.Is(err, exitcode.ErrNotSupported) {
+		t.Errorf("rerank: %v, want exitcode.ErrNotSupported", err)
 	}
 	if _, err := Lookup("nope"); err == nil {
 		t.Error("unknown backend accepted")

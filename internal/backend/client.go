@@ -115,7 +115,13 @@ func (c *Client) Headers(extra []Header, requestID string) http.Header {
 // or when ReadTimeout or Deadline runs out.
 func (c *Client) Do(ctx context.Context, b Backend, req *Request, body []byte) metrics.Output {
 	out := metrics.Output{PromptLen: req.PromptLen}
-	if req.OutputLen > 1 {
+	pooler, pooling := b.(Pooler)
+	if pooling {
+		// _run_pooling_request starts from RequestFuncOutput(): a failed
+		// pooling request has prompt_len 0.
+		out.PromptLen = 0
+	}
+	if req.OutputLen > 1 && !pooling {
 		// One gap per token after the first, allocated once: growing the
 		// slice while streaming would copy it log(n) times per request.
 		out.ITL = make([]float64, 0, min(req.OutputLen-1, 1<<16))
@@ -141,6 +147,10 @@ func (c *Client) Do(ctx context.Context, b Backend, req *Request, body []byte) m
 	defer resp.Body.Close()
 	if resp.StatusCode != http.StatusOK {
 		out.Error = statusError(resp)
+		return out
+	}
+	if pooling {
+		c.readWhole(ctx, pooler, resp.Body, &out, wd)
 		return out
 	}
 	wd.body = &countingReader{r: resp.Body}
@@ -198,6 +208,33 @@ func (c *Client) read(ctx context.Context, b Backend, rd *stream.Reader, tm *tim
 		}
 		tm.add(ts, &chunk)
 	}
+}
+
+// readWhole takes a pooling answer (see Pooler): the body is read to its
+// end before the clock is read, so the latency includes its download
+// (vLLM's later _run_pooling_request, erf.py@02cfb534; the baseline
+// 11dfa3169 read the clock at the headers and left the vectors' download
+// out of E2EL). TTFT equals the latency, and the prompt length is the
+// server's usage.prompt_tokens, 0 without usage, as in vLLM.
+func (c *Client) readWhole(ctx context.Context, b Pooler, body io.Reader, out *metrics.Output, wd *watchdog) {
+	data, err := io.ReadAll(body)
+	ts := c.Now()
+	if err != nil {
+		out.Error = c.describe(ctx, err, wd)
+		return
+	}
+	out.TTFT, out.Latency = ts-out.StartTime, ts-out.StartTime
+	var chunk Chunk
+	if err := b.Decode("", data, &chunk); err != nil {
+		out.Error = err.Error()
+		return
+	}
+	if chunk.Error != "" {
+		out.Error = "server error: " + chunk.Error
+		return
+	}
+	out.PromptLen = chunk.PromptTokens
+	out.Success = true
 }
 
 // drain reads what follows [DONE] (normally only the end of the body), for

@@ -48,13 +48,7 @@ func (Completions) Decode(eventType string, data []byte, c *Chunk) error {
 func (Chat) Body(req *Request) []byte {
 	var o pyjson.Object
 	o.Set("model", modelField(req))
-	part := pyjson.NewObject()
-	part.Set("type", "text")
-	part.Set("text", req.Prompt)
-	message := pyjson.NewObject()
-	message.Set("role", "user")
-	message.Set("content", []*pyjson.Object{part})
-	o.Set("messages", []*pyjson.Object{message})
+	o.Set("messages", chatMessages(req))
 	o.Set("max_completion_tokens", req.OutputLen)
 	return finishBody(&o, req)
 }
@@ -62,6 +56,18 @@ func (Chat) Body(req *Request) []byte {
 // Decode implements Backend.
 func (Chat) Decode(eventType string, data []byte, c *Chunk) error {
 	return decode(eventType, data, c, true)
+}
+
+// chatMessages is vLLM's _get_chat_messages for a text prompt: one user
+// message whose content is the array form [{"type":"text","text":prompt}].
+func chatMessages(req *Request) []*pyjson.Object {
+	part := pyjson.NewObject()
+	part.Set("type", "text")
+	part.Set("text", req.Prompt)
+	message := pyjson.NewObject()
+	message.Set("role", "user")
+	message.Set("content", []*pyjson.Object{part})
+	return []*pyjson.Object{message}
 }
 
 func modelField(req *Request) string {
@@ -83,6 +89,12 @@ func finishBody(o *pyjson.Object, req *Request) []byte {
 		o.Set("ignore_eos", true)
 	}
 	o.Update(&req.ExtraBody)
+	return encodeBody(o, req)
+}
+
+// encodeBody encodes a payload compactly (see package pyjson: the same
+// values as vLLM's json.dumps, fewer bytes).
+func encodeBody(o *pyjson.Object, req *Request) []byte {
 	b, err := pyjson.AppendCompact(make([]byte, 0, len(req.Prompt)+256), o)
 	if err != nil {
 		// Only strings, ints, bools, objects and decoded --extra-body

@@ -144,7 +144,7 @@ func TestServeFlagErrors(t *testing.T) {
 		// Features not built yet are refused, never ignored.
 		{[]string{"--plot-timeline"}, "--plot-timeline: the HTML timeline not supported yet"},
 		{[]string{"--sonnet-input-len", "5"}, "the sonnet dataset not supported yet"},
-		{[]string{"--backend", "openai-embeddings"}, "--backend openai-embeddings: not supported yet"},
+		{[]string{"--backend", "vllm-rerank"}, "--backend vllm-rerank: not supported yet"},
 		{[]string{"--probe-request-rate", "1"}, "probe requests not supported yet"},
 	}
 	for _, tt := range tests {

@@ -37,6 +37,10 @@ type Config struct {
 	// saved and a warning is issued when no successful output reported
 	// cached tokens.
 	ReportCachedTokens bool
+	// Pooling: the backend is one of vLLM's pooling backends (embeddings,
+	// pooling, rerank), whose metrics are calculate_metrics_for_embeddings'
+	// (see CalculatePooling).
+	Pooling bool
 }
 
 // Result is calculate_metrics' BenchmarkMetrics plus what benchmark()
@@ -110,6 +114,10 @@ type Result struct {
 	MaxConcurrency     int
 	RequestRate        float64
 	ReportCachedTokens bool
+	// Pooling: the Result is calculate_metrics_for_embeddings' (see
+	// CalculatePooling); only the counts, TotalInput, RequestThroughput,
+	// TotalTokenThroughput and E2EL are meaningful.
+	Pooling bool
 }
 
 // Messages of the warnings Calculate records in Result.Warnings.
@@ -182,6 +190,9 @@ func IsReadTimeout(errText string) bool {
 // Every Stats is Summarize of the seconds, i.e. np.mean/np.median/np.std/
 // np.percentile of `xs or 0` times 1000.
 func Calculate(outputs []Output, duration float64, cfg Config) Result {
+	if cfg.Pooling {
+		return calculatePooling(outputs, duration, cfg)
+	}
 	r := Result{
 		Outputs:            outputs,
 		Duration:           duration,
@@ -222,16 +233,30 @@ func Calculate(outputs []Output, duration float64, cfg Config) Result {
 		r.TotalCached = &s.cached
 	}
 
-	if r.Completed == 0 {
-		r.Warnings = append(r.Warnings, WarnAllFailed)
-	}
-	if s.timedOut > 0 {
-		r.Warnings = append(r.Warnings, fmt.Sprintf(warnTimedOutFormat, s.timedOut))
-	}
+	r.warnFailures(s.timedOut)
 	if cfg.ReportCachedTokens && r.Completed > 0 && !s.anyCached {
 		r.Warnings = append(r.Warnings, WarnNoCachedTokens)
 	}
 	return r
+}
+
+// countFailure records a failed output in r and reports whether it timed
+// out waiting for the server.
+func (r *Result) countFailure(o *Output) (timedOut bool) {
+	r.Failed++
+	r.Failures = append(r.Failures, o.Error)
+	return IsReadTimeout(o.Error)
+}
+
+// warnFailures adds the warnings about failures: all requests failed,
+// timedOut requests timed out.
+func (r *Result) warnFailures(timedOut int) {
+	if r.Completed == 0 {
+		r.Warnings = append(r.Warnings, WarnAllFailed)
+	}
+	if timedOut > 0 {
+		r.Warnings = append(r.Warnings, fmt.Sprintf(warnTimedOutFormat, timedOut))
+	}
 }
 
 // samples are the per-metric lists calculate_metrics builds while walking
@@ -259,9 +284,7 @@ func collect(outputs []Output, cfg Config, r *Result) samples {
 	for i := range outputs {
 		o := &outputs[i]
 		if !o.Success {
-			r.Failed++
-			r.Failures = append(r.Failures, o.Error)
-			if IsReadTimeout(o.Error) {
+			if r.countFailure(o) {
 				s.timedOut++
 			}
 			continue
@@ -364,6 +387,7 @@ func (r *Result) Sections() []Section {
 		PercentileMetrics: r.PercentileMetrics,
 		Tokenizer:         r.HasTokenizer,
 		ClientQueue:       r.ClientQueue != nil && r.E2ELInclQueue != nil,
+		Pooling:           r.Pooling,
 	}
 	var out []Section
 	for _, m := range sel.Sections() {

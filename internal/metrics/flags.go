@@ -17,6 +17,9 @@ const (
 	// DefaultPercentileMetrics is the --percentile-metrics value vLLM uses
 	// for generation backends when the flag is absent or empty.
 	DefaultPercentileMetrics = "ttft,tpot,itl"
+	// DefaultPoolingPercentileMetrics is vLLM's default for the pooling
+	// backends, whose requests have only an end-to-end latency.
+	DefaultPoolingPercentileMetrics = "e2el"
 	// DefaultMetricPercentiles is the default of --metric-percentiles.
 	DefaultMetricPercentiles = "99"
 )

@@ -121,6 +121,16 @@
 // readers that take every numeric key as a measurement (thresholds, the
 // metrics of compare) never mistake the seed or a length for one.
 //
+// A pooling backend (--backend openai-embeddings and the other pooling
+// APIs) writes vLLM's pooling result (serve.py@11dfa3169 benchmark, the
+// EmbedBenchmarkMetrics branch): the keys above without failed,
+// total_output_tokens, request_goodput, output_throughput, the generation
+// lists (output_lens to generated_texts, the server's lists),
+// max_output_tokens_per_s, max_concurrent_requests, rtfx and
+// total_cached_tokens (resultkey.GenerationKeys); total_input_tokens is the
+// sum of the server's usage.prompt_tokens, total_token_throughput is
+// total_input_tokens / duration, and the only statistics are e2el's.
+//
 // Metadata keys that collide with later keys keep their position and take
 // the later value, as in vLLM's {**setup, **benchmark} merge. The lists
 // marked "detailed only" are present only with --save-detailed.

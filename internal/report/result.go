@@ -159,6 +159,14 @@ func ResultObject(r *metrics.Result, run *Run) *pyjson.Object {
 		o.Set(resultkey.RampUpEndRPS, run.RampUp.EndRPS)
 	}
 	setBenchmarkKeys(o, r, run)
+	if r.Pooling {
+		// vLLM's pooling result: duration, completed, total_input_tokens,
+		// request_throughput, total_token_throughput, input_lens, errors
+		// and the e2el statistics (serve.py@11dfa3169 benchmark).
+		for _, k := range resultkey.GenerationKeys() {
+			o.Delete(k)
+		}
+	}
 	o.Set(resultkey.NumWarmups, run.NumWarmups)
 	if run.Workload != nil {
 		o.Set(resultkey.GobenchWorkload, run.Workload)

@@ -20,11 +20,12 @@ func selectionGrid() []resultkey.Selection {
 	var grid []resultkey.Selection
 	for _, pm := range []string{"", "ttft,e2el", "e2el", "ttft,tpot,itl,e2el,client_queue_time,e2el_including_client_queue", "tpot, itl,foo"} {
 		for _, ps := range [][]float64{{99}, {50, 99.9, 1e-05, 100}} {
-			for bits := range 1 << 6 {
+			for bits := range 1 << 7 {
 				grid = append(grid, resultkey.Selection{
 					PercentileMetrics: metrics.ParsePercentileMetrics(pm), Percentiles: ps,
 					Tokenizer: bits&1 != 0, ClientQueue: bits&2 != 0, RampUp: bits&4 != 0,
 					Detailed: bits&8 != 0, ReportCachedTokens: bits&16 != 0, Workload: bits&32 != 0,
+					Pooling: bits&64 != 0,
 				})
 			}
 		}
@@ -55,7 +56,8 @@ func TestSchemaMatchesWriter(t *testing.T) {
 		PerPositionAcceptanceRates: []float64{0.5}}
 	for i, sel := range selectionGrid() {
 		cfg := metrics.Config{PercentileMetrics: sel.PercentileMetrics, Percentiles: sel.Percentiles,
-			RequestRate: 4, ReportCachedTokens: sel.ReportCachedTokens, Goodput: map[string]float64{"ttft": 500}}
+			RequestRate: 4, ReportCachedTokens: sel.ReportCachedTokens, Goodput: map[string]float64{"ttft": 500},
+			Pooling: sel.Pooling}
 		if sel.Tokenizer {
 			cfg.CountTokens = countWords
 		}

@@ -79,6 +79,11 @@ func (t *textWriter) header(title, fill string) {
 //	Speculative Decoding section         (when spec != nil)
 //	==================================================
 //
+// For a pooling backend (r.Pooling) the block is vLLM's for
+// EmbedBenchmarkMetrics (serve.py@11dfa3169 benchmark): the lines up to
+// Total input tokens, then Request throughput, Total token throughput
+// (with a tokenizer) and the End-to-end Latency section alone.
+//
 // Floats use Python's .2f (round-half-even on the exact binary value;
 // inf/nan as "inf"/"nan"). Std is saved but, as in vLLM, not printed.
 func Text(w io.Writer, r *metrics.Result, spec *SpecDecode) error {
@@ -94,6 +99,34 @@ func Text(w io.Writer, r *metrics.Result, spec *SpecDecode) error {
 	}
 	t.float("Benchmark duration (s):", r.Duration)
 	t.int("Total input tokens:", r.TotalInput)
+	if r.Pooling {
+		t.float("Request throughput (req/s):", r.RequestThroughput)
+	} else {
+		t.generation(r)
+	}
+	if r.HasTokenizer {
+		t.float("Total token throughput (tok/s):", r.TotalTokenThroughput)
+	}
+	for _, s := range r.Sections() {
+		t.header(s.Header, "-")
+		t.float("Mean "+s.Name+" (ms):", s.Stats.Mean)
+		t.float("Median "+s.Name+" (ms):", s.Stats.Median)
+		for _, pv := range s.Stats.Percentiles {
+			t.float("P"+resultkey.PercentileLabel(pv.P)+" "+s.Name+" (ms):", pv.Value)
+		}
+	}
+	if spec != nil {
+		t.specDecode(spec)
+	}
+	t.b.WriteString(strings.Repeat("=", headerWidth))
+	t.b.WriteByte('\n')
+	_, err := io.WriteString(w, t.b.String())
+	return err
+}
+
+// generation writes the lines of a generation block between Total input
+// tokens and Total token throughput.
+func (t *textWriter) generation(r *metrics.Result) {
 	if r.HasTokenizer {
 		t.int("Total generated tokens:", r.TotalOutput)
 	}
@@ -109,35 +142,22 @@ func Text(w io.Writer, r *metrics.Result, spec *SpecDecode) error {
 	if r.RTFx > 0 {
 		t.float("RTFx (Inverse Real-Time Factor):", r.RTFx)
 	}
-	if r.HasTokenizer {
-		t.float("Total token throughput (tok/s):", r.TotalTokenThroughput)
-	}
-	for _, s := range r.Sections() {
-		t.header(s.Header, "-")
-		t.float("Mean "+s.Name+" (ms):", s.Stats.Mean)
-		t.float("Median "+s.Name+" (ms):", s.Stats.Median)
-		for _, pv := range s.Stats.Percentiles {
-			t.float("P"+resultkey.PercentileLabel(pv.P)+" "+s.Name+" (ms):", pv.Value)
+}
+
+// specDecode writes the Speculative Decoding section.
+func (t *textWriter) specDecode(spec *SpecDecode) {
+	t.header("Speculative Decoding", "-")
+	t.float("Acceptance rate (%):", spec.AcceptanceRate)
+	t.float("Acceptance length:", spec.AcceptanceLength)
+	t.int("Drafts:", spec.NumDrafts)
+	t.int("Draft tokens:", spec.DraftTokens)
+	t.int("Accepted tokens:", spec.AcceptedTokens)
+	if len(spec.PerPositionAcceptanceRates) > 0 {
+		t.b.WriteString("Per-position acceptance (%):\n")
+		for i, rate := range spec.PerPositionAcceptanceRates {
+			t.float("  Position "+strconv.Itoa(i)+":", rate*100)
 		}
 	}
-	if spec != nil {
-		t.header("Speculative Decoding", "-")
-		t.float("Acceptance rate (%):", spec.AcceptanceRate)
-		t.float("Acceptance length:", spec.AcceptanceLength)
-		t.int("Drafts:", spec.NumDrafts)
-		t.int("Draft tokens:", spec.DraftTokens)
-		t.int("Accepted tokens:", spec.AcceptedTokens)
-		if len(spec.PerPositionAcceptanceRates) > 0 {
-			t.b.WriteString("Per-position acceptance (%):\n")
-			for i, rate := range spec.PerPositionAcceptanceRates {
-				t.float("  Position "+strconv.Itoa(i)+":", rate*100)
-			}
-		}
-	}
-	t.b.WriteString(strings.Repeat("=", headerWidth))
-	t.b.WriteByte('\n')
-	_, err := io.WriteString(w, t.b.String())
-	return err
 }
 
 // maxPrintedFailures is vLLM's cap on the failures listed before the block.

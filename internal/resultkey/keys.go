@@ -170,6 +170,10 @@ type row struct {
 	// zeroMeaningful: a zero is itself a finding (no request failed), so
 	// a comparison shows the key even when every run has 0.
 	zeroMeaningful bool
+	// generation: the key is in the results of generation backends only;
+	// vLLM's pooling result (serve.py@11dfa3169 benchmark, the
+	// EmbedBenchmarkMetrics branch) has none of these.
+	generation bool
 }
 
 // schema lists the result file's keys in file order (serve.py@009e6d4a
@@ -191,28 +195,28 @@ var schema = [...]row{
 	{key: RampUpEndRPS, when: withRampUp, setting: true},
 	{key: Duration, better: Lower},
 	{key: Completed, better: Higher, zeroMeaningful: true},
-	{key: Failed, better: Lower, zeroMeaningful: true},
+	{key: Failed, better: Lower, zeroMeaningful: true, generation: true},
 	{key: TotalInputTokens},
-	{key: TotalOutputTokens},
+	{key: TotalOutputTokens, generation: true},
 	{key: RequestThroughput, better: Higher},
-	{key: RequestGoodput, better: Higher},
-	{key: OutputThroughput, better: Higher},
+	{key: RequestGoodput, better: Higher, generation: true},
+	{key: OutputThroughput, better: Higher, generation: true},
 	{key: TotalTokenThroughput, better: Higher},
 	{key: InputLens, when: perRequest},
-	{key: OutputLens, when: perRequest},
-	{key: TTFTs, when: perRequest},
-	{key: ITLs, when: perRequest},
-	{key: Latencies, when: perRequest},
-	{key: StartTimes, when: perRequest},
-	{key: QueueTimes, when: perRequest},
-	{key: GeneratedTexts, when: perRequest},
+	{key: OutputLens, when: perRequest, generation: true},
+	{key: TTFTs, when: perRequest, generation: true},
+	{key: ITLs, when: perRequest, generation: true},
+	{key: Latencies, when: perRequest, generation: true},
+	{key: StartTimes, when: perRequest, generation: true},
+	{key: QueueTimes, when: perRequest, generation: true},
+	{key: GeneratedTexts, when: perRequest, generation: true},
 	{key: Errors, when: perRequest},
-	{key: ServerQueueTimes, when: perRequestServer},
-	{key: ServerTTFTs, when: perRequestServer},
-	{key: MaxOutputTokensPerS, better: Higher},
-	{key: MaxConcurrentRequests},
-	{key: RTFx, better: Higher},
-	{key: TotalCachedTokens, when: cachedTokens},
+	{key: ServerQueueTimes, when: perRequestServer, generation: true},
+	{key: ServerTTFTs, when: perRequestServer, generation: true},
+	{key: MaxOutputTokensPerS, better: Higher, generation: true},
+	{key: MaxConcurrentRequests, generation: true},
+	{key: RTFx, better: Higher, generation: true},
+	{key: TotalCachedTokens, when: cachedTokens, generation: true},
 	{key: RPSChangeEvents, when: withRampUp},
 	{key: SpecDecodeAcceptanceRate, when: server, better: Higher},
 	{key: SpecDecodeAcceptanceLength, when: server, better: Higher},
@@ -262,6 +266,19 @@ func IsSetting(key string) bool {
 func ZeroIsMeaningful(key string) bool {
 	r, _ := lookup(key)
 	return r.zeroMeaningful
+}
+
+// GenerationKeys returns the keys that only the results of generation
+// backends have, in file order: a pooling result is a generation result
+// without them (serve.py@11dfa3169 benchmark).
+func GenerationKeys() []string {
+	var keys []string
+	for _, r := range schema {
+		if r.generation {
+			keys = append(keys, r.key)
+		}
+	}
+	return keys
 }
 
 // RequestLists returns the per-request list keys that vLLM writes and
@@ -347,6 +364,10 @@ type Selection struct {
 	// every result of gobench serve does; analyze's recomputation of a
 	// file without it, and vLLM's files, have none.
 	Workload bool
+	// Pooling: the backend is a pooling one (embeddings, pooling, rerank):
+	// vLLM's pooling result has no generation key and only the e2el
+	// section.
+	Pooling bool
 }
 
 // Sections returns the latency sections of a result of s, in order (vLLM's
@@ -363,6 +384,10 @@ func (s Selection) Sections() []Metric {
 		present := slices.Contains(s.PercentileMetrics, m.Key) && (s.Tokenizer || !m.NeedsTokenizer)
 		if m.ClientQueue {
 			present = s.ClientQueue
+		}
+		if s.Pooling {
+			// serve.py@11dfa3169 benchmark: process_one_metric("e2el") only.
+			present = m.Key == MetricE2EL && slices.Contains(s.PercentileMetrics, m.Key)
 		}
 		if present {
 			out = append(out, m)
@@ -397,6 +422,9 @@ type Key struct {
 func (s Selection) Keys() []Key {
 	var keys []Key
 	for _, r := range schema {
+		if s.Pooling && r.generation {
+			continue
+		}
 		var present, byServer bool
 		switch r.when {
 		case always:
@@ -426,10 +454,11 @@ func (s Selection) Keys() []Key {
 }
 
 // Has reports whether a result of s can have key: one of Keys (those the
-// server may add included) or the derived FailedRatio.
+// server may add included) or the derived FailedRatio, which needs failed
+// (a pooling result has none).
 func (s Selection) Has(key string) bool {
 	if key == FailedRatio {
-		return true
+		return !s.Pooling
 	}
 	return slices.ContainsFunc(s.Keys(), func(k Key) bool { return k.Name == key })
 }
@@ -440,7 +469,9 @@ func (s Selection) Has(key string) bool {
 // --percentile-metrics or --metric-percentiles did not select it.
 func (s Selection) CanCompute(key string) bool {
 	metric, st, ok := ParseStatKey(key)
-	if !ok || s.Has(key) {
+	if !ok || s.Has(key) || s.Pooling {
+		// A pooling result keeps no per-request latencies (vLLM's pooling
+		// lists are input_lens and errors): nothing can be computed.
 		return false
 	}
 	wide := s

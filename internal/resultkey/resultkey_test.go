@@ -176,6 +176,33 @@ func TestKeys(t *testing.T) {
 	}
 }
 
+// TestPoolingKeys: a pooling result has vLLM's pooling keys
+// (serve.py@11dfa3169 benchmark, EmbedBenchmarkMetrics) and no
+// failed_ratio, which needs failed.
+func TestPoolingKeys(t *testing.T) {
+	t.Parallel()
+	sel := Selection{PercentileMetrics: []string{"e2el"}, Percentiles: []float64{99}, Tokenizer: true, Detailed: true, Pooling: true}
+	var got []string
+	for _, k := range sel.Keys() {
+		if !k.Server {
+			got = append(got, k.Name)
+		}
+	}
+	want := []string{"date", "endpoint_type", "backend", "label", "model_id", "tokenizer_id", "num_prompts",
+		"request_rate", "burstiness", "max_concurrency", "duration", "completed", "total_input_tokens",
+		"request_throughput", "total_token_throughput", "input_lens", "errors",
+		"mean_e2el_ms", "median_e2el_ms", "std_e2el_ms", "p99_e2el_ms", "num_warmups", "scheduled_offsets", "end_reason"}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("pooling keys (-want +got):\n%s", diff)
+	}
+	if sel.Has(FailedRatio) || sel.Has(Failed) {
+		t.Error("a pooling result has failed or failed_ratio")
+	}
+	if sel.CanCompute("p90_e2el_ms") {
+		t.Error("a pooling result has no per-request latencies to compute p90_e2el_ms from")
+	}
+}
+
 func TestSections(t *testing.T) {
 	t.Parallel()
 	all := []string{"ttft", "tpot", "itl", "e2el", "client_queue_time", "e2el_including_client_queue"}
@@ -191,6 +218,9 @@ func TestSections(t *testing.T) {
 		{"queue measured", Selection{PercentileMetrics: []string{"ttft", "e2el"}, Tokenizer: true, ClientQueue: true},
 			[]string{"ttft", "e2el", "client_queue_time", "e2el_including_client_queue"}},
 		{"unknown and untrimmed names", Selection{PercentileMetrics: []string{"ttft", " tpot", "foo"}, Tokenizer: true}, []string{"ttft"}},
+		// serve.py@11dfa3169 benchmark: a pooling run reports e2el alone.
+		{"pooling", Selection{PercentileMetrics: all, Tokenizer: true, ClientQueue: true, Pooling: true}, []string{"e2el"}},
+		{"pooling without e2el", Selection{PercentileMetrics: []string{"ttft"}, Tokenizer: true, Pooling: true}, nil},
 	}
 	for _, tt := range tests {
 		var got []string

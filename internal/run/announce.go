@@ -5,6 +5,8 @@ import (
 	"math"
 	"strconv"
 	"strings"
+
+	"github.com/gobench/gobench/internal/backend"
 )
 
 // loadLine states the load the run is about to send, in one line: how
@@ -27,7 +29,12 @@ func (x *execution) loadLine() string {
 		in += j.req.PromptLen
 		out += j.req.OutputLen
 	}
-	fmt.Fprintf(&b, ": %s input tokens, up to %s output tokens", groupThousands(in), groupThousands(out))
+	if x.Backend.Task == backend.Pooling {
+		// A pooling request generates nothing: its output_len is unused.
+		fmt.Fprintf(&b, ": %s input tokens", groupThousands(in))
+	} else {
+		fmt.Fprintf(&b, ": %s input tokens, up to %s output tokens", groupThousands(in), groupThousands(out))
+	}
 	if n := len(x.Offsets); n > 0 && x.Offsets[n-1] > 0 && !math.IsInf(x.Offsets[n-1], 0) {
 		fmt.Fprintf(&b, "; the last is due %s s after the start", plainNumber(math.Round(x.Offsets[n-1]*10)/10))
 	}

@@ -301,7 +301,7 @@ func (x *execution) measure(res dispatchResult, before, after scrape) (*metrics.
 	cfg := metrics.Config{
 		Goodput: o.Goodput, PercentileMetrics: o.PercentileMetricsOrDefault(), Percentiles: o.Percentiles,
 		MaxConcurrency: o.MaxConcurrency, RequestRate: o.Schedule.RequestRate,
-		ReportCachedTokens: o.ReportCachedTokens,
+		ReportCachedTokens: o.ReportCachedTokens, Pooling: x.Backend.Task == backend.Pooling,
 	}
 	if tok := x.Tokenizer; tok != nil {
 		cfg.CountTokens = func(s string) int { return len(tok.Encode(s, false)) }

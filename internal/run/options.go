@@ -203,12 +203,22 @@ func NewRequestIDPrefix() string {
 }
 
 // PercentileMetricsOrDefault is --percentile-metrics, or vLLM's default
-// when it was not given ("ttft,tpot,itl" for the generation backends).
+// when it was not given: "ttft,tpot,itl" for the generation backends,
+// "e2el" for the pooling ones (serve.py@11dfa3169 main_async).
 func (o *Options) PercentileMetricsOrDefault() []string {
 	if o.PercentileMetrics != nil {
 		return o.PercentileMetrics
 	}
+	if o.Pooling() {
+		return metrics.ParsePercentileMetrics(metrics.DefaultPoolingPercentileMetrics)
+	}
 	return metrics.ParsePercentileMetrics("")
+}
+
+// Pooling reports whether --backend is one of vLLM's pooling backends.
+func (o *Options) Pooling() bool {
+	spec, err := backend.LookupSpec(o.Backend)
+	return err == nil && spec.Task == backend.Pooling
 }
 
 // Validate checks every value of o the way vLLM's argument handling does
@@ -449,6 +459,11 @@ func (o *Options) validateOutput() error {
 		if err := metrics.CheckSLO(name, o.Goodput[name]); err != nil {
 			return fmt.Errorf("argument --goodput: %w", err)
 		}
+	}
+	if len(o.Goodput) > 0 && o.Pooling() {
+		// vLLM computes no goodput for pooling and its print of the
+		// goodput line raises AttributeError (serve.py@11dfa3169 benchmark).
+		return fmt.Errorf("argument --goodput: --backend %s is a pooling backend, for which vLLM computes no goodput", o.Backend)
 	}
 	for _, kv := range o.Metadata {
 		if kv.Key == "" {

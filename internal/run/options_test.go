@@ -37,6 +37,8 @@ func TestValidateProgrammatic(t *testing.T) {
 		{"NaN top_p", func(o *Options) { o.SamplingParams.Set("top_p", math.NaN()) }, "argument --top-p: nan is not a finite number"},
 		{"inf temperature", func(o *Options) { o.SamplingParams.Set("temperature", math.Inf(1)) }, "argument --temperature: inf is not a finite number"},
 		{"NaN goodput", func(o *Options) { o.Goodput = map[string]float64{"tpot": math.NaN()} }, "argument --goodput: the tpot objective"},
+		{"goodput with pooling", func(o *Options) { o.Backend = "openai-embeddings"; o.Goodput = map[string]float64{"e2el": 100} },
+			"argument --goodput: --backend openai-embeddings is a pooling backend, for which vLLM computes no goodput"},
 		{"unknown metric", func(o *Options) { o.PercentileMetrics = []string{"ttft", "nope"} }, "argument --percentile-metrics: unknown metric 'nope'"},
 		{"metadata key", func(o *Options) { o.Metadata = []report.KV{{Value: "v"}} }, "argument --metadata: KEY=VALUE needs a key (got '=v')"},
 		{"port", func(o *Options) { o.Port = 70000 }, "argument --port"},

@@ -15,10 +15,16 @@ import (
 // embeddingRequest is the part of vLLM's EmbeddingCompletionRequest the
 // simulator acts on.
 type embeddingRequest struct {
-	Model          *string         `json:"model"`
+	Model *string `json:"model"`
+	// Input is EmbeddingCompletionRequest's; Messages makes the request an
+	// EmbeddingChatRequest (one input: the messages' text).
 	Input          json.RawMessage `json:"input"`
+	Messages       json.RawMessage `json:"messages"`
 	EncodingFormat string          `json:"encoding_format"`
 	Dimensions     *int            `json:"dimensions"`
+	// TruncatePromptTokens keeps the last k tokens of each input; -1 means
+	// max_model_len (vLLM's benchmark sends -1).
+	TruncatePromptTokens *int `json:"truncate_prompt_tokens"`
 }
 
 // embeddingData is vLLM's EmbeddingResponseData; Embedding is a list of
@@ -46,7 +52,7 @@ func (s *Server) handleEmbeddings(w http.ResponseWriter, r *http.Request) {
 		writeError(w, e)
 		return
 	}
-	inputs, e := s.embeddingInputs(req.Input)
+	inputs, e := s.embeddingRequestInputs(&req)
 	if e != nil {
 		writeError(w, e)
 		return
@@ -111,6 +117,42 @@ func (s *Server) handleEmbeddings(w http.ResponseWriter, r *http.Request) {
 	}{"embd-" + id, "list", received.Unix(), s.cfg.Model, data, usageInfo{PromptTokens: total, TotalTokens: total}})
 	s.logRequest("%s %s 200 id=embd-%s inputs=%d prompt_tokens=%d dur=%v", r.Method, r.URL.Path, id, len(inputs), total,
 		time.Since(received).Round(time.Microsecond))
+}
+
+// embeddingRequestInputs reads the inputs of a completion or chat
+// embedding request and applies truncate_prompt_tokens as vLLM does: -1
+// truncates to max_model_len, k > 0 keeps at most k tokens, and k beyond
+// max_model_len is refused.
+func (s *Server) embeddingRequestInputs(req *embeddingRequest) ([]embeddingInput, *apiError) {
+	var inputs []embeddingInput
+	if !isNull(req.Messages) {
+		n, e := s.countMessages(req.Messages, nil)
+		if e != nil {
+			return nil, e
+		}
+		inputs = []embeddingInput{{n, string(req.Messages)}}
+	} else {
+		var e *apiError
+		if inputs, e = s.embeddingInputs(req.Input); e != nil {
+			return nil, e
+		}
+	}
+	t := req.TruncatePromptTokens
+	if t == nil || *t == 0 {
+		return inputs, nil
+	}
+	limit := *t
+	if limit < 0 {
+		limit = s.cfg.MaxModelLen
+	}
+	if limit > s.cfg.MaxModelLen {
+		return nil, badRequest(fmt.Sprintf("truncate_prompt_tokens value (%d) is greater than max_model_len (%d). "+
+			"Please, select a smaller truncation size.", limit, s.cfg.MaxModelLen))
+	}
+	for i := range inputs {
+		inputs[i].tokens = min(inputs[i].tokens, limit)
+	}
+	return inputs, nil
 }
 
 // embeddingInput is one input: its token count and what seeds its vector.

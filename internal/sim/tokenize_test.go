@@ -79,6 +79,12 @@ func TestEmbeddings(t *testing.T) {
 		{"too long", `{"input":[` + repeatJSON("1", 101) + `]}`, 400, 0, 0, 0, false},
 		{"bad dimensions", `{"input":"a","dimensions":0}`, 400, 0, 0, 0, false},
 		{"no input", `{}`, 400, 0, 0, 0, false},
+		{"chat messages", `{"messages":[{"role":"user","content":[{"type":"text","text":"a b"}]}],"truncate_prompt_tokens":-1}`,
+			200, 1, DefaultEmbeddingDim, 2, false},
+		{"truncated to max_model_len", `{"input":[` + repeatJSON("1", 101) + `],"truncate_prompt_tokens":-1}`,
+			200, 1, DefaultEmbeddingDim, 100, false},
+		{"truncated to k", `{"input":"a b c","truncate_prompt_tokens":2}`, 200, 1, DefaultEmbeddingDim, 2, false},
+		{"truncation past max_model_len", `{"input":"a","truncate_prompt_tokens":101}`, 400, 0, 0, 0, false},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
