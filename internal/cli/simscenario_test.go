@@ -461,8 +461,12 @@ var scenarioChecks = map[string]func(t *testing.T, run scenarioRun, s signature)
 // serve --sim --sim-preset`. The scenarios run one after another: each is
 // sized for a machine to itself, and a run takes a few seconds. It is not
 // skipped under -short: nothing shorter shows the verdicts reachable.
+//
+// It is not parallel: Go runs it before the package's parallel tests
+// start, so the simulator and the client it drives have the machine's
+// cores to themselves (on two shared cores, the other tests' load made the
+// client too late to build the scenario's pressure).
 func TestSimScenarios(t *testing.T) {
-	t.Parallel()
 	var names []string
 	for _, p := range sim.Presets() {
 		if p.Verdict == "" {
