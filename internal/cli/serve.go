@@ -263,6 +263,7 @@ func (f *serveFlags) datasetOptions() error {
 		v := f.outputLen.v
 		d.SharegptOutputLen = &v
 		d.CustomOutputLen = v
+		d.PrefixRepetitionOutputLen = v
 	}
 	rr, err := dataset.ParseRangeRatio(f.randomRangeRatio)
 	if spec, _ := dataset.Lookup(d.Name); err != nil && spec != nil && slices.Contains(spec.Flags, "random-range-ratio") {
