@@ -44,21 +44,37 @@ func TestPrefixRepetitionDryRun(t *testing.T) {
 	if code != 0 {
 		t.Fatalf("exit %d\n%s\n%s", code, stdout, stderr)
 	}
-	lines := strings.Split(strings.TrimSpace(stdout), "\n")
-	if len(lines) != 6 {
-		t.Fatalf("%d requests, want 6:\n%s", len(lines), stdout)
+	reqs := dryRunRequests(t, stdout)
+	if len(reqs) != 6 {
+		t.Fatalf("%d requests, want 6:\n%s", len(reqs), stdout)
 	}
-	for _, l := range lines {
-		var r struct {
-			PromptLen int    `json:"prompt_len"`
-			OutputLen int    `json:"output_len"`
-			RequestID string `json:"request_id"`
-		}
+	for _, r := range reqs {
 		// 12 tokens, or 13 where the real tokenizer re-encodes a prefix
 		// longer than vLLM's 10 fix-ups can cure.
-		if err := json.Unmarshal([]byte(l), &r); err != nil || r.PromptLen < 12 || r.PromptLen > 13 || r.OutputLen != 5 || r.RequestID != "" {
-			t.Errorf("request %s (%v): want 12 or 13 prompt tokens, 5 output tokens, no request id", l, err)
+		if r.PromptLen < 12 || r.PromptLen > 13 || r.OutputLen != 5 || r.RequestID != "" {
+			t.Errorf("request %+v: want 12 or 13 prompt tokens, 5 output tokens, no request id", r)
 		}
 	}
 	golden.Check(t, []byte(stdout))
+}
+
+// dryRunRequest is one line of --dry-run's output.
+type dryRunRequest struct {
+	PromptLen int    `json:"prompt_len"`
+	OutputLen int    `json:"output_len"`
+	RequestID string `json:"request_id"`
+}
+
+// dryRunRequests reads --dry-run's output, a JSON object per request.
+func dryRunRequests(t *testing.T, stdout string) []dryRunRequest {
+	t.Helper()
+	var out []dryRunRequest
+	for _, l := range strings.Split(strings.TrimSpace(stdout), "\n") {
+		var r dryRunRequest
+		if err := json.Unmarshal([]byte(l), &r); err != nil {
+			t.Fatalf("dry-run line %q: %v", l, err)
+		}
+		out = append(out, r)
+	}
+	return out
 }

@@ -39,16 +39,19 @@ type Sample struct {
 
 // Options are the dataset flags, after vLLM's mapping of --input-len and
 // --output-len onto the dataset-specific flags (serve.py@11dfa3169
-// main_async). NumPrompts, Seed and RequestIDPrefix are the run's, copied
-// in when the run is planned.
+// main_async). NumPrompts, Seed, RequestIDPrefix and Backend are the
+// run's, copied in when the run is planned.
 type Options struct {
 	Name            string
 	Path            string
 	NumPrompts      int
 	Seed            int64
 	RequestIDPrefix string
-	NoOversample    bool
-	DisableShuffle  bool
+	// Backend is the run's --backend: the sonnet dataset sends its prompts
+	// chat-formatted except to openai-chat.
+	Backend        string
+	NoOversample   bool
+	DisableShuffle bool
 	// SkipChatTemplate keeps custom prompts as they are instead of applying
 	// the tokenizer's chat template.
 	SkipChatTemplate bool
@@ -74,6 +77,12 @@ type Options struct {
 	PrefixRepetitionSuffixLen   int
 	PrefixRepetitionNumPrefixes int
 	PrefixRepetitionOutputLen   int
+
+	// SonnetInputLen, SonnetOutputLen and SonnetPrefixLen are the
+	// --sonnet-* flags.
+	SonnetInputLen  int
+	SonnetOutputLen int
+	SonnetPrefixLen int
 }
 
 // DefaultOptions are vLLM's defaults of the dataset flags
@@ -81,7 +90,8 @@ type Options struct {
 // --num-prompts (1000, DEFAULT_NUM_PROMPTS) among them.
 func DefaultOptions() Options {
 	return Options{Name: "random", NumPrompts: 1000, RandomInputLen: 1024, RandomOutputLen: 128, RandomBatchSize: 1, CustomOutputLen: 256,
-		PrefixRepetitionPrefixLen: 256, PrefixRepetitionSuffixLen: 256, PrefixRepetitionNumPrefixes: 10, PrefixRepetitionOutputLen: 128}
+		PrefixRepetitionPrefixLen: 256, PrefixRepetitionSuffixLen: 256, PrefixRepetitionNumPrefixes: 10, PrefixRepetitionOutputLen: 128,
+		SonnetInputLen: 550, SonnetOutputLen: 150, SonnetPrefixLen: 200}
 }
 
 // Bounds of the counts and lengths the dataset flags take: far beyond any
@@ -164,6 +174,9 @@ func validateLengths(spec *Spec, opts Options) error {
 		{"prefix-repetition-prefix-len", opts.PrefixRepetitionPrefixLen, 0},
 		{"prefix-repetition-suffix-len", opts.PrefixRepetitionSuffixLen, 0},
 		{"prefix-repetition-output-len", opts.PrefixRepetitionOutputLen, 0},
+		{"sonnet-input-len", opts.SonnetInputLen, 0},
+		{"sonnet-output-len", opts.SonnetOutputLen, 0},
+		{"sonnet-prefix-len", opts.SonnetPrefixLen, 0},
 	}
 	if opts.SharegptOutputLen != nil {
 		lengths = append(lengths, length{"sharegpt-output-len", *opts.SharegptOutputLen, 0})

@@ -86,7 +86,8 @@ func (s *Spec) Supported() bool { return s.Load != nil }
 var specs = []Spec{
 	{Name: "sharegpt", Path: PathRequired, NeedsTokenizer: true, Flags: []string{"sharegpt-output-len"}, Load: ShareGPT},
 	{Name: "burstgpt", Path: PathRequired},
-	{Name: "sonnet", Path: PathOptional, Flags: []string{"sonnet-input-len", "sonnet-output-len", "sonnet-prefix-len"}},
+	{Name: "sonnet", Path: PathOptional, NeedsTokenizer: true, Flags: []string{"sonnet-input-len", "sonnet-output-len", "sonnet-prefix-len"},
+		Load: Sonnet},
 	{Name: "random", Path: PathForbidden, NeedsTokenizer: true, NeedsVocabulary: true, RealignToServer: true,
 		IgnoreEOS: IgnoreEOSForSampling,
 		Flags:     []string{"random-input-len", "random-output-len", "random-prefix-len", "random-range-ratio", "random-batch-size"},

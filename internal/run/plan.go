@@ -222,7 +222,7 @@ func (p *Plan) tokenizer(ctx context.Context, env Env) error {
 func (p *Plan) samples(ctx context.Context, env Env) ([]dataset.Sample, error) {
 	o := &p.Options
 	d := o.Dataset
-	d.NumPrompts, d.Seed, d.RequestIDPrefix = o.NumPrompts, o.Seed, o.RequestIDPrefix
+	d.NumPrompts, d.Seed, d.RequestIDPrefix, d.Backend = o.NumPrompts, o.Seed, o.RequestIDPrefix, o.Backend
 	if p.Tokenizer != nil && p.Tokenizer.VocabSize() == 0 && p.Dataset.NeedsVocabulary {
 		// The server's tokenizer does not know its vocabulary, which the
 		// dataset draws from: say so before it fails obscurely.

@@ -216,6 +216,52 @@ def prefix_repetition_sample(tok, seed, num_requests, prefix_len, suffix_len, nu
     return requests, token_mismatch_total, next_uint32
 
 
+class ChatFakeTokenizer(FakeTokenizer):
+    """FakeTokenizer with the chat template chatFake has in
+    internal/dataset/sonnet_test.go."""
+
+    chat_template = "fake"
+
+    def apply_chat_template(self, messages, add_generation_prompt=False, tokenize=False):
+        out = "".join("<s>" + m["role"] + ": " + m["content"] + "</s>" for m in messages)
+        return out + (" the cat:" if add_generation_prompt else "")
+
+
+def sonnet_sample(tok, path, seed, num_requests, prefix, input_len, output_len, prefix_len, backend):
+    """SonnetDataset and its get_samples branch: main_async's
+    random.seed(args.seed) is the only seeding; the file is read in text
+    mode (universal newlines)."""
+    random.seed(seed)
+    return_prompt_formatted = backend != "openai-chat"
+    with open(path, encoding="utf-8") as f:
+        data = f.readlines()
+    tokenized_lines = [tok(line).input_ids for line in data]
+    avg_len = sum(len(tokens) for tokens in tokenized_lines) / len(tokenized_lines)
+    base_prompt = "Pick as many lines as you can from these poem lines:\n"
+    base_msg = [{"role": "user", "content": base_prompt}]
+    base_fmt = tok.apply_chat_template(base_msg, add_generation_prompt=True, tokenize=False)
+    base_offset = len(tok(base_fmt).input_ids)
+    if input_len <= base_offset:
+        raise ValueError(f"'input_len' must be higher than the base prompt length ({base_offset}).")
+    num_input_lines = round((input_len - base_offset) / avg_len)
+    num_prefix_lines = max(round((prefix_len - base_offset) / avg_len), 0)
+    prefix_lines = data[:num_prefix_lines]
+    samples = []
+    ind = 0
+    while len(samples) < num_requests:
+        extra_lines = random.choices(data, k=num_input_lines - num_prefix_lines)
+        prompt = f"{base_prompt}{''.join(prefix_lines + extra_lines)}"
+        msg = [{"role": "user", "content": prompt}]
+        prompt_formatted = tok.apply_chat_template(msg, add_generation_prompt=True, tokenize=False)
+        prompt_len = len(tok(prompt_formatted).input_ids)
+        if prompt_len <= input_len:
+            samples.append({"prompt": prompt_formatted if return_prompt_formatted else prompt,
+                            "prompt_len": prompt_len, "expected_output_len": output_len,
+                            "request_id": prefix + str(ind)})
+            ind += 1
+    return samples
+
+
 def main():
     tok = FakeTokenizer()
     cases = []
@@ -281,6 +327,29 @@ def main():
                      "output_len": ol, "disable_shuffle": noshuf, "token_mismatch_total": mismatch,
                      "next_uint32": nxt, "samples": samples})
     json.dump(prep, open(os.path.join(OUT, "prefix_repetition_golden.json"), "w"), indent=1, ensure_ascii=False)
+
+    # Sonnet: vLLM's sonnet.txt as embedded in datasets/, and a small poem
+    # with CRLF and CR line ends and no final newline; chat-formatted
+    # prompts, raw ones for openai-chat, a prefix longer than the input,
+    # redraws of prompts too long.
+    chat = ChatFakeTokenizer()
+    poem = os.path.join(OUT, "poem_crlf.txt")
+    with open(poem, "w", newline="") as f:
+        f.write("the cat sat\r\non a mat\rabc cab bca\r\na b ab\r\n\r\nbad dab cede\nthe end")
+    sonnet_path = os.path.join(os.path.dirname(__file__), "..", "..", "datasets", "sonnet.txt")
+    sonnet = []
+    for path, seed, n, il, ol, pl, backend in [
+        ("", 0, 6, 120, 9, 40, "openai"),
+        ("", 42, 5, 200, 150, 150, "openai-chat"),
+        ("", 2**33, 4, 60, 3, 0, "vllm"),
+        ("poem_crlf.txt", 3, 8, 40, 5, 14, "openai"),
+        ("poem_crlf.txt", 5, 6, 70, 7, 80, "openai-chat"),
+    ]:
+        sonnet.append({"path": path, "seed": seed, "num_prompts": n, "input_len": il, "output_len": ol,
+                       "prefix_len": pl, "backend": backend,
+                       "samples": sonnet_sample(chat, os.path.join(OUT, path) if path else sonnet_path,
+                                                seed, n, "s-", il, ol, pl, backend)})
+    json.dump(sonnet, open(os.path.join(OUT, "sonnet_golden.json"), "w"), indent=1, ensure_ascii=False)
 
 
 if __name__ == "__main__":
