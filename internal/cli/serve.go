@@ -257,12 +257,15 @@ func (f *serveFlags) datasetOptions() error {
 	d := &f.opts.Dataset
 	if f.inputLen.set {
 		d.RandomInputLen = f.inputLen.v
+		d.SonnetInputLen = f.inputLen.v
 	}
 	if f.outputLen.set {
 		d.RandomOutputLen = f.outputLen.v
 		v := f.outputLen.v
 		d.SharegptOutputLen = &v
 		d.CustomOutputLen = v
+		d.PrefixRepetitionOutputLen = v
+		d.SonnetOutputLen = v
 	}
 	rr, err := dataset.ParseRangeRatio(f.randomRangeRatio)
 	if spec, _ := dataset.Lookup(d.Name); err != nil && spec != nil && slices.Contains(spec.Flags, "random-range-ratio") {

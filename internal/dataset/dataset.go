@@ -2,7 +2,8 @@
 // benchmark datasets do (vllm/benchmarks/datasets/datasets.py@11dfa3169).
 // Given the same tokenizer and seed, the prompts, their lengths, their order
 // and their request ids equal vLLM's: the random dataset draws from a port
-// of NumPy's default_rng (package numpyrand) and the file datasets shuffle
+// of NumPy's default_rng (package numpyrand), prefix_repetition from its
+// port of NumPy's legacy global generator, and the file datasets shuffle
 // and oversample with a port of CPython's random (package pyrandom).
 //
 // Every dataset is described once, by its Spec in table.go: what it needs
@@ -19,6 +20,7 @@ import (
 	"slices"
 
 	"github.com/gobench/gobench/internal/exitcode"
+	"github.com/gobench/gobench/internal/numpyrand"
 	"github.com/gobench/gobench/internal/pyrandom"
 	"github.com/gobench/gobench/internal/tokenizer"
 )
@@ -37,16 +39,19 @@ type Sample struct {
 
 // Options are the dataset flags, after vLLM's mapping of --input-len and
 // --output-len onto the dataset-specific flags (serve.py@11dfa3169
-// main_async). NumPrompts, Seed and RequestIDPrefix are the run's, copied
-// in when the run is planned.
+// main_async). NumPrompts, Seed, RequestIDPrefix and Backend are the
+// run's, copied in when the run is planned.
 type Options struct {
 	Name            string
 	Path            string
 	NumPrompts      int
 	Seed            int64
 	RequestIDPrefix string
-	NoOversample    bool
-	DisableShuffle  bool
+	// Backend is the run's --backend: the sonnet dataset sends its prompts
+	// chat-formatted except to openai-chat.
+	Backend        string
+	NoOversample   bool
+	DisableShuffle bool
 	// SkipChatTemplate keeps custom prompts as they are instead of applying
 	// the tokenizer's chat template.
 	SkipChatTemplate bool
@@ -64,13 +69,29 @@ type Options struct {
 	// SharegptOutputLen is --sharegpt-output-len; nil uses each
 	// conversation's completion length.
 	SharegptOutputLen *int
+
+	// PrefixRepetitionPrefixLen, PrefixRepetitionSuffixLen,
+	// PrefixRepetitionNumPrefixes and PrefixRepetitionOutputLen are the
+	// --prefix-repetition-* flags.
+	PrefixRepetitionPrefixLen   int
+	PrefixRepetitionSuffixLen   int
+	PrefixRepetitionNumPrefixes int
+	PrefixRepetitionOutputLen   int
+
+	// SonnetInputLen, SonnetOutputLen and SonnetPrefixLen are the
+	// --sonnet-* flags.
+	SonnetInputLen  int
+	SonnetOutputLen int
+	SonnetPrefixLen int
 }
 
 // DefaultOptions are vLLM's defaults of the dataset flags
 // (vllm/benchmarks/datasets/datasets.py@11dfa3169 add_dataset_parser),
 // --num-prompts (1000, DEFAULT_NUM_PROMPTS) among them.
 func DefaultOptions() Options {
-	return Options{Name: "random", NumPrompts: 1000, RandomInputLen: 1024, RandomOutputLen: 128, RandomBatchSize: 1, CustomOutputLen: 256}
+	return Options{Name: "random", NumPrompts: 1000, RandomInputLen: 1024, RandomOutputLen: 128, RandomBatchSize: 1, CustomOutputLen: 256,
+		PrefixRepetitionPrefixLen: 256, PrefixRepetitionSuffixLen: 256, PrefixRepetitionNumPrefixes: 10, PrefixRepetitionOutputLen: 128,
+		SonnetInputLen: 550, SonnetOutputLen: 150, SonnetPrefixLen: 200}
 }
 
 // Bounds of the counts and lengths the dataset flags take: far beyond any
@@ -115,6 +136,10 @@ func Validate(opts Options) error {
 	if err := validateLengths(spec, opts); err != nil {
 		return err
 	}
+	if n := opts.PrefixRepetitionNumPrefixes; slices.Contains(spec.Flags, "prefix-repetition-num-prefixes") && (n < 1 || n > MaxSamples) {
+		// vLLM divides by it (ZeroDivisionError) or makes no prefix.
+		return fmt.Errorf("argument --prefix-repetition-num-prefixes: must be between 1 and %d (got %d)", MaxSamples, n)
+	}
 	return validateNumPrompts(spec, opts.NumPrompts)
 }
 
@@ -146,6 +171,12 @@ func validateLengths(spec *Spec, opts Options) error {
 		{"random-output-len", opts.RandomOutputLen, 0},
 		{"random-prefix-len", opts.RandomPrefixLen, 0},
 		{"custom-output-len", opts.CustomOutputLen, -1},
+		{"prefix-repetition-prefix-len", opts.PrefixRepetitionPrefixLen, 0},
+		{"prefix-repetition-suffix-len", opts.PrefixRepetitionSuffixLen, 0},
+		{"prefix-repetition-output-len", opts.PrefixRepetitionOutputLen, 0},
+		{"sonnet-input-len", opts.SonnetInputLen, 0},
+		{"sonnet-output-len", opts.SonnetOutputLen, 0},
+		{"sonnet-prefix-len", opts.SonnetPrefixLen, 0},
 	}
 	if opts.SharegptOutputLen != nil {
 		lengths = append(lengths, length{"sharegpt-output-len", *opts.SharegptOutputLen, 0})
@@ -169,21 +200,14 @@ func validateLengths(spec *Spec, opts Options) error {
 // (--skip-tokenizer-init) for the datasets that allow it. Warnings vLLM
 // logs go to warn.
 //
-// global plays CPython's global random, which vLLM seeds in main_async
-// (random.seed(args.seed)) and which its datasets reseed and draw from
-// (vllm/benchmarks/datasets/datasets.py@11dfa3169): the custom and
-// sharegpt loaders reseed it with the seed and shuffle their entries
-// (reseed only, with --disable-shuffle), oversampling reseeds it and draws
-// one choice per missing sample, the random dataset leaves it alone. Load
-// leaves it where vLLM leaves it, so that the run's random LoRA assignment
-// (serve.py@11dfa3169 benchmark: random.choice per request) continues it.
-// nil stands for a generator just seeded with opts.Seed.
-func Load(opts Options, tok tokenizer.Tokenizer, global *pyrandom.Random, warn io.Writer) ([]Sample, error) {
+// g holds the global generators, which Load leaves where vLLM leaves them
+// (see Globals); nil stands for generators just seeded with opts.Seed.
+func Load(opts Options, tok tokenizer.Tokenizer, g *Globals, warn io.Writer) ([]Sample, error) {
 	if warn == nil {
 		warn = io.Discard
 	}
-	if global == nil {
-		global = pyrandom.New(opts.Seed)
+	if g == nil {
+		g = NewGlobals(opts.Seed)
 	}
 	if err := Validate(opts); err != nil {
 		return nil, err
@@ -192,7 +216,34 @@ func Load(opts Options, tok tokenizer.Tokenizer, global *pyrandom.Random, warn i
 	if err := spec.CheckTokenizer(tok != nil); err != nil {
 		return nil, err
 	}
-	return spec.Load(opts, tok, global, warn)
+	return spec.Load(opts, tok, g, warn)
+}
+
+// Globals are the process-wide generators vLLM seeds with --seed in
+// main_async (random.seed, np.random.seed) and that some of its datasets
+// reseed and draw from (vllm/benchmarks/datasets/datasets.py@11dfa3169).
+// The run keeps drawing from both after the dataset, so a loader leaves
+// them exactly where vLLM's dataset leaves them.
+type Globals struct {
+	// Random plays CPython's global random: the custom and sharegpt
+	// loaders reseed it with the seed and shuffle their entries (reseed
+	// only, with --disable-shuffle), oversampling reseeds it and draws one
+	// choice per missing sample, prefix_repetition reseeds it and shuffles,
+	// the random dataset leaves it alone. The run's random LoRA assignment
+	// (serve.py@11dfa3169 benchmark: random.choice per request) continues
+	// it.
+	Random *pyrandom.Random
+	// NumPy plays NumPy's legacy global generator: prefix_repetition
+	// reseeds it and draws every token from it (np.random.randint); the
+	// run's arrival gammas (serve.py@11dfa3169 get_request) continue it.
+	NumPy *numpyrand.Legacy
+}
+
+// NewGlobals returns the generators as main_async leaves them: both seeded
+// with seed (NumPy takes it as an unsigned 32-bit value; the run checks the
+// range before).
+func NewGlobals(seed int64) *Globals {
+	return &Globals{Random: pyrandom.New(seed), NumPy: numpyrand.NewLegacy(uint32(seed))}
 }
 
 // CheckTokenizer refuses a dataset that counts or draws tokens when the

@@ -11,7 +11,6 @@ import (
 	"strings"
 
 	"github.com/gobench/gobench/internal/exitcode"
-	"github.com/gobench/gobench/internal/pyrandom"
 	"github.com/gobench/gobench/internal/tokenizer"
 )
 
@@ -24,7 +23,7 @@ var ErrChatTemplate = exitcode.With(errors.New("the tokenizer has no chat templa
 // "prompt" per line and an optional "output_tokens", shuffled with
 // random.seed(seed) unless --disable-shuffle, output lengths from
 // --custom-output-len or (with -1) each row, then oversampled.
-func Custom(opts Options, tok tokenizer.Tokenizer, global *pyrandom.Random, warn io.Writer) ([]Sample, error) {
+func Custom(opts Options, tok tokenizer.Tokenizer, g *Globals, warn io.Writer) ([]Sample, error) {
 	if opts.Path == "" {
 		return nil, errors.New("--dataset-name custom needs --dataset-path to a .jsonl file")
 	}
@@ -43,7 +42,7 @@ func Custom(opts Options, tok tokenizer.Tokenizer, global *pyrandom.Random, warn
 	if err != nil {
 		return nil, err
 	}
-	shuffle(rows, opts, global)
+	shuffle(rows, opts, g.Random)
 	n := opts.NumPrompts
 	if n <= 0 {
 		n = len(rows)
@@ -92,7 +91,7 @@ func Custom(opts Options, tok tokenizer.Tokenizer, global *pyrandom.Random, warn
 	}
 	o := opts
 	o.NumPrompts = n
-	return oversample(samples, o, global, warn)
+	return oversample(samples, o, g.Random, warn)
 }
 
 // pyInt converts an output_tokens value as Python's int() does on what pandas
@@ -124,7 +123,7 @@ func pyInt(raw json.RawMessage) (int, error) {
 // is the prompt and the second's token count the output length (or
 // --sharegpt-output-len); is_valid_sequence filters; ids count accepted
 // entries; then oversampling.
-func ShareGPT(opts Options, tok tokenizer.Tokenizer, global *pyrandom.Random, warn io.Writer) ([]Sample, error) {
+func ShareGPT(opts Options, tok tokenizer.Tokenizer, g *Globals, warn io.Writer) ([]Sample, error) {
 	if opts.Path == "" {
 		return nil, errors.New("--dataset-name sharegpt needs --dataset-path to a ShareGPT JSON file")
 	}
@@ -132,7 +131,7 @@ func ShareGPT(opts Options, tok tokenizer.Tokenizer, global *pyrandom.Random, wa
 	if err != nil {
 		return nil, err
 	}
-	shuffle(entries, opts, global)
+	shuffle(entries, opts, g.Random)
 	var samples []Sample
 	for _, e := range entries {
 		if len(samples) >= opts.NumPrompts {
@@ -176,7 +175,7 @@ func ShareGPT(opts Options, tok tokenizer.Tokenizer, global *pyrandom.Random, wa
 	if len(entries) == 0 {
 		return nil, fmt.Errorf("%s: no conversation with at least two turns", opts.Path)
 	}
-	return oversample(samples, opts, global, warn)
+	return oversample(samples, opts, g.Random, warn)
 }
 
 // validSequence is vLLM's is_valid_sequence with its default bounds.

@@ -4,7 +4,6 @@ import (
 	"path/filepath"
 	"testing"
 
-	"github.com/gobench/gobench/internal/pyrandom"
 	"github.com/google/go-cmp/cmp"
 )
 
@@ -48,8 +47,9 @@ func TestGlobalRandomContinues(t *testing.T) {
 	readJSON(t, "lora_golden.json", &cases)
 	for _, c := range cases {
 		o := c.options()
-		global := pyrandom.New(c.Seed) // main_async: random.seed(args.seed)
-		samples, err := Load(o, newFake(), global, nil)
+		g := NewGlobals(c.Seed) // main_async: random.seed(args.seed)
+		global := g.Random
+		samples, err := Load(o, newFake(), g, nil)
 		if err != nil {
 			t.Fatalf("%+v: %v", c, err)
 		}

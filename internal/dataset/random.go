@@ -14,7 +14,6 @@ import (
 	"github.com/gobench/gobench/internal/exitcode"
 	"github.com/gobench/gobench/internal/numpyrand"
 	"github.com/gobench/gobench/internal/pyfmt"
-	"github.com/gobench/gobench/internal/pyrandom"
 	"github.com/gobench/gobench/internal/tokenizer"
 )
 
@@ -102,7 +101,7 @@ func SamplingParams(rng *numpyrand.Generator, n int, rr RangeRatio, inputLen, ou
 }
 
 // Random builds vLLM's random dataset (RandomDataset.sample).
-func Random(opts Options, tok tokenizer.Tokenizer, _ *pyrandom.Random, warn io.Writer) ([]Sample, error) {
+func Random(opts Options, tok tokenizer.Tokenizer, _ *Globals, warn io.Writer) ([]Sample, error) {
 	rr := opts.RandomRangeRatio
 	numSpecial := tok.NumSpecialTokensToAdd()
 	realIn := max(0, opts.RandomInputLen-numSpecial)
@@ -125,7 +124,7 @@ func Random(opts Options, tok tokenizer.Tokenizer, _ *pyrandom.Random, warn io.W
 	if len(allowed) == 0 {
 		return nil, fmt.Errorf("tokenizer %s has no non-special token to sample from", tok.Name())
 	}
-	fx := &fixer{tok: tok, rng: rng}
+	fx := &fixer{tok: tok, pad: func(n int) []int64 { return rng.IntegersN(0, int64(tok.VocabSize()), n) }}
 
 	var prefix []int
 	if opts.RandomPrefixLen > 0 {
@@ -168,10 +167,16 @@ func Random(opts Options, tok tokenizer.Tokenizer, _ *pyrandom.Random, warn io.W
 			RequestID:         opts.RequestIDPrefix + strconv.Itoa(i),
 		}
 	}
+	warnMismatch(warn, total)
+	return samples, nil
+}
+
+// warnMismatch logs vLLM's warning when the prompts' total length missed
+// the target after the fix-up budget ran out.
+func warnMismatch(warn io.Writer, total int) {
 	if total != 0 {
 		fmt.Fprintf(warn, "WARNING: Across all generated prompts, there were %d %s tokens than expected after decoding and re-encoding. This is expected due to the imperfect nature of the sampling procedure.\n", abs(total), moreFewer(total))
 	}
-	return samples, nil
 }
 
 // allowedTokens is [0, vocab_size) minus the special ids, ascending (vLLM
@@ -224,7 +229,10 @@ func firstRoundTrips(tok tokenizer.Tokenizer, seqs [][]int) []roundTrip {
 // fixer runs vLLM's gen_prompt_decode_to_target_len.
 type fixer struct {
 	tok tokenizer.Tokenizer
-	rng *numpyrand.Generator
+	// pad draws n ids in [0, vocab_size): rng.integers from the dataset's
+	// own generator, or np.random.randint from the global one when vLLM
+	// passes no rng.
+	pad func(n int) []int64
 }
 
 // toTargetLen decodes seq, re-encodes it without special tokens, and pads
@@ -250,7 +258,7 @@ func (f *fixer) toTargetLen(seq []int, target int, first *roundTrip) (string, []
 		case len(seq) == target:
 			return prompt, seq, 0
 		case len(seq) < target:
-			for _, id := range f.rng.IntegersN(0, int64(f.tok.VocabSize()), target-len(seq)) {
+			for _, id := range f.pad(target - len(seq)) {
 				seq = append(seq, int(id))
 			}
 		default:

@@ -7,7 +7,6 @@ import (
 	"strings"
 
 	"github.com/gobench/gobench/internal/exitcode"
-	"github.com/gobench/gobench/internal/pyrandom"
 	"github.com/gobench/gobench/internal/tokenizer"
 )
 
@@ -41,10 +40,10 @@ const (
 )
 
 // Loader builds a dataset's samples. tok is nil with
-// --skip-tokenizer-init; global is CPython's global random, which the
-// loader reseeds and draws from exactly as vLLM's dataset does (see Load);
+// --skip-tokenizer-init; g holds the global generators, which the loader
+// reseeds and draws from exactly as vLLM's dataset does (see Globals);
 // warnings vLLM logs go to warn.
-type Loader func(opts Options, tok tokenizer.Tokenizer, global *pyrandom.Random, warn io.Writer) ([]Sample, error)
+type Loader func(opts Options, tok tokenizer.Tokenizer, g *Globals, warn io.Writer) ([]Sample, error)
 
 // Spec describes one --dataset-name: what it needs and how it is built.
 // Everything that depends on which dataset a run uses asks its Spec, so a
@@ -87,7 +86,8 @@ func (s *Spec) Supported() bool { return s.Load != nil }
 var specs = []Spec{
 	{Name: "sharegpt", Path: PathRequired, NeedsTokenizer: true, Flags: []string{"sharegpt-output-len"}, Load: ShareGPT},
 	{Name: "burstgpt", Path: PathRequired},
-	{Name: "sonnet", Path: PathOptional, Flags: []string{"sonnet-input-len", "sonnet-output-len", "sonnet-prefix-len"}},
+	{Name: "sonnet", Path: PathOptional, NeedsTokenizer: true, Flags: []string{"sonnet-input-len", "sonnet-output-len", "sonnet-prefix-len"},
+		Load: Sonnet},
 	{Name: "random", Path: PathForbidden, NeedsTokenizer: true, NeedsVocabulary: true, RealignToServer: true,
 		IgnoreEOS: IgnoreEOSForSampling,
 		Flags:     []string{"random-input-len", "random-output-len", "random-prefix-len", "random-range-ratio", "random-batch-size"},
@@ -104,7 +104,8 @@ var specs = []Spec{
 	{Name: "custom_mm", Path: PathRequired},
 	{Name: "prefix_repetition", Path: PathForbidden, NeedsTokenizer: true, NeedsVocabulary: true, RealignToServer: true,
 		Flags: []string{"prefix-repetition-prefix-len", "prefix-repetition-suffix-len",
-			"prefix-repetition-num-prefixes", "prefix-repetition-output-len"}},
+			"prefix-repetition-num-prefixes", "prefix-repetition-output-len"},
+		Load: PrefixRepetition},
 	{Name: "spec_bench", Path: PathRequired, Flags: []string{"spec-bench-output-len", "spec-bench-category"}},
 	{Name: "speed_bench", Path: PathOptional, Flags: []string{"speed-bench-dataset-subset", "speed-bench-output-len",
 		"speed-bench-category"}},

@@ -16,7 +16,6 @@ import (
 	"github.com/gobench/gobench/internal/backend"
 	"github.com/gobench/gobench/internal/dataset"
 	"github.com/gobench/gobench/internal/exitcode"
-	"github.com/gobench/gobench/internal/numpyrand"
 	"github.com/gobench/gobench/internal/pyjson"
 	"github.com/gobench/gobench/internal/pyrandom"
 	"github.com/gobench/gobench/internal/schedule"
@@ -53,9 +52,10 @@ type Plan struct {
 	// headers are the run's extra headers: --header, after the base URL's
 	// credentials as Basic authorization.
 	headers []backend.Header
-	// global plays CPython's global random: seeded with --seed as vLLM's
-	// main_async seeds it, used by the dataset, continued by the LoRA draws.
-	global *pyrandom.Random
+	// global plays CPython's global random and NumPy's legacy global
+	// generator: seeded with --seed as vLLM's main_async seeds them, used
+	// by the dataset, continued by the LoRA draws and the arrival gammas.
+	global *dataset.Globals
 	client *backend.Client
 	// api talks to the server's side endpoints (models, tokenizer,
 	// metrics, profiler) with the run's headers.
@@ -222,13 +222,13 @@ func (p *Plan) tokenizer(ctx context.Context, env Env) error {
 func (p *Plan) samples(ctx context.Context, env Env) ([]dataset.Sample, error) {
 	o := &p.Options
 	d := o.Dataset
-	d.NumPrompts, d.Seed, d.RequestIDPrefix = o.NumPrompts, o.Seed, o.RequestIDPrefix
+	d.NumPrompts, d.Seed, d.RequestIDPrefix, d.Backend = o.NumPrompts, o.Seed, o.RequestIDPrefix, o.Backend
 	if p.Tokenizer != nil && p.Tokenizer.VocabSize() == 0 && p.Dataset.NeedsVocabulary {
 		// The server's tokenizer does not know its vocabulary, which the
 		// dataset draws from: say so before it fails obscurely.
 		return nil, fmt.Errorf("--dataset-name %s with tokenizer %s: %w", d.Name, p.Tokenizer.Name(), hub.ErrNoVocabulary)
 	}
-	p.global = pyrandom.New(o.Seed)
+	p.global = dataset.NewGlobals(o.Seed)
 	samples, err := dataset.Load(d, p.Tokenizer, p.global, env.Stderr)
 	if err != nil {
 		return nil, err
@@ -269,7 +269,7 @@ func (p *Plan) requests(samples []dataset.Sample) {
 	extra := o.SamplingParams.Clone()
 	extra.Update(&o.ExtraBody)
 	ignoreEOS := p.ignoreEOS()
-	loras := pickLoRAs(*o, len(samples), p.global)
+	loras := pickLoRAs(*o, len(samples), p.global.Random)
 	p.jobs = make([]job, len(samples))
 	for i, s := range samples {
 		req := &backend.Request{
@@ -284,8 +284,9 @@ func (p *Plan) requests(samples []dataset.Sample) {
 	}
 }
 
-// schedule draws the arrival offsets from NumPy's legacy generator seeded
-// with --seed, as vLLM's get_request does.
+// schedule draws the arrival offsets from NumPy's legacy global generator,
+// seeded with --seed and continued where the dataset left it
+// (prefix_repetition draws from it), as vLLM's get_request does.
 func (p *Plan) schedule() error {
 	// Validate checked the span for --num-prompts; the dataset may have
 	// made another count (custom's "every sample").
@@ -294,7 +295,7 @@ func (p *Plan) schedule() error {
 	}
 	params := p.Options.Schedule
 	params.NumRequests = len(p.jobs)
-	arrivals, err := schedule.Offsets(params, numpyrand.NewLegacy(uint32(p.Options.Seed)))
+	arrivals, err := schedule.Offsets(params, p.global.NumPy)
 	if err != nil {
 		return err
 	}

@@ -78,7 +78,10 @@ def gen_prompt_decode_to_target_len(tokenizer, token_sequence, target_token_len,
         if len(token_sequence) == target_token_len:
             break
         elif len(token_sequence) < target_token_len:
-            extra_tokens = rng.integers(0, tokenizer.vocab_size, size=target_token_len - len(token_sequence)).tolist()
+            if rng is not None:
+                extra_tokens = rng.integers(0, tokenizer.vocab_size, size=target_token_len - len(token_sequence)).tolist()
+            else:
+                extra_tokens = np.random.randint(0, tokenizer.vocab_size, size=target_token_len - len(token_sequence)).tolist()
             token_sequence.extend(extra_tokens)
         elif len(token_sequence) > target_token_len:
             token_sequence = token_sequence[:target_token_len]
@@ -177,6 +180,88 @@ def sharegpt_sample(tok, path, seed, num_requests, prefix, output_len, shuffle=T
     return out
 
 
+def prefix_repetition_sample(tok, seed, num_requests, prefix_len, suffix_len, num_prefixes, output_len, disable_shuffle=False):
+    """PrefixRepetitionRandomDataset: __init__ reseeds the global random and
+    np.random with the seed; tokens and fix-ups come from np.random.randint;
+    requests carry no request id."""
+    random.seed(seed)
+    np.random.seed(seed)
+    vocab_size = tok.vocab_size
+    prompts_per_prefix = num_requests // num_prefixes
+    if prompts_per_prefix == 0:
+        raise ValueError(f"num_requests ({num_requests}) must be greater than or equal to num_prefixes ({num_prefixes})")
+
+    def _generate_exact_length_tokens(target_length):
+        tokens = np.random.randint(0, vocab_size, size=target_length).tolist()
+        _, adjusted_tokens, token_mismatch = gen_prompt_decode_to_target_len(
+            tokenizer=tok, token_sequence=tokens, target_token_len=target_length, add_special_tokens=False)
+        return adjusted_tokens, token_mismatch
+
+    requests = []
+    token_mismatch_total = 0
+    for _ in range(num_prefixes):
+        prefix_tokens, prefix_mismatch = _generate_exact_length_tokens(prefix_len)
+        token_mismatch_total += prefix_mismatch
+        for _ in range(prompts_per_prefix):
+            suffix_tokens, suffix_mismatch = _generate_exact_length_tokens(suffix_len)
+            token_mismatch_total += suffix_mismatch
+            combined_tokens = prefix_tokens + suffix_tokens
+            requests.append({"prompt": tok.decode(combined_tokens), "prompt_len": len(combined_tokens),
+                             "expected_output_len": output_len, "request_id": ""})
+    if not disable_shuffle:
+        random.shuffle(requests)
+    # The state the global NumPy generator is left in: vLLM's arrival
+    # gamma draws continue from it.
+    next_uint32 = int(np.random.randint(0, 2**32, dtype=np.uint64))
+    return requests, token_mismatch_total, next_uint32
+
+
+class ChatFakeTokenizer(FakeTokenizer):
+    """FakeTokenizer with the chat template chatFake has in
+    internal/dataset/sonnet_test.go."""
+
+    chat_template = "fake"
+
+    def apply_chat_template(self, messages, add_generation_prompt=False, tokenize=False):
+        out = "".join("<s>" + m["role"] + ": " + m["content"] + "</s>" for m in messages)
+        return out + (" the cat:" if add_generation_prompt else "")
+
+
+def sonnet_sample(tok, path, seed, num_requests, prefix, input_len, output_len, prefix_len, backend):
+    """SonnetDataset and its get_samples branch: main_async's
+    random.seed(args.seed) is the only seeding; the file is read in text
+    mode (universal newlines)."""
+    random.seed(seed)
+    return_prompt_formatted = backend != "openai-chat"
+    with open(path, encoding="utf-8") as f:
+        data = f.readlines()
+    tokenized_lines = [tok(line).input_ids for line in data]
+    avg_len = sum(len(tokens) for tokens in tokenized_lines) / len(tokenized_lines)
+    base_prompt = "Pick as many lines as you can from these poem lines:\n"
+    base_msg = [{"role": "user", "content": base_prompt}]
+    base_fmt = tok.apply_chat_template(base_msg, add_generation_prompt=True, tokenize=False)
+    base_offset = len(tok(base_fmt).input_ids)
+    if input_len <= base_offset:
+        raise ValueError(f"'input_len' must be higher than the base prompt length ({base_offset}).")
+    num_input_lines = round((input_len - base_offset) / avg_len)
+    num_prefix_lines = max(round((prefix_len - base_offset) / avg_len), 0)
+    prefix_lines = data[:num_prefix_lines]
+    samples = []
+    ind = 0
+    while len(samples) < num_requests:
+        extra_lines = random.choices(data, k=num_input_lines - num_prefix_lines)
+        prompt = f"{base_prompt}{''.join(prefix_lines + extra_lines)}"
+        msg = [{"role": "user", "content": prompt}]
+        prompt_formatted = tok.apply_chat_template(msg, add_generation_prompt=True, tokenize=False)
+        prompt_len = len(tok(prompt_formatted).input_ids)
+        if prompt_len <= input_len:
+            samples.append({"prompt": prompt_formatted if return_prompt_formatted else prompt,
+                            "prompt_len": prompt_len, "expected_output_len": output_len,
+                            "request_id": prefix + str(ind)})
+            ind += 1
+    return samples
+
+
 def main():
     tok = FakeTokenizer()
     cases = []
@@ -226,6 +311,45 @@ def main():
         share.append({"seed": seed, "num_prompts": n, "output_len": ol,
                       "samples": sharegpt_sample(tok, spath, seed, n, "s-", ol)})
     json.dump(share, open(os.path.join(OUT, "sharegpt_golden.json"), "w"), indent=1, ensure_ascii=False)
+
+    # Prefix repetition: fix-ups from the legacy global generator, totals
+    # below --num-prompts, a zero prefix, no shuffle.
+    prep = []
+    for seed, n, pl, sl, npfx, ol, noshuf in [
+        (0, 10, 6, 5, 2, 16, False),
+        (42, 23, 12, 9, 4, 7, False),
+        (7, 6, 0, 8, 3, 1, False),
+        (123, 9, 20, 0, 3, 5, True),
+        (2**31 + 5, 40, 30, 30, 5, 128, False),
+    ]:
+        samples, mismatch, nxt = prefix_repetition_sample(tok, seed, n, pl, sl, npfx, ol, noshuf)
+        prep.append({"seed": seed, "num_prompts": n, "prefix_len": pl, "suffix_len": sl, "num_prefixes": npfx,
+                     "output_len": ol, "disable_shuffle": noshuf, "token_mismatch_total": mismatch,
+                     "next_uint32": nxt, "samples": samples})
+    json.dump(prep, open(os.path.join(OUT, "prefix_repetition_golden.json"), "w"), indent=1, ensure_ascii=False)
+
+    # Sonnet: vLLM's sonnet.txt as embedded in datasets/, and a small poem
+    # with CRLF and CR line ends and no final newline; chat-formatted
+    # prompts, raw ones for openai-chat, a prefix longer than the input,
+    # redraws of prompts too long.
+    chat = ChatFakeTokenizer()
+    poem = os.path.join(OUT, "poem_crlf.txt")
+    with open(poem, "w", newline="") as f:
+        f.write("the cat sat\r\non a mat\rabc cab bca\r\na b ab\r\n\r\nbad dab cede\nthe end")
+    sonnet_path = os.path.join(os.path.dirname(__file__), "..", "..", "datasets", "sonnet.txt")
+    sonnet = []
+    for path, seed, n, il, ol, pl, backend in [
+        ("", 0, 6, 120, 9, 40, "openai"),
+        ("", 42, 5, 200, 150, 150, "openai-chat"),
+        ("", 2**33, 4, 60, 3, 0, "vllm"),
+        ("poem_crlf.txt", 3, 8, 40, 5, 14, "openai"),
+        ("poem_crlf.txt", 5, 6, 70, 7, 80, "openai-chat"),
+    ]:
+        sonnet.append({"path": path, "seed": seed, "num_prompts": n, "input_len": il, "output_len": ol,
+                       "prefix_len": pl, "backend": backend,
+                       "samples": sonnet_sample(chat, os.path.join(OUT, path) if path else sonnet_path,
+                                                seed, n, "s-", il, ol, pl, backend)})
+    json.dump(sonnet, open(os.path.join(OUT, "sonnet_golden.json"), "w"), indent=1, ensure_ascii=False)
 
 
 if __name__ == "__main__":
