@@ -31,7 +31,7 @@ const maxConfigArgBytes = 1 << 20
 
 // configEntry is one top-level key of a config file: the arguments it
 // stands for, as vLLM's FlexibleArgumentParser.load_config_file
-// (vllm/utils/argparse_utils.py@11dfa3169) writes them, and the line of
+// (vllm/utils/argparse_utils.py@00da11e37) writes them, and the line of
 // the key.
 type configEntry struct {
 	key  string
