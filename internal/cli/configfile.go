@@ -74,7 +74,11 @@ func parseConfigFile(text []byte, hasFlag func(string) bool) ([]configEntry, err
 		return nil, err
 	}
 	var next yaml.Node
-	if err := dec.Decode(&next); !errors.Is(err, io.EOF) {
+	switch err := dec.Decode(&next); {
+	case errors.Is(err, io.EOF):
+	case err != nil && next.Kind == 0:
+		return nil, err
+	default:
 		return nil, &configLineError{max(next.Line, 1), errors.New("a config file holds one YAML document")}
 	}
 	root := resolveAlias(&doc)

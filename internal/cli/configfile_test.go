@@ -130,6 +130,7 @@ func TestServeConfigErrors(t *testing.T) {
 	empty := file("empty.yaml", "# nothing\n")
 	twoDocs := file("docs.yaml", "seed: 1\n---\nseed: 2\n")
 	syntax := file("syntax.yaml", "seed: [1\n")
+	syntax2 := file("syntax2.yaml", "seed: 1\n---\n[\n")
 	nested := file("nested.yaml", "header: [[a=1]]\n")
 	boolOnValue := file("bool.yaml", "num_prompts: true\n")
 	self := file("self.yaml", "config: other.yaml\n")
@@ -154,6 +155,7 @@ func TestServeConfigErrors(t *testing.T) {
 		{"empty", []string{"--config", empty}, "--config " + empty + ": expected flag: value lines, got an empty file"},
 		{"two documents", []string{"--config", twoDocs}, "--config " + twoDocs + ":2: a config file holds one YAML document"},
 		{"syntax", []string{"--config", syntax}, "--config " + syntax + ": yaml: line 1: did not find expected ',' or ']'"},
+		{"syntax in a second document", []string{"--config", syntax2}, "--config " + syntax2 + ": yaml: line "},
 		{"nested list", []string{"--config", nested}, "--config " + nested + ":1: header: a list item must be a plain value, got a list (line 1)"},
 		{"true on a value flag", []string{"--config", boolOnValue},
 			"--config " + boolOnValue + ":1: num_prompts: argument --num-prompts: expected one argument"},
