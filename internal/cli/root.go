@@ -199,7 +199,8 @@ result block and result JSON, measured with far less client overhead.`,
 }
 
 // normalizeFor applies normalizeArgs to the arguments of the subcommand
-// they name.
+// they name, and for serve puts the flags of a --config file in front of
+// the command line's (withConfig).
 func normalizeFor(root *cobra.Command, args []string) ([]string, error) {
 	if len(args) == 0 {
 		return args, nil
@@ -213,6 +214,9 @@ func normalizeFor(root *cobra.Command, args []string) ([]string, error) {
 		lists = listFlags
 	}
 	norm, err := normalizeArgs(rest, sub.Flags(), lists)
+	if err == nil && sub.Name() == "serve" {
+		norm, err = withConfig(norm, sub.Flags(), lists, freshServeFlags)
+	}
 	if err != nil {
 		return nil, err
 	}

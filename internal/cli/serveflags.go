@@ -73,6 +73,9 @@ func (f *serveFlags) register(fs *pflag.FlagSet) {
 	f.registerDataset(s)
 	f.registerOwn(s)
 	registerPending(fs)
+	// Read and expanded by normalizeFor (withConfig) before parsing, so
+	// never set here; registered for the help, prefixes and vLLM's args.
+	fs.String("config", "", "Read serve's flags from a YAML file (vLLM's --config): one flag per key (num_prompts: 5), true for a flag without value, a list for several values, a mapping for a JSON flag; the command line wins.")
 	// The default changes on every run, as vLLM's does; the help says how.
 	fs.Lookup("request-id-prefix").DefValue = "bench-<8 random hex>-"
 	hideRefused(fs)
@@ -107,6 +110,7 @@ func serveHelpGroups() []helpGroup {
 		ds = append(ds, fl.Name)
 	}
 	groups := []helpGroup{
+		{title: "Config file flags:", flags: []string{"config"}},
 		{title: "Target flags:", flags: []string{"base-url", "host", "port", "endpoint", "backend", "model", "served-model-name",
 			"header", "insecure", "tokenizer", "tokenizer-mode", "skip-tokenizer-init", "trust-remote-code", "profile"}},
 		{title: "Workload flags:", flags: []string{"num-prompts", "request-rate", "max-concurrency", "burstiness",
@@ -305,7 +309,6 @@ var pendingFlags = []pendingFlag{
 	{"timeline-itl-thresholds", "itl", "Two ITL thresholds in ms for --plot-timeline.", "the HTML timeline"},
 	{"plot-dataset-stats", "bool", "Plot the dataset's token distributions (not supported yet).", "dataset plots"},
 	{"enable-multimodal-chat", "bool", "Wrap prompts and media into chat messages (not supported yet).", "multimodal chat"},
-	{"config", "string", "Read arguments from a YAML file (not supported yet).", "YAML argument files"},
 }
 
 // registerPending defines the pending flags on fs.
