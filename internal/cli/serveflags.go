@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"slices"
 	"strconv"
+	"strings"
 
 	"github.com/gobench/gobench/internal/backend"
 	"github.com/gobench/gobench/internal/dataset"
@@ -102,12 +103,19 @@ var onlyDefault = []string{"probe-request-rate", "random-batch-size"}
 // belongs under one of them (TestHelpGroupsCoverEveryFlag); the dataset
 // flags and the simulator's knobs are filed from their own tables.
 func serveHelpGroups() []helpGroup {
-	var ds []string
+	// The default help shows the flags every dataset shares and those of
+	// the default dataset (random); the other datasets' own flags, which
+	// only a run of that dataset needs, are in --help-all.
+	var ds, other []string
 	for _, fl := range dataset.Flags() {
 		if fl.Name == "random-input-len" { // where registerDataset puts them
 			ds = append(ds, "input-len", "output-len")
 		}
-		ds = append(ds, fl.Name)
+		if ownDataset(fl.Name) && !strings.HasPrefix(fl.Name, "random-") {
+			other = append(other, fl.Name)
+		} else {
+			ds = append(ds, fl.Name)
+		}
 	}
 	groups := []helpGroup{
 		{title: "Config file flags:", flags: []string{"config"}},
@@ -117,6 +125,8 @@ func serveHelpGroups() []helpGroup {
 			"ramp-up-strategy", "ramp-up-start-rps", "ramp-up-end-rps", "seed", "num-warmups", "lora-modules",
 			"lora-assignment", "request-id-prefix", "probe-request-rate", "dry-run"}},
 		{title: "Dataset flags:", flags: ds},
+		{title: "Flags of the other datasets (sharegpt, custom, sonnet, prefix_repetition, ...):", flags: other,
+			more: "flags of datasets other than random (--sharegpt-*, --custom-*, --sonnet-*, ...)"},
 		{title: "Sampling flags (sent with every request):", flags: []string{"ignore-eos", "temperature", "top-p", "top-k",
 			"min-p", "frequency-penalty", "presence-penalty", "repetition-penalty", "logprobs", "extra-body", "use-beam-search"}},
 		{title: "Timeout flags:", flags: []string{"ready-check-timeout-sec", "request-timeout", "read-timeout", "interrupt-grace"}},
@@ -128,6 +138,18 @@ func serveHelpGroups() []helpGroup {
 		{title: "Gate flags:", flags: []string{"threshold", "threshold-baseline"}},
 	}
 	return append(groups, serveSimHelpGroups()...)
+}
+
+// ownDataset reports whether a dataset flag belongs to one dataset (its
+// name starts with the dataset's, as --sonnet-input-len does) rather
+// than to all of them (--dataset-path, --no-oversample, ...).
+func ownDataset(flag string) bool {
+	for _, d := range dataset.Names() {
+		if strings.HasPrefix(flag, strings.ReplaceAll(d, "_", "-")+"-") {
+			return true
+		}
+	}
+	return false
 }
 
 func (f *serveFlags) registerTarget(s flagSet) {
