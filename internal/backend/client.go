@@ -210,6 +210,12 @@ func (c *Client) read(ctx context.Context, b Backend, rd *stream.Reader, tm *tim
 	}
 }
 
+// maxPoolingBody bounds a pooling answer, which is read whole: a server
+// that streams an endless body fails that request instead of exhausting
+// memory. One answer holds the vectors of one request's input (a 4096-wide
+// embedding is about 80 KB of JSON), so the bound is never near.
+const maxPoolingBody = 64 << 20
+
 // readWhole takes a pooling answer (see Pooler): the body is read to its
 // end before the clock is read, so the latency includes its download
 // (vLLM's later _run_pooling_request, erf.py@02cfb534; the baseline
@@ -217,10 +223,14 @@ func (c *Client) read(ctx context.Context, b Backend, rd *stream.Reader, tm *tim
 // out of E2EL). TTFT equals the latency, and the prompt length is the
 // server's usage.prompt_tokens, 0 without usage, as in vLLM.
 func (c *Client) readWhole(ctx context.Context, b Pooler, body io.Reader, out *metrics.Output, wd *watchdog) {
-	data, err := io.ReadAll(body)
+	data, err := io.ReadAll(io.LimitReader(body, maxPoolingBody+1))
 	ts := c.Now()
 	if err != nil {
 		out.Error = c.describe(ctx, err, wd)
+		return
+	}
+	if len(data) > maxPoolingBody {
+		out.Error = fmt.Sprintf("the answer is larger than %d MiB, the most gobench reads from a pooling answer", maxPoolingBody>>20)
 		return
 	}
 	out.TTFT, out.Latency = ts-out.StartTime, ts-out.StartTime

@@ -117,3 +117,29 @@ func TestDoPooling(t *testing.T) {
 		}
 	}
 }
+
+// endless is an answer body that never ends.
+type endless struct{}
+
+func (endless) Read(p []byte) (int, error) {
+	for i := range p {
+		p[i] = ' '
+	}
+	return len(p), nil
+}
+
+// TestDoPoolingBounded: a pooling answer is read whole, so an endless one
+// fails its request at maxPoolingBody instead of exhausting memory.
+func TestDoPoolingBounded(t *testing.T) {
+	t.Parallel()
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		_, _ = io.Copy(w, endless{}) // ends when the client hangs up
+	}))
+	defer srv.Close()
+	b := spec(t, "openai-embeddings").Impl
+	req := &Request{APIURL: srv.URL + "/v1/embeddings", Prompt: "p", Model: "m"}
+	out := (&Client{HTTP: srv.Client(), Now: (&tickClock{}).Now}).Do(context.Background(), b, req, b.Body(req))
+	if out.Success || !strings.Contains(out.Error, "larger than 64 MiB") {
+		t.Errorf("success %v, error %q", out.Success, out.Error)
+	}
+}
