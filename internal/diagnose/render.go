@@ -7,6 +7,8 @@ import (
 	"math"
 	"sort"
 	"strings"
+
+	"github.com/gobench/gobench/internal/texttable"
 )
 
 // Render writes the report as text (a terminal's aligned tables), markdown
@@ -120,52 +122,10 @@ func (p printer) quantiles(title string, rows []*Row, latency bool) {
 }
 
 // table writes rows of cells under header (nil: a list of names and
-// values). With a header the columns after the first are numbers,
-// right-aligned; a list is left-aligned.
+// values), laid out by texttable.
 func (p printer) table(header []string, rows [][]string) {
-	numeric := header != nil
-	if p.md {
-		if header == nil {
-			header = make([]string, len(rows[0]))
-		}
-		p.line("| " + strings.Join(header, " | ") + " |")
-		seps := make([]string, len(header))
-		for i := range seps {
-			seps[i] = "---"
-			if numeric {
-				seps[i] = "---:"
-			}
-		}
-		seps[0] = "---"
-		p.line("|" + strings.Join(seps, "|") + "|")
-		for _, r := range rows {
-			p.line("| " + strings.Join(r, " | ") + " |")
-		}
-		return
-	}
-	all := rows
-	if header != nil {
-		all = append([][]string{header}, rows...)
-	}
-	width := map[int]int{}
-	for _, r := range all {
-		for i, c := range r {
-			width[i] = max(width[i], len([]rune(c)))
-		}
-	}
-	for _, r := range all {
-		var b strings.Builder
-		b.WriteString("  ")
-		for i, c := range r {
-			pad := strings.Repeat(" ", width[i]-len([]rune(c)))
-			switch {
-			case i == 0 || header == nil:
-				b.WriteString(c + pad + "  ")
-			default:
-				b.WriteString(pad + c + "  ")
-			}
-		}
-		p.line(b.String())
+	for _, l := range texttable.Lines(header, rows, p.md, "  ") {
+		p.line(l)
 	}
 }
 

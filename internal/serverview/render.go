@@ -9,6 +9,7 @@ import (
 	"strings"
 
 	"github.com/gobench/gobench/internal/pyjson"
+	"github.com/gobench/gobench/internal/texttable"
 )
 
 // view is the part of a server_view object the section draws. It is read
@@ -132,33 +133,10 @@ func ms(v *float64) string {
 	return strconv.FormatFloat(*v*1000, 'f', 2, 64)
 }
 
-// table writes rows as aligned columns (text) or a Markdown table.
+// table writes rows (the first is the header) laid out by texttable.
 func (p printer) table(rows [][]string) {
-	if p.md {
-		for i, r := range rows {
-			p.line("| %s |", strings.Join(r, " | "))
-			if i == 0 {
-				p.line("|%s", strings.Repeat("---|", len(r)))
-			}
-		}
-		return
-	}
-	widths := make([]int, len(rows[0]))
-	for _, r := range rows {
-		for i, c := range r {
-			widths[i] = max(widths[i], len(c))
-		}
-	}
-	for _, r := range rows {
-		var sb strings.Builder
-		for i, c := range r {
-			if i == 0 {
-				fmt.Fprintf(&sb, "%-*s", widths[i], c)
-			} else {
-				fmt.Fprintf(&sb, "  %*s", widths[i], c)
-			}
-		}
-		p.line("%s", strings.TrimRight(sb.String(), " "))
+	for _, l := range texttable.Lines(rows[0], rows[1:], p.md, "") {
+		p.line("%s", l)
 	}
 }
 
