@@ -47,6 +47,21 @@ type Request struct {
 	ExtraBody pyjson.Object
 	// RequestID is sent as x-request-id when not empty.
 	RequestID string
+	// Prompts, when not nil, is a prompt of several texts (vLLM's list[str]
+	// prompt: batched embedding inputs, or a rerank query and its
+	// documents); Prompt is then empty.
+	Prompts []string
+	// PromptObject, when not nil, is a dict prompt (vllm-pooling).
+	PromptObject *pyjson.Object
+	// MultiModal are the request's media as chat content parts, in order.
+	MultiModal []*pyjson.Object
+	// AudioWAV is the clip openai-audio uploads, AudioDuration its length
+	// in seconds; nil and 0 without audio.
+	AudioWAV      []byte
+	AudioDuration float64
+	// PromptTokenIDs, when not nil, are sent instead of Prompt
+	// (--prompt-token-ids).
+	PromptTokenIDs []int
 }
 
 // Chunk is what one stream event contributed.

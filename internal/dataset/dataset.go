@@ -21,6 +21,7 @@ import (
 
 	"github.com/gobench/gobench/internal/exitcode"
 	"github.com/gobench/gobench/internal/numpyrand"
+	"github.com/gobench/gobench/internal/pyjson"
 	"github.com/gobench/gobench/internal/pyrandom"
 	"github.com/gobench/gobench/internal/tokenizer"
 )
@@ -35,6 +36,34 @@ type Sample struct {
 	ExpectedOutputLen int
 	// RequestID is sent as x-request-id; empty means none.
 	RequestID string
+	// Prompts, when not nil, is a prompt of several texts (vLLM's prompt
+	// as a list[str]): batched embedding inputs (--random-batch-size), or
+	// a rerank query followed by its documents. Prompt is then empty.
+	Prompts []string
+	// PromptObject, when not nil, is a prompt vLLM passes as a dict
+	// (vllm-pooling merges its fields into the payload).
+	PromptObject *pyjson.Object
+	// MultiModal is the request's media as chat content parts, in order
+	// (vLLM's multi_modal_data, e.g. {"type": "image_url", "image_url":
+	// {"url": ...}}); nil for text.
+	MultiModal []*pyjson.Object
+	// Audio is the request's clip for openai-audio; nil otherwise.
+	Audio *Audio
+	// Timestamp, when not nil, is the trace's arrival time of the request
+	// in seconds (timed_trace, used with --self-timed).
+	Timestamp *float64
+	// PromptTokenIDs, when not nil, are the prompt's token ids, sent
+	// instead of its text with --prompt-token-ids.
+	PromptTokenIDs []int
+}
+
+// Audio is one audio clip to upload: the WAV file's bytes and its length
+// in seconds (vLLM's input_audio_duration, which RTFx divides).
+type Audio struct {
+	// WAV is the file as sent (RIFF/WAVE).
+	WAV []byte
+	// Duration is the clip's length in seconds.
+	Duration float64
 }
 
 // Options are the dataset flags, after vLLM's mapping of --input-len and

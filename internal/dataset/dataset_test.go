@@ -24,7 +24,7 @@ type goldenSample struct {
 func toGolden(ss []Sample) []goldenSample {
 	out := make([]goldenSample, len(ss))
 	for i, s := range ss {
-		out[i] = goldenSample(s)
+		out[i] = goldenSample{Prompt: s.Prompt, PromptLen: s.PromptLen, ExpectedOutputLen: s.ExpectedOutputLen, RequestID: s.RequestID}
 	}
 	return out
 }

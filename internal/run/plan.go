@@ -276,6 +276,10 @@ func (p *Plan) requests(samples []dataset.Sample) {
 			Prompt: s.Prompt, APIURL: p.APIURL, PromptLen: s.PromptLen, OutputLen: s.ExpectedOutputLen,
 			Model: p.ModelID, ModelName: p.ModelName, Logprobs: o.Logprobs, IgnoreEOS: ignoreEOS,
 			ExtraHeaders: p.headers, ExtraBody: *extra, RequestID: s.RequestID,
+			Prompts: s.Prompts, PromptObject: s.PromptObject, MultiModal: s.MultiModal, PromptTokenIDs: s.PromptTokenIDs,
+		}
+		if s.Audio != nil {
+			req.AudioWAV, req.AudioDuration = s.Audio.WAV, s.Audio.Duration
 		}
 		if loras != nil {
 			req.Model, req.ModelName = loras[i], loras[i]
