@@ -155,9 +155,7 @@ func (f *serveFlags) refusePending(fs *pflag.FlagSet) error {
 		if bad != nil {
 			return
 		}
-		if fl.Name == "probe-request-rate" && f.probeRequestRate.v != 0 {
-			bad = fmt.Errorf("--%s: probe requests %w", fl.Name, exitcode.ErrNotSupported)
-		} else if what := pendingFeature(fl.Name); what != "" {
+		if what := pendingFeature(fl.Name); what != "" {
 			bad = fmt.Errorf("--%s: %s %w", fl.Name, what, exitcode.ErrNotSupported)
 		}
 	})

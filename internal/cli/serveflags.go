@@ -30,7 +30,7 @@ type serveFlags struct {
 	maxConcurrency, inputLen, outputLen                  *intFlag
 	logprobs, rampUpStart, rampUpEnd                     *intFlag
 	rampUpStrategy                                       *choiceFlag
-	readTimeout, probeRequestRate                        *floatFlag
+	readTimeout                                          *floatFlag
 	sampling                                             samplingFlags
 
 	// gobench's own.
@@ -96,8 +96,8 @@ func hideRefused(fs *pflag.FlagSet) {
 }
 
 // onlyDefault are the flags of which gobench supports the default value
-// alone: probe requests and batched prompts are not built yet.
-var onlyDefault = []string{"probe-request-rate", "random-batch-size"}
+// alone: batched prompts are not built yet.
+var onlyDefault = []string{"random-batch-size"}
 
 // serveHelpGroups are the headings of `gobench serve --help`. A new flag
 // belongs under one of them (TestHelpGroupsCoverEveryFlag); the dataset
@@ -194,8 +194,8 @@ func (f *serveFlags) registerLoad(s flagSet) {
 	f.loraModules = &listFlag{}
 	s.val(f.loraModules, "lora-modules", "LoRA adapters to spread the requests over (each request names one as its model).")
 	s.val(bindChoice("lora-assignment", &o.LoRAAssignment, "random", "round-robin"), "lora-assignment", "How requests pick a LoRA: random or round-robin.")
-	f.probeRequestRate = newFloat("probe-request-rate", 0)
-	s.val(f.probeRequestRate, "probe-request-rate", "Send 1-token probe requests at this rate beside the run (not supported yet).")
+	s.val(bindFloat("probe-request-rate", &o.ProbeRequestRate), "probe-request-rate",
+		"Beside the run, send one-token \"Hi\" probes, one at a time, at most this many a second, on their own connection: their latency (a \"Probe Requests\" section) is what a newcomer waits while the run loads the server; 0: none.")
 	s.boolean(&o.DisableProgress, "disable-tqdm", "No progress bar (on a terminal) and no progress lines (otherwise).")
 	s.boolean(new(bool), "use-beam-search", "Accepted for compatibility; it has no effect, as in vLLM.")
 }

@@ -95,6 +95,7 @@ func selectionOf(o *run.Options) resultkey.Selection {
 		PercentileMetrics: o.PercentileMetricsOrDefault(), Percentiles: o.Percentiles,
 		Tokenizer: !o.SkipTokenizerInit, ClientQueue: o.MaxConcurrency > 0, RampUp: o.Schedule.RampUp != nil,
 		Detailed: o.SaveDetailed, ReportCachedTokens: o.ReportCachedTokens, Workload: true, Pooling: o.Pooling(),
+		Probe: o.ProbeRequestRate > 0,
 	}
 }
 

@@ -97,6 +97,11 @@ type Result struct {
 	// when no successful output reported cached tokens.
 	TotalCached *int
 
+	// Probe is the probe requests' account (--probe-request-rate), set by
+	// the run beside Calculate; nil without probes or when none
+	// succeeded.
+	Probe *Probe
+
 	// Failures are the Error texts of the failed outputs, in order.
 	Failures []string
 	// Warnings are the UserWarnings vLLM's calculate_metrics and main_async

@@ -43,6 +43,12 @@ func Markdown(w io.Writer, r *metrics.Result, spec *SpecDecode, title string) er
 			b.WriteString("\n")
 		}
 	}
+	if r.Probe != nil {
+		b.WriteString("\n| Probe requests | |\n|---|---:|\n")
+		for _, l := range probeLines(r.Probe) {
+			row(l.label, l.value)
+		}
+	}
 	if spec != nil {
 		b.WriteString("\n| Speculative decoding | |\n|---|---:|\n")
 		row("Acceptance rate (%)", format2f(spec.AcceptanceRate))
@@ -96,6 +102,18 @@ func summaryLines(r *metrics.Result) []summaryLine {
 		f("Total token throughput (tok/s)", r.TotalTokenThroughput)
 	}
 	return ls
+}
+
+// probeLines are the lines of the Probe Requests section, without the
+// trailing colons (vllm/benchmarks/serve.py@009e6d4a benchmark).
+func probeLines(pr *metrics.Probe) []summaryLine {
+	return []summaryLine{
+		{"Probe requests completed", strconv.Itoa(pr.Completed)},
+		{"Probe requests failed", strconv.Itoa(pr.Failed)},
+		{"Median probe E2EL (ms)", format2f(pr.MedianE2ELMS)},
+		{"P99 probe E2EL (ms)", format2f(pr.P99E2ELMS)},
+		{"Max probe E2EL (ms)", format2f(pr.MaxE2ELMS)},
+	}
 }
 
 // mdEscape keeps a title from being read as Markdown markup.

@@ -237,6 +237,13 @@ func setBenchmarkKeys(o *pyjson.Object, r *metrics.Result, run *Run) {
 	if r.ReportCachedTokens && r.TotalCached != nil {
 		o.Set(resultkey.TotalCachedTokens, *r.TotalCached)
 	}
+	if pr := r.Probe; pr != nil {
+		o.Set(resultkey.ProbeCompleted, pr.Completed)
+		o.Set(resultkey.ProbeFailed, pr.Failed)
+		o.Set(resultkey.ProbeMedianE2ELMS, pr.MedianE2ELMS)
+		o.Set(resultkey.ProbeP99E2ELMS, pr.P99E2ELMS)
+		o.Set(resultkey.ProbeMaxE2ELMS, pr.MaxE2ELMS)
+	}
 	if len(run.RPSChangeEvents) > 0 {
 		events := make([]*pyjson.Object, len(run.RPSChangeEvents))
 		for i, e := range run.RPSChangeEvents {

@@ -75,6 +75,9 @@ func (t *textWriter) header(title, fill string) {
 //	Peak concurrent requests             (.2f of an int: "3.00")
 //	RTFx (Inverse Real-Time Factor)      (only when > 0)
 //	Total token throughput (tok/s)       (with a tokenizer)
+//	Probe Requests section               (with --probe-request-rate, when a
+//	                                      probe succeeded; vLLM's later
+//	                                      serve.py@009e6d4a benchmark)
 //	one dashed section per r.Sections(): Mean, Median, P{p} lines
 //	Speculative Decoding section         (when spec != nil)
 //	==================================================
@@ -106,6 +109,12 @@ func Text(w io.Writer, r *metrics.Result, spec *SpecDecode) error {
 	}
 	if r.HasTokenizer {
 		t.float("Total token throughput (tok/s):", r.TotalTokenThroughput)
+	}
+	if r.Probe != nil {
+		t.header("Probe Requests", "-")
+		for _, l := range probeLines(r.Probe) {
+			t.line(l.label+":", l.value)
+		}
 	}
 	for _, s := range r.Sections() {
 		t.header(s.Header, "-")

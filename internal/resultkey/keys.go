@@ -89,6 +89,15 @@ const (
 	// TotalCachedTokens sums the cached prompt tokens the server reported
 	// (--report-cached-tokens).
 	TotalCachedTokens = "total_cached_tokens"
+	// ProbeCompleted and ProbeFailed count the probe requests of
+	// --probe-request-rate (present when one succeeded).
+	ProbeCompleted = "probe_completed"
+	ProbeFailed    = "probe_failed"
+	// ProbeMedianE2ELMS, ProbeP99E2ELMS and ProbeMaxE2ELMS are the
+	// successful probes' latencies.
+	ProbeMedianE2ELMS = "probe_median_e2el_ms"
+	ProbeP99E2ELMS    = "probe_p99_e2el_ms"
+	ProbeMaxE2ELMS    = "probe_max_e2el_ms"
 	// RPSChangeEvents lists the ramp-up's rate changes (ramp-up only).
 	RPSChangeEvents = "rps_change_events"
 	// SpecDecodeAcceptanceRate is the draft acceptance rate in percent.
@@ -147,6 +156,9 @@ const (
 	// cachedTokens: with --report-cached-tokens when the server reported
 	// cached tokens.
 	cachedTokens
+	// withProbes: with --probe-request-rate, when a probe succeeded
+	// (vllm/benchmarks/serve.py@009e6d4a benchmark, probe_stats).
+	withProbes
 	// server: when the server exposes the figures (spec-decode counters).
 	server
 	// statistics: the place of the statistic keys.
@@ -217,6 +229,11 @@ var schema = [...]row{
 	{key: MaxConcurrentRequests, generation: true},
 	{key: RTFx, better: Higher, generation: true},
 	{key: TotalCachedTokens, when: cachedTokens, generation: true},
+	{key: ProbeCompleted, when: withProbes},
+	{key: ProbeFailed, when: withProbes, better: Lower},
+	{key: ProbeMedianE2ELMS, when: withProbes},
+	{key: ProbeP99E2ELMS, when: withProbes},
+	{key: ProbeMaxE2ELMS, when: withProbes},
 	{key: RPSChangeEvents, when: withRampUp},
 	{key: SpecDecodeAcceptanceRate, when: server, better: Higher},
 	{key: SpecDecodeAcceptanceLength, when: server, better: Higher},
@@ -368,6 +385,8 @@ type Selection struct {
 	// vLLM's pooling result has no generation key and only the e2el
 	// section.
 	Pooling bool
+	// Probe is --probe-request-rate > 0: the probe keys may be present.
+	Probe bool
 }
 
 // Sections returns the latency sections of a result of s, in order (vLLM's
@@ -437,6 +456,10 @@ func (s Selection) Keys() []Key {
 			present, byServer = s.Detailed, true
 		case cachedTokens:
 			present, byServer = s.ReportCachedTokens, true
+		case withProbes:
+			// Absent when no probe succeeded, as when the server holds
+			// a figure back.
+			present, byServer = s.Probe, true
 		case workload:
 			present = s.Workload
 		case server:

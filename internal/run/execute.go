@@ -101,7 +101,9 @@ func (p *Plan) Execute(ctx context.Context, env Env) (*Result, error) {
 	mon := x.startMonitor(ctx, before)
 	bar := newProgress(x.env, x.Options, len(x.jobs), "")
 	rampStart := isoformat(x.env.Now())
+	probes := x.startProbes(ctx)
 	res := x.dispatch(ctx, bar)
+	probe := probes.finish(res.interrupted)
 	bar.finish()
 	samples := mon.finish()
 	// The run's connections are no longer needed: give their descriptors
@@ -111,6 +113,7 @@ func (p *Plan) Execute(ctx context.Context, env Env) (*Result, error) {
 	defer cancelPost()
 	after := fetchMetrics(post(), x.api, x.clock.Seconds, x.env.Stderr)
 	m, sentOffsets := x.measure(res, before, after)
+	m.Probe = probe
 	spec := specDecodeStats(before.spec, after.spec)
 	view := x.serverView(before, after, samples, m, spec)
 	if err := report.Block(x.env.Stderr, m, func() error {

@@ -99,6 +99,9 @@ type Options struct {
 	// LoRA per request.
 	LoRAModules    []string
 	LoRAAssignment string
+	// ProbeRequestRate > 0 sends one-token "Hi" probes, one at a time,
+	// at most this many a second, beside the run (--probe-request-rate).
+	ProbeRequestRate float64
 
 	// Payload.
 	Logprobs *int
@@ -386,6 +389,9 @@ func (o *Options) validateLoad() error {
 	if !slices.Contains(loraAssignments, o.LoRAAssignment) {
 		return fmt.Errorf("argument --lora-assignment: invalid choice: %q", o.LoRAAssignment)
 	}
+	if err := o.validateProbes(); err != nil {
+		return err
+	}
 	d := o.Dataset
 	d.NumPrompts = o.NumPrompts
 	if err := dataset.Validate(d); err != nil {
@@ -571,4 +577,22 @@ func (env Env) withDefaults() Env {
 		}
 	}
 	return env
+}
+
+// validateProbes checks --probe-request-rate. vLLM takes any float and
+// sends no probe at 0 or below; a negative or NaN rate is a typo here.
+// A probe is a text request ("Hi"), which the audio API cannot carry:
+// vLLM's probe task dies of the audio request function's TypeError and
+// takes the run with it, so gobench refuses the combination up front.
+func (o *Options) validateProbes() error {
+	r := o.ProbeRequestRate
+	switch {
+	case r == 0:
+		return nil
+	case math.IsNaN(r) || r < 0:
+		return fmt.Errorf("argument --probe-request-rate: must be a positive rate in requests per second, or 0 for none (got %s)", pyfmt.Float(r))
+	case o.Backend == "openai-audio":
+		return errors.New("argument --probe-request-rate: probes are text requests (\"Hi\"), which --backend openai-audio cannot send")
+	}
+	return nil
 }
