@@ -162,9 +162,17 @@ func (f *serveFlags) refusePending(fs *pflag.FlagSet) error {
 	return bad
 }
 
-// convertLists parses the nargs flags: --header, --goodput, --metadata.
+// convertLists parses the nargs flags: --header, --goodput, --metadata;
+// and --chat-template-kwargs.
 func (f *serveFlags) convertLists() error {
 	o := &f.opts
+	if f.chatTemplateKwargs.set {
+		kw := f.chatTemplateKwargs.v.Plain()
+		if err := tokenizer.CheckChatTemplateKwargs(kw); err != nil {
+			return argErrorf("argument --chat-template-kwargs: %v", err)
+		}
+		o.Dataset.ChatTemplateKwargs = kw
+	}
 	headers, err := parseHeaders(f.header.v)
 	if err != nil {
 		return err

@@ -31,6 +31,7 @@ type serveFlags struct {
 	logprobs, rampUpStart, rampUpEnd                     *intFlag
 	rampUpStrategy                                       *choiceFlag
 	readTimeout                                          *floatFlag
+	chatTemplateKwargs                                   *jsonFlag
 	sampling                                             samplingFlags
 
 	// gobench's own.
@@ -117,6 +118,7 @@ func serveHelpGroups() []helpGroup {
 			ds = append(ds, fl.Name)
 		}
 	}
+	other = append(other, "chat-template-kwargs") // custom's template
 	groups := []helpGroup{
 		{title: "Config file flags:", flags: []string{"config"}},
 		{title: "Target flags:", flags: []string{"base-url", "host", "port", "endpoint", "backend", "model", "served-model-name",
@@ -215,6 +217,8 @@ func (f *serveFlags) registerPayload(s flagSet) {
 	s.val(sp.freqPen, "frequency-penalty", "Sampling frequency_penalty sent with every request.")
 	s.val(sp.presPen, "presence-penalty", "Sampling presence_penalty sent with every request.")
 	s.val(sp.repPen, "repetition-penalty", "Sampling repetition_penalty sent with every request.")
+	f.chatTemplateKwargs = &jsonFlag{name: "chat-template-kwargs"}
+	s.val(f.chatTemplateKwargs, "chat-template-kwargs", `JSON object of variables for the chat template where gobench applies it (the custom dataset), e.g. '{"enable_thinking": false}'.`)
 	s.val(&jsonFlag{name: "extra-body", dst: &o.ExtraBody}, "extra-body", `JSON object merged into every payload, e.g. '{"top_k": 5}' (or --extra-body.top_k 5); it wins over the sampling flags.`)
 }
 
@@ -326,7 +330,6 @@ type pendingFlag struct {
 
 // pendingFlags lists them, in vLLM's order.
 var pendingFlags = []pendingFlag{
-	{"chat-template-kwargs", "json", "JSON kwargs for client-side chat templates (not supported yet).", "client-side chat templates"},
 	{"plot-timeline", "bool", "Write an HTML timeline next to the result (not supported yet).", "the HTML timeline"},
 	{"timeline-itl-thresholds", "itl", "Two ITL thresholds in ms for --plot-timeline.", "the HTML timeline"},
 	{"plot-dataset-stats", "bool", "Plot the dataset's token distributions (not supported yet).", "dataset plots"},

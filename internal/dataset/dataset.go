@@ -84,6 +84,10 @@ type Options struct {
 	// SkipChatTemplate keeps custom prompts as they are instead of applying
 	// the tokenizer's chat template.
 	SkipChatTemplate bool
+	// ChatTemplateKwargs are --chat-template-kwargs: variables given to
+	// the chat template where a dataset applies it on the client (custom),
+	// e.g. {"enable_thinking": false}; nil for none.
+	ChatTemplateKwargs map[string]any
 
 	RandomInputLen  int
 	RandomOutputLen int

@@ -57,7 +57,7 @@ func Custom(opts Options, tok tokenizer.Tokenizer, g *Globals, warn io.Writer) (
 		if chat != nil {
 			// vLLM: apply_chat_template([{"role": "user", "content": p}],
 			// add_generation_prompt=True, tokenize=False).
-			p, err := chat.ApplyChatTemplate([]tokenizer.Message{{Role: "user", Content: row.prompt}}, true)
+			p, err := chat.ApplyChatTemplate([]tokenizer.Message{{Role: "user", Content: row.prompt}}, true, opts.ChatTemplateKwargs)
 			if errors.Is(err, tokenizer.ErrNoChatTemplate) {
 				return nil, fmt.Errorf("--dataset-name custom: %w (%w)", ErrChatTemplate, err)
 			}

@@ -45,7 +45,7 @@ func Sonnet(opts Options, tok tokenizer.Tokenizer, g *Globals, _ io.Writer) ([]S
 		return nil, fmt.Errorf("--dataset-name sonnet: tokenizer %s: %w", tok.Name(), ErrSonnetChatTemplate)
 	}
 	format := func(p string) (string, int, error) {
-		f, err := chat.ApplyChatTemplate([]tokenizer.Message{{Role: "user", Content: p}}, true)
+		f, err := chat.ApplyChatTemplate([]tokenizer.Message{{Role: "user", Content: p}}, true, nil)
 		if errors.Is(err, tokenizer.ErrNoChatTemplate) {
 			return "", 0, fmt.Errorf("--dataset-name sonnet: %w (%w)", ErrSonnetChatTemplate, err)
 		}

@@ -17,7 +17,7 @@ import (
 // tools/gen-dataset-vectors/gen_dataset_vectors.py gives ChatFakeTokenizer.
 type chatFake struct{ *fakeTokenizer }
 
-func (chatFake) ApplyChatTemplate(msgs []tokenizer.Message, addGenerationPrompt bool) (string, error) {
+func (chatFake) ApplyChatTemplate(msgs []tokenizer.Message, addGenerationPrompt bool, _ map[string]any) (string, error) {
 	var b strings.Builder
 	for _, m := range msgs {
 		b.WriteString("<s>" + m.Role + ": " + m.Content + "</s>")

@@ -124,3 +124,30 @@ func (o *Object) Clone() *Object {
 // MarshalJSON encodes o as AppendCompact does, so that an Object can also
 // be a value given to encoding/json.
 func (o *Object) MarshalJSON() ([]byte, error) { return AppendCompact(nil, o) }
+
+// Plain returns o as Go maps and slices (nested objects become
+// map[string]any, lists []any; numbers stay int, json.Number or float64),
+// for code that takes plain Go values, such as a template engine. The key
+// order is lost.
+func (o *Object) Plain() map[string]any {
+	m := make(map[string]any, len(o.entries))
+	for _, e := range o.entries {
+		m[e.key] = plain(e.val)
+	}
+	return m
+}
+
+// plain converts one decoded value for Plain.
+func plain(v any) any {
+	switch x := v.(type) {
+	case *Object:
+		return x.Plain()
+	case []any:
+		out := make([]any, len(x))
+		for i, y := range x {
+			out[i] = plain(y)
+		}
+		return out
+	}
+	return v
+}

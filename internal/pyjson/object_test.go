@@ -61,3 +61,16 @@ func TestObject(t *testing.T) {
 		})
 	}
 }
+
+// TestPlain: nested objects and lists become Go maps and slices.
+func TestPlain(t *testing.T) {
+	t.Parallel()
+	o, err := DecodeObject([]byte(`{"thinking": true, "n": 2, "x": 1.5, "d": {"k": [1, {"j": null}]}}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := map[string]any{"thinking": true, "n": 2, "x": 1.5, "d": map[string]any{"k": []any{1, map[string]any{"j": nil}}}}
+	if diff := cmp.Diff(want, o.Plain()); diff != "" {
+		t.Errorf("(-want +got)\n%s", diff)
+	}
+}

@@ -29,9 +29,12 @@ var _ ChatTemplater = (*hfTokenizer)(nil)
 // raise_exception, strftime_now, tojson), which github.com/ardanlabs/jinja
 // implements, with the whitespace rules applied beforehand by
 // jinjaWhitespace.
-func (t *hfTokenizer) ApplyChatTemplate(messages []Message, addGenerationPrompt bool) (string, error) {
+func (t *hfTokenizer) ApplyChatTemplate(messages []Message, addGenerationPrompt bool, kwargs map[string]any) (string, error) {
 	if t.chat == nil {
 		return "", fmt.Errorf("tokenizer %s: %w", t.name, ErrNoChatTemplate)
+	}
+	if err := CheckChatTemplateKwargs(kwargs); err != nil {
+		return "", err
 	}
 	// Messages are dicts with Python's key order (role, then content), which
 	// tojson and items() show.
@@ -51,11 +54,38 @@ func (t *hfTokenizer) ApplyChatTemplate(messages []Message, addGenerationPrompt 
 	for k, v := range t.chat.special {
 		data[k] = jinja.FromGoValue(v)
 	}
+	// transformers: template_kwargs = {**special_tokens_map, **kwargs};
+	// tools and documents given as kwargs bind to the call's parameters of
+	// those names, so they replace the None above.
+	for k, v := range kwargs {
+		data[k] = jinja.FromGoValue(v)
+	}
 	out, err := t.chat.tmpl.RenderValues(data)
 	if err != nil {
 		return "", fmt.Errorf("tokenizer %s: chat template: %w", t.name, err)
 	}
 	return out, nil
+}
+
+// ErrReservedKwarg is returned for a chat template kwarg that names a
+// parameter the call itself passes, where Python raises TypeError ("got
+// multiple values for keyword argument").
+var ErrReservedKwarg = errors.New("is set by the chat template call itself (apply_chat_template would raise TypeError)")
+
+// reservedKwargs are apply_chat_template's parameters that vLLM's call
+// passes itself (the conversation, add_generation_prompt, tokenize).
+var reservedKwargs = []string{"conversation", "messages", "add_generation_prompt", "tokenize"}
+
+// CheckChatTemplateKwargs refuses kwargs that apply_chat_template would
+// refuse, so that a bad --chat-template-kwargs fails before a template is
+// rendered.
+func CheckChatTemplateKwargs(kwargs map[string]any) error {
+	for _, k := range reservedKwargs {
+		if _, ok := kwargs[k]; ok {
+			return fmt.Errorf("chat template kwarg %q %w", k, ErrReservedKwarg)
+		}
+	}
+	return nil
 }
 
 // chatTemplateSource picks the template from tokenizer_config.json's

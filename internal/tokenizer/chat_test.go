@@ -77,7 +77,7 @@ func TestChatTemplateGolden(t *testing.T) {
 			}
 			tok = &hfTokenizer{name: "inline", chat: ct}
 		}
-		got, err := tok.ApplyChatTemplate(c.Messages, c.AddGenerationPrompt)
+		got, err := tok.ApplyChatTemplate(c.Messages, c.AddGenerationPrompt, nil)
 		switch {
 		case c.Output == nil && (err == nil || !strings.Contains(err.Error(), c.Error)):
 			t.Errorf("%s/%s: got %q, %v; want the error %q", c.Tokenizer, c.Name, got, err, c.Error)
@@ -103,7 +103,7 @@ func TestChatTemplateSources(t *testing.T) {
 		if err != nil {
 			return "", err
 		}
-		return tok.(ChatTemplater).ApplyChatTemplate([]Message{{Role: "user", Content: "hi"}}, true)
+		return tok.(ChatTemplater).ApplyChatTemplate([]Message{{Role: "user", Content: "hi"}}, true, nil)
 	}
 	// No template: transformers raises, and so does ApplyChatTemplate.
 	if _, err := render(); !errors.Is(err, ErrNoChatTemplate) {
@@ -149,10 +149,50 @@ func FuzzJinjaWhitespace(f *testing.F) {
 		if err != nil {
 			t.Fatalf("plain text %q: %v (pre-pass gave %q)", src, err, out)
 		}
-		got, err := (&hfTokenizer{chat: ct}).ApplyChatTemplate(nil, false)
+		got, err := (&hfTokenizer{chat: ct}).ApplyChatTemplate(nil, false, nil)
 		want := strings.TrimSuffix(strings.ReplaceAll(strings.ReplaceAll(src, "\r\n", "\n"), "\r", "\n"), "\n")
 		if err != nil || got != want {
 			t.Fatalf("plain text %q rendered %q, %v", src, got, err)
 		}
 	})
+}
+
+// TestChatTemplateKwargs: --chat-template-kwargs reach the template as
+// variables, as transformers' apply_chat_template(**kwargs) passes them:
+// Qwen3's template closes the thinking block when enable_thinking is
+// false; kwargs win over the special tokens and bind tools; the call's own
+// parameters are refused, where Python raises TypeError.
+func TestChatTemplateKwargs(t *testing.T) {
+	t.Parallel()
+	tok, err := Load(hfDir(t, "qwen3"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	ct := tok.(ChatTemplater)
+	msgs := []Message{{Role: "user", Content: "hi"}}
+	plain, err := ct.ApplyChatTemplate(msgs, true, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	off, err := ct.ApplyChatTemplate(msgs, true, map[string]any{"enable_thinking": false})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := "<|im_start|>user\nhi<|im_end|>\n<|im_start|>assistant\n"; plain != want || off != want+"<think>\n\n</think>\n\n" {
+		t.Errorf("without kwargs %q, with enable_thinking false %q", plain, off)
+	}
+	inline, err := newChatTemplate("{{ bos_token }}|{{ tools[0] }}", &configJSON{BOS: []byte(`"<s>"`)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	it := &hfTokenizer{name: "inline", chat: inline}
+	got, err := it.ApplyChatTemplate(nil, false, map[string]any{"bos_token": "B", "tools": []any{"t"}})
+	if err != nil || got != "B|t" {
+		t.Errorf("got %q, %v; want \"B|t\"", got, err)
+	}
+	for _, k := range []string{"add_generation_prompt", "tokenize", "messages", "conversation"} {
+		if _, err := it.ApplyChatTemplate(nil, false, map[string]any{k: true}); !errors.Is(err, ErrReservedKwarg) {
+			t.Errorf("kwarg %s: error %v, want ErrReservedKwarg", k, err)
+		}
+	}
 }

@@ -16,10 +16,13 @@ type Message struct {
 // without templates (test fakes, the server's) need not implement it.
 type ChatTemplater interface {
 	// ApplyChatTemplate is transformers'
-	// apply_chat_template(messages, add_generation_prompt=..., tokenize=False).
-	// It fails with an error wrapping ErrNoChatTemplate when there is no
-	// template, and with the template's message when it raises.
-	ApplyChatTemplate(messages []Message, addGenerationPrompt bool) (string, error)
+	// apply_chat_template(messages, add_generation_prompt=..., tokenize=False,
+	// **kwargs): kwargs (nil for none) become template variables, over the
+	// special tokens, as vLLM's --chat-template-kwargs passes them. It
+	// fails with an error wrapping ErrNoChatTemplate when there is no
+	// template, with ErrReservedKwarg for a kwarg the call itself sets, and
+	// with the template's message when it raises.
+	ApplyChatTemplate(messages []Message, addGenerationPrompt bool, kwargs map[string]any) (string, error)
 }
 
 // Fallible is implemented by tokenizers whose calls can fail, such as the

@@ -162,7 +162,7 @@ func TestResolveDownloadsIntoTheCacheThenFindsItOffline(t *testing.T) {
 	}
 	if ct, ok := tok.(tokenizer.ChatTemplater); !ok {
 		t.Error("the downloaded tokenizer has no chat template")
-	} else if got, err := ct.ApplyChatTemplate([]tokenizer.Message{{Role: "user", Content: "hi"}}, true); err != nil || got != "[user]hi[assistant]" {
+	} else if got, err := ct.ApplyChatTemplate([]tokenizer.Message{{Role: "user", Content: "hi"}}, true, nil); err != nil || got != "[user]hi[assistant]" {
 		t.Errorf("ApplyChatTemplate = %q, %v", got, err)
 	}
 
