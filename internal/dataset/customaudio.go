@@ -12,6 +12,7 @@ import (
 	"github.com/gobench/gobench/internal/exitcode"
 	"github.com/gobench/gobench/internal/readlimit"
 	"github.com/gobench/gobench/internal/tokenizer"
+	"github.com/gobench/gobench/internal/wav"
 )
 
 // maxClipBytes bounds one WAV file of the custom_audio dataset: 512 MiB is
@@ -134,7 +135,7 @@ func readClip(raw json.RawMessage, where string, clips map[string]*Audio) (*Audi
 	if err != nil {
 		return nil, fmt.Errorf("%s: audio: %w", where, err)
 	}
-	d, err := wavDuration(b)
+	d, err := wav.Duration(b)
 	if err != nil {
 		return nil, fmt.Errorf("%s: audio %s: %w", where, path, err)
 	}

@@ -1,4 +1,10 @@
-package dataset
+// Package wav reads what gobench needs of a WAV file: whether it is one
+// that a speech server decodes as vLLM's upload would give it (PCM, float,
+// A-law or µ-law samples in RIFF/WAVE) and its length in seconds, which
+// vLLM's RTFx divides (soundfile.info(...).duration). The custom_audio
+// dataset reads its clips with it and the simulator the uploads it
+// answers.
+package wav
 
 import (
 	"bytes"
@@ -26,13 +32,13 @@ type wavFormat struct {
 	blockAlign uint16
 }
 
-// wavDuration checks that b is a WAV file (RIFF/WAVE) of PCM, float, A-law
+// Duration checks that b is a WAV file (RIFF/WAVE) of PCM, float, A-law
 // or µ-law samples and returns its length in seconds: whole frames (data
 // bytes / block align) over the sample rate, as soundfile.info(...).duration
 // gives it (vLLM's input_audio_duration). A data chunk that claims more
 // bytes than the file has counts what is there, as libsndfile does. Any
 // other file is refused with a message saying what it looks like.
-func wavDuration(b []byte) (float64, error) {
+func Duration(b []byte) (float64, error) {
 	if len(b) < 12 || !bytes.Equal(b[:4], []byte("RIFF")) || !bytes.Equal(b[8:12], []byte("WAVE")) {
 		return 0, fmt.Errorf("not a WAV file (RIFF/WAVE)%s: gobench uploads WAV clips only; convert it first (e.g. ffmpeg -i clip.flac clip.wav)", looksLike(b))
 	}
@@ -117,4 +123,30 @@ func looksLike(b []byte) string {
 		return ": it is MP4/M4A"
 	}
 	return ""
+}
+
+// PCM16 writes a 16-bit PCM WAV file of frames at rate Hz, channels
+// interleaved: the form vLLM uploads (soundfile.write(..., format="WAV")
+// writes 16-bit PCM by default), with the canonical 44-byte header. Tests
+// make their clips with it.
+func PCM16(rate, channels int, samples []int16) []byte {
+	le := binary.LittleEndian
+	data := 2 * len(samples)
+	b := make([]byte, 0, 44+data)
+	b = append(b, "RIFF"...)
+	b = le.AppendUint32(b, uint32(36+data))
+	b = append(b, "WAVEfmt "...)
+	b = le.AppendUint32(b, 16)
+	b = le.AppendUint16(b, wavPCM)
+	b = le.AppendUint16(b, uint16(channels))
+	b = le.AppendUint32(b, uint32(rate))
+	b = le.AppendUint32(b, uint32(rate*channels*2))
+	b = le.AppendUint16(b, uint16(channels*2))
+	b = le.AppendUint16(b, 16)
+	b = append(b, "data"...)
+	b = le.AppendUint32(b, uint32(data))
+	for _, s := range samples {
+		b = le.AppendUint16(b, uint16(s))
+	}
+	return b
 }
