@@ -1,7 +1,7 @@
 package dataset
 
 import (
-		"errors"
+	"errors"
 	"fmt"
 	"io"
 	"os"
