@@ -62,8 +62,8 @@ func TestServeAudio(t *testing.T) {
 		t.Run(strings.TrimPrefix(endpoint, "/v1/audio/"), func(t *testing.T) {
 			t.Parallel()
 			dir := t.TempDir()
-			stdout, stderr, code := runMain(t, audioArgs(path, "--endpoint", endpoint, "--save-result", "--result-dir", dir,
-				"--result-filename", "a.json")...)
+			stdout, stderr, code := runMain(t, audioArgs(path, "--endpoint", endpoint, "--save-result", "--save-detailed",
+				"--result-dir", dir, "--result-filename", "a.json")...)
 			if code != 0 {
 				t.Fatalf("exit %d\n%s\n%s", code, stdout, stderr)
 			}
@@ -84,6 +84,15 @@ func TestServeAudio(t *testing.T) {
 			}
 			if out, _ := o.Get("total_output_tokens"); out != 12 {
 				t.Errorf("total_output_tokens %v, want 3+4+5", out)
+			}
+			// analyze draws the run's block again, RTFx included (from the
+			// saved value: no file has per-request audio durations).
+			again, errOut, code := runMain(t, "analyze", filepath.Join(dir, "a.json"))
+			if code != 0 {
+				t.Fatalf("analyze exit %d\n%s", code, errOut)
+			}
+			if got, want := resultBlock(t, again, ""), resultBlock(t, stdout, ""); got != want {
+				t.Errorf("analyze printed\n%s\nserve printed\n%s", got, want)
 			}
 		})
 	}
