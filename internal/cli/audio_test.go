@@ -156,7 +156,7 @@ func TestServeAudioRefusals(t *testing.T) {
 			"--backend openai-audio uploads one audio clip per request and this request has none: use --dataset-name custom_audio"},
 		{"chat backend", append(audioArgs(path), "--backend", "openai-chat"),
 			"--dataset-name custom_audio with --backend openai-chat: the clips are uploaded by --backend openai-audio"},
-		{"flac", audioArgs(flac), flac + ":1: audio " + song + ": not a WAV file (RIFF/WAVE): it is FLAC"},
+		{"flac", audioArgs(flac), flac + ":1: audio: " + song + ": not a WAV file (RIFF/WAVE): it is FLAC"},
 	}
 	for _, tt := range tests {
 		stdout, stderr, code := runMain(t, tt.args...)

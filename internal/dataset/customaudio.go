@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"os"
 	"strconv"
 	"strings"
 
@@ -131,15 +132,38 @@ func readClip(raw json.RawMessage, where string, clips map[string]*Audio) (*Audi
 	if c, ok := clips[path]; ok {
 		return c, nil
 	}
+	if err := sniffClip(path); err != nil {
+		return nil, fmt.Errorf("%s: audio: %w", where, err)
+	}
 	b, err := readlimit.File(path, maxClipBytes)
 	if err != nil {
 		return nil, fmt.Errorf("%s: audio: %w", where, err)
 	}
 	d, err := wav.Duration(b)
 	if err != nil {
-		return nil, fmt.Errorf("%s: audio %s: %w", where, path, err)
+		return nil, fmt.Errorf("%s: audio: %s: %w", where, path, err)
 	}
 	c := &Audio{WAV: b, Duration: d}
 	clips[path] = c
 	return c, nil
+}
+
+// sniffClip checks the first bytes of the file at path, so that a file
+// that is not WAV (a device such as /dev/zero among them) is refused
+// before up to maxClipBytes of it are read.
+func sniffClip(path string) error {
+	f, err := os.Open(path)
+	if err != nil {
+		return err
+	}
+	defer f.Close()
+	head := make([]byte, wav.HeaderSize)
+	n, err := io.ReadFull(f, head)
+	if err != nil && !errors.Is(err, io.ErrUnexpectedEOF) && !errors.Is(err, io.EOF) {
+		return err
+	}
+	if err := wav.Header(head[:n]); err != nil {
+		return fmt.Errorf("%s: %w", path, err)
+	}
+	return nil
 }

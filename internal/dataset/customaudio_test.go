@@ -105,7 +105,8 @@ func TestCustomAudioErrors(t *testing.T) {
 	}{
 		{"chat backend", "openai-chat", []string{`{"prompt": "p", "audio": "%CLIP_ok.wav%"}`}, "--dataset-name custom_audio with --backend openai-chat", true},
 		{"no audio", "openai-audio", []string{`{"prompt": "p", "audio": "%CLIP_ok.wav%", "output_tokens": 5}`, `{"prompt": "q"}`}, `audio.jsonl:2: the row has no "audio"`, false},
-		{"flac", "openai-audio", []string{`{"prompt": "p", "audio": "%CLIP_song.flac%"}`}, "audio.jsonl:1: audio ", false},
+		{"flac", "openai-audio", []string{`{"prompt": "p", "audio": "%CLIP_song.flac%"}`}, "audio.jsonl:1: audio: ", false},
+		{"device", "openai-audio", []string{`{"prompt": "p", "audio": "/dev/zero"}`}, "audio.jsonl:1: audio: /dev/zero: not a WAV file", false},
 		{"missing file", "openai-audio", []string{`{"prompt": "p", "audio": "/nonexistent/x.wav"}`}, "audio.jsonl:1: audio: open /nonexistent/x.wav", false},
 		{"array", "openai-audio", []string{`{"prompt": "p", "audio": {"array": [0.0], "sampling_rate": 16000}}`}, `audio.jsonl:1: "audio" as an object`, true},
 		{"number", "openai-audio", []string{`{"prompt": "p", "audio": 3}`}, `audio.jsonl:1: "audio" must be the path of a WAV file, got 3`, false},

@@ -39,8 +39,8 @@ type wavFormat struct {
 // bytes than the file has counts what is there, as libsndfile does. Any
 // other file is refused with a message saying what it looks like.
 func Duration(b []byte) (float64, error) {
-	if len(b) < 12 || !bytes.Equal(b[:4], []byte("RIFF")) || !bytes.Equal(b[8:12], []byte("WAVE")) {
-		return 0, fmt.Errorf("not a WAV file (RIFF/WAVE)%s: gobench uploads WAV clips only; convert it first (e.g. ffmpeg -i clip.flac clip.wav)", looksLike(b))
+	if err := Header(b); err != nil {
+		return 0, err
 	}
 	var f *wavFormat
 	for p := 12; p+8 <= len(b); {
@@ -69,6 +69,19 @@ func Duration(b []byte) (float64, error) {
 		return 0, errors.New(`the WAV file has no "fmt " chunk`)
 	}
 	return 0, errors.New(`the WAV file has no "data" chunk`)
+}
+
+// HeaderSize is how many bytes of a file Header needs.
+const HeaderSize = 12
+
+// Header checks that b starts as a WAV file does (RIFF/WAVE), so that a
+// file that is not one is refused, with what it looks like, before it is
+// read whole.
+func Header(b []byte) error {
+	if len(b) < HeaderSize || !bytes.Equal(b[:4], []byte("RIFF")) || !bytes.Equal(b[8:12], []byte("WAVE")) {
+		return fmt.Errorf("not a WAV file (RIFF/WAVE)%s: gobench uploads WAV clips only; convert it first (e.g. ffmpeg -i clip.flac clip.wav)", looksLike(b))
+	}
+	return nil
 }
 
 // parseWavFormat reads a "fmt " chunk and refuses encodings gobench does
