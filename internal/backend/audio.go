@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"mime/multipart"
 	"net/textproto"
 	"strconv"
@@ -36,6 +37,9 @@ const (
 	AudioContentType = "audio/wav"
 )
 
+// quoteEscaper escapes a form field's name as mime/multipart does.
+var quoteEscaper = strings.NewReplacer("\\", "\\\\", `"`, "\\\"")
+
 // errNoAudio is CheckRequest's error for a request without a clip.
 var errNoAudio = exitcode.With(errors.New("--backend openai-audio uploads one audio clip per request and this request has none: use --dataset-name custom_audio (a JSONL file of prompts and WAV files)"), exitcode.BadUsage)
 
@@ -51,9 +55,10 @@ func (Audio) CheckRequest(req *Request) error {
 
 // Body implements Backend: the multipart form vLLM's aiohttp FormData
 // writes: the part "file" (filename audio.wav, content type audio/wav)
-// holding the WAV bytes, then one text part per payload key in vLLM's
-// order, each value as Python's str() writes it (True, not true): model,
-// max_completion_tokens, stream, language "en", stream_include_usage,
+// holding the WAV bytes, then one text part (text/plain; charset=utf-8)
+// per payload key in vLLM's order, each value as Python's str() writes it
+// (True, not true): model, max_completion_tokens, stream, language "en",
+// stream_include_usage,
 // stream_continuous_usage_stats, then ignore_eos and --extra-body. vLLM
 // does not send the prompt. The boundary is derived from the content
 // (the first "gobench-audio-N" that occurs nowhere in it) rather than
@@ -89,7 +94,12 @@ func (Audio) Body(req *Request) []byte {
 	part, _ := mw.CreatePart(h)
 	_, _ = part.Write(req.AudioWAV)
 	for i, k := range keys {
-		_ = mw.WriteField(k, values[i])
+		// aiohttp gives a str field this content type.
+		h := make(textproto.MIMEHeader, 2)
+		h.Set("Content-Disposition", `form-data; name="`+quoteEscaper.Replace(k)+`"`)
+		h.Set("Content-Type", "text/plain; charset=utf-8")
+		part, _ := mw.CreatePart(h)
+		_, _ = io.WriteString(part, values[i])
 	}
 	_ = mw.Close()
 	return b.Bytes()

@@ -19,6 +19,9 @@ import (
 	"github.com/gobench/gobench/internal/pyjson"
 )
 
+// textPlain is the content type aiohttp gives a str field.
+const textPlain = "text/plain; charset=utf-8"
+
 // formPart is one part of a multipart form, as a server reads it.
 type formPart struct {
 	Name, FileName, ContentType, Value string
@@ -67,26 +70,26 @@ func TestAudioBody(t *testing.T) {
 	}{
 		{"plain", Request{Model: "openai/whisper-large-v3", OutputLen: 200, AudioWAV: wav, Prompt: "not sent"}, []formPart{
 			{"file", AudioFileName, AudioContentType, string(wav)},
-			{Name: "model", Value: "openai/whisper-large-v3"},
-			{Name: "max_completion_tokens", Value: "200"},
-			{Name: "stream", Value: "True"},
-			{Name: "language", Value: "en"},
-			{Name: "stream_include_usage", Value: "True"},
-			{Name: "stream_continuous_usage_stats", Value: "True"},
+			{ContentType: textPlain, Name: "model", Value: "openai/whisper-large-v3"},
+			{ContentType: textPlain, Name: "max_completion_tokens", Value: "200"},
+			{ContentType: textPlain, Name: "stream", Value: "True"},
+			{ContentType: textPlain, Name: "language", Value: "en"},
+			{ContentType: textPlain, Name: "stream_include_usage", Value: "True"},
+			{ContentType: textPlain, Name: "stream_continuous_usage_stats", Value: "True"},
 		}},
 		{"served name, ignore_eos, extra body", Request{Model: "m", ModelName: "served", OutputLen: 7, AudioWAV: wav, IgnoreEOS: true,
 			ExtraBody: *extra}, []formPart{
 			{"file", AudioFileName, AudioContentType, string(wav)},
-			{Name: "model", Value: "served"},
-			{Name: "max_completion_tokens", Value: "7"},
-			{Name: "stream", Value: "True"},
-			{Name: "language", Value: "fr"},
-			{Name: "stream_include_usage", Value: "True"},
-			{Name: "stream_continuous_usage_stats", Value: "True"},
-			{Name: "ignore_eos", Value: "True"},
-			{Name: "temperature", Value: "0.0"},
-			{Name: "opts", Value: "{'a': [1, 'b', None, True, 2.5]}"},
-			{Name: "note", Value: "x"},
+			{ContentType: textPlain, Name: "model", Value: "served"},
+			{ContentType: textPlain, Name: "max_completion_tokens", Value: "7"},
+			{ContentType: textPlain, Name: "stream", Value: "True"},
+			{ContentType: textPlain, Name: "language", Value: "fr"},
+			{ContentType: textPlain, Name: "stream_include_usage", Value: "True"},
+			{ContentType: textPlain, Name: "stream_continuous_usage_stats", Value: "True"},
+			{ContentType: textPlain, Name: "ignore_eos", Value: "True"},
+			{ContentType: textPlain, Name: "temperature", Value: "0.0"},
+			{ContentType: textPlain, Name: "opts", Value: "{'a': [1, 'b', None, True, 2.5]}"},
+			{ContentType: textPlain, Name: "note", Value: "x"},
 		}},
 	}
 	for _, tt := range tests {
