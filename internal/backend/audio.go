@@ -58,11 +58,11 @@ func (Audio) CheckRequest(req *Request) error {
 // holding the WAV bytes, then one text part (text/plain; charset=utf-8)
 // per payload key in vLLM's order, each value as Python's str() writes it
 // (True, not true): model, max_completion_tokens, stream, language "en",
-// stream_include_usage,
-// stream_continuous_usage_stats, then ignore_eos and --extra-body. vLLM
-// does not send the prompt. The boundary is derived from the content
-// (the first "gobench-audio-N" that occurs nowhere in it) rather than
-// drawn at random, so that the same request is the same bytes.
+// stream_include_usage, stream_continuous_usage_stats, then ignore_eos
+// and --extra-body. vLLM does not send the prompt. The boundary is derived
+// from the content (the first "gobench-audio-N" that occurs nowhere in
+// it) rather than drawn at random, so that the same request is the same
+// bytes.
 func (Audio) Body(req *Request) []byte {
 	var o pyjson.Object
 	o.Set("model", modelField(req))
