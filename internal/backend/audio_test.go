@@ -63,34 +63,27 @@ func TestAudioBody(t *testing.T) {
 		t.Fatal(err)
 	}
 	wav := []byte("RIFF\x00\x00\x00\x00WAVEgobench-audio-0 in the samples")
+	// form is the file part, then name, value pairs of text fields.
+	form := func(fields ...string) []formPart {
+		parts := []formPart{{"file", AudioFileName, AudioContentType, string(wav)}}
+		for i := 0; i < len(fields); i += 2 {
+			parts = append(parts, formPart{Name: fields[i], ContentType: textPlain, Value: fields[i+1]})
+		}
+		return parts
+	}
 	tests := []struct {
 		name string
 		req  Request
 		want []formPart
 	}{
-		{"plain", Request{Model: "openai/whisper-large-v3", OutputLen: 200, AudioWAV: wav, Prompt: "not sent"}, []formPart{
-			{"file", AudioFileName, AudioContentType, string(wav)},
-			{ContentType: textPlain, Name: "model", Value: "openai/whisper-large-v3"},
-			{ContentType: textPlain, Name: "max_completion_tokens", Value: "200"},
-			{ContentType: textPlain, Name: "stream", Value: "True"},
-			{ContentType: textPlain, Name: "language", Value: "en"},
-			{ContentType: textPlain, Name: "stream_include_usage", Value: "True"},
-			{ContentType: textPlain, Name: "stream_continuous_usage_stats", Value: "True"},
-		}},
+		{"plain", Request{Model: "openai/whisper-large-v3", OutputLen: 200, AudioWAV: wav, Prompt: "not sent"}, form(
+			"model", "openai/whisper-large-v3", "max_completion_tokens", "200", "stream", "True", "language", "en",
+			"stream_include_usage", "True", "stream_continuous_usage_stats", "True")},
 		{"served name, ignore_eos, extra body", Request{Model: "m", ModelName: "served", OutputLen: 7, AudioWAV: wav, IgnoreEOS: true,
-			ExtraBody: *extra}, []formPart{
-			{"file", AudioFileName, AudioContentType, string(wav)},
-			{ContentType: textPlain, Name: "model", Value: "served"},
-			{ContentType: textPlain, Name: "max_completion_tokens", Value: "7"},
-			{ContentType: textPlain, Name: "stream", Value: "True"},
-			{ContentType: textPlain, Name: "language", Value: "fr"},
-			{ContentType: textPlain, Name: "stream_include_usage", Value: "True"},
-			{ContentType: textPlain, Name: "stream_continuous_usage_stats", Value: "True"},
-			{ContentType: textPlain, Name: "ignore_eos", Value: "True"},
-			{ContentType: textPlain, Name: "temperature", Value: "0.0"},
-			{ContentType: textPlain, Name: "opts", Value: "{'a': [1, 'b', None, True, 2.5]}"},
-			{ContentType: textPlain, Name: "note", Value: "x"},
-		}},
+			ExtraBody: *extra}, form(
+			"model", "served", "max_completion_tokens", "7", "stream", "True", "language", "fr",
+			"stream_include_usage", "True", "stream_continuous_usage_stats", "True", "ignore_eos", "True",
+			"temperature", "0.0", "opts", "{'a': [1, 'b', None, True, 2.5]}", "note", "x")},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
