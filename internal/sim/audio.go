@@ -100,13 +100,7 @@ func (s *Server) serveAudio(w http.ResponseWriter, r *http.Request, task audioTa
 		writeError(w, &apiError{status: http.StatusInternalServerError, typ: "InternalServerError", msg: err.Error()})
 		return
 	}
-	x.st = st
-	x.os, _ = st.(OutputStream)
-	defer st.Close()
-	s.active.Add(1)
-	defer s.active.Add(-1)
-	s.metrics.admitted()
-	defer s.metrics.left()
+	defer x.hold(st)()
 	if j.stream {
 		err = x.streamAudio(w, task, req.continuousUsage)
 	} else {
@@ -114,6 +108,21 @@ func (s *Server) serveAudio(w http.ResponseWriter, r *http.Request, task audioTa
 	}
 	s.logRequest("%s %s 200 id=%s audio=%.3fs prompt_tokens=%d completion_tokens=%d err=%v", r.Method, r.URL.Path, x.out.id,
 		req.duration, j.promptTokens, x.tokens, err)
+}
+
+// hold makes st the exchange's engine stream and counts the request in
+// flight (Server.active, the running gauge) until the returned release is
+// called, which also closes st.
+func (x *exchange) hold(st Stream) (release func()) {
+	x.st = st
+	x.os, _ = st.(OutputStream)
+	x.s.active.Add(1)
+	x.s.metrics.admitted()
+	return func() {
+		x.s.metrics.left()
+		x.s.active.Add(-1)
+		st.Close()
+	}
 }
 
 // streamAudio writes the speech-to-text stream (see serveAudio).
