@@ -179,6 +179,11 @@ func (res *Result) patch(run *resultfile.Run, d *resultfile.Detailed) {
 		}
 		res.Notes = append(res.Notes, "no start_times in the file: peak output throughput and peak concurrency are the saved values")
 	}
+	if v, ok := run.Number(resultkey.RTFx); ok && v > 0 {
+		// Neither vLLM nor gobench saves each request's audio duration.
+		m.RTFx = v
+		res.Notes = append(res.Notes, "rtfx is the saved value: the file has no per-request audio durations")
+	}
 	if !d.HasQueueTimes && m.MaxConcurrency > 0 {
 		m.ClientQueue, m.E2ELInclQueue = nil, nil
 		res.Notes = append(res.Notes, "no queue_times in the file: the client queue sections cannot be recomputed")

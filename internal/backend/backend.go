@@ -6,7 +6,8 @@
 // Every backend is described once, by its Spec (backend.go): name,
 // endpoints, task, streaming, sampling parameters and its Backend, which
 // builds the payload and decodes the events. Supported now: "openai" and
-// "vllm" (the completions API), "openai-chat" (chat completions), and the
+// "vllm" (the completions API), "openai-chat" (chat completions),
+// "openai-audio" (transcriptions and translations, a multipart upload), and the
 // pooling backends "openai-embeddings" and "openai-embeddings-chat", whose
 // answers are one body (Pooler) rather than a stream; vLLM's
 // other backends have a Spec without a Backend, so the command line knows
@@ -89,7 +90,8 @@ type Chunk struct {
 // events. Everything else about a --backend (its endpoints, whether it
 // streams, whether it takes sampling parameters) is in its Spec.
 type Backend interface {
-	// Body returns the JSON payload for req.
+	// Body returns the payload for req: JSON, unless the Backend is a
+	// ContentTyper.
 	Body(req *Request) []byte
 	// Decode parses the data of one event (without "data: ") into c. The
 	// event type ("" or e.g. "error") is given because some servers name
@@ -163,7 +165,7 @@ var specs = []Spec{
 	{Name: "openai-chat", APIName: "OpenAI Chat Completions API", Suffixes: []string{"chat/completions"},
 		DefaultEndpoint: "/v1/chat/completions", Streaming: true, SamplingParams: true, Impl: Chat{}},
 	{Name: "openai-audio", APIName: "OpenAI Audio API", Suffixes: []string{"transcriptions", "translations"},
-		DefaultEndpoint: "/v1/audio/transcriptions", Streaming: true},
+		DefaultEndpoint: "/v1/audio/transcriptions", Streaming: true, Impl: Audio{}},
 	{Name: "openai-embeddings", APIName: "OpenAI Embeddings API", Suffixes: []string{"embeddings"},
 		DefaultEndpoint: "/v1/embeddings", Task: Pooling, Impl: Embeddings{}},
 	{Name: "openai-embeddings-chat", APIName: "OpenAI Embeddings API", Suffixes: []string{"embeddings"},

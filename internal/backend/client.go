@@ -80,12 +80,42 @@ const (
 	maxDrain  = 64 << 10
 )
 
-// Headers returns the headers of a request, in vLLM's precedence:
+// ContentTyper is implemented by a Backend whose body is not JSON
+// (openai-audio's multipart form): Client.Do sends ContentType(body) as
+// the Content-Type instead of application/json. --header values still
+// override it, as in vLLM.
+type ContentTyper interface {
+	ContentType(body []byte) string
+}
+
+// RequestChecker is implemented by a Backend that cannot send some
+// requests at all (openai-audio without a clip): the run calls
+// CheckRequest on every request before sending any, as vLLM's request
+// function raises before its try block and so aborts the benchmark.
+type RequestChecker interface {
+	CheckRequest(req *Request) error
+}
+
+// CheckRequest asks b whether it can send req (see RequestChecker); a
+// Backend without the method can send every request.
+func CheckRequest(b Backend, req *Request) error {
+	if rc, ok := b.(RequestChecker); ok {
+		return rc.CheckRequest(req)
+	}
+	return nil
+}
+
+// Headers returns the headers of a JSON request, in vLLM's precedence:
 // Content-Type and Authorization, then --header values (which override
 // them), then x-request-id.
 func (c *Client) Headers(extra []Header, requestID string) http.Header {
+	return c.headers("application/json", extra, requestID)
+}
+
+// headers is Headers with the body's content type.
+func (c *Client) headers(contentType string, extra []Header, requestID string) http.Header {
 	h := make(http.Header, 4+len(extra))
-	h.Set("Content-Type", "application/json")
+	h.Set("Content-Type", contentType)
 	if c.APIKey != "" {
 		h.Set("Authorization", "Bearer "+c.APIKey)
 	}
@@ -114,7 +144,7 @@ func (c *Client) Headers(extra []Header, requestID string) http.Header {
 // The request ends at [DONE], at the end of the body, at an error event,
 // or when ReadTimeout or Deadline runs out.
 func (c *Client) Do(ctx context.Context, b Backend, req *Request, body []byte) metrics.Output {
-	out := metrics.Output{PromptLen: req.PromptLen}
+	out := metrics.Output{PromptLen: req.PromptLen, InputAudioDuration: req.AudioDuration}
 	pooler, pooling := b.(Pooler)
 	if pooling {
 		// _run_pooling_request starts from RequestFuncOutput(): a failed
@@ -135,7 +165,11 @@ func (c *Client) Do(ctx context.Context, b Backend, req *Request, body []byte) m
 		out.Error = fmt.Sprintf("build request: %v", err)
 		return out
 	}
-	hreq.Header = c.Headers(req.ExtraHeaders, req.RequestID)
+	contentType := "application/json"
+	if ct, ok := b.(ContentTyper); ok {
+		contentType = ct.ContentType(body)
+	}
+	hreq.Header = c.headers(contentType, req.ExtraHeaders, req.RequestID)
 
 	st := c.Now()
 	out.StartTime = st

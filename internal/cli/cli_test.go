@@ -146,6 +146,7 @@ func TestServeFlagErrors(t *testing.T) {
 		{[]string{"--spec-bench-output-len", "5"}, "the spec_bench dataset not supported yet"},
 		{[]string{"--backend", "vllm-rerank"}, "--backend vllm-rerank: not supported yet"},
 		{[]string{"--probe-request-rate", "-1"}, "argument --probe-request-rate: must be a positive rate"},
+		{[]string{"--probe-request-rate", "1", "--backend", "openai-audio"}, "probes are text requests"},
 	}
 	for _, tt := range tests {
 		t.Run(strings.Join(tt.args, " "), func(t *testing.T) {

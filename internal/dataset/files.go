@@ -38,15 +38,9 @@ func Custom(opts Options, tok tokenizer.Tokenizer, g *Globals, warn io.Writer) (
 		}
 		chat = c
 	}
-	rows, err := readCustom(opts.Path)
+	rows, n, err := customRows(opts, g, warn)
 	if err != nil {
 		return nil, err
-	}
-	shuffle(rows, opts, g.Random)
-	n := opts.NumPrompts
-	if n <= 0 {
-		n = len(rows)
-		fmt.Fprintf(warn, "num_requests is set to 0 or negative, so using all available samples: %d\n", n)
 	}
 	var samples []Sample
 	for i, row := range rows {

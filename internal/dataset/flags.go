@@ -36,7 +36,7 @@ func pending(name, kind, def, help string) Flag {
 // (vllm/benchmarks/datasets/datasets.py@11dfa3169 add_dataset_parser).
 var flags = []Flag{
 	{Name: "dataset-name", Choices: Names(), Field: func(o *Options) any { return &o.Name },
-		Help: "Dataset: random, custom (JSONL with a prompt per line), sharegpt, sonnet and prefix_repetition are supported; vLLM's others are refused for now."},
+		Help: "Dataset: random, custom (JSONL with a prompt per line), custom_audio (JSONL of prompts and WAV files, for openai-audio), sharegpt, sonnet and prefix_repetition are supported; vLLM's others are refused for now."},
 	{Name: "dataset-path", Field: func(o *Options) any { return &o.Path },
 		Help: "Dataset file (sharegpt: JSON list; custom: .jsonl; sonnet: text, vLLM's sonnet.txt built in)."},
 	{Name: "no-oversample", Field: func(o *Options) any { return &o.NoOversample },
@@ -58,7 +58,7 @@ var flags = []Flag{
 		Help: "Random dataset: prompts per request (embedding backends, not supported yet)."},
 	pending("no-reranker", "bool", "", "random-rerank for non-native rerankers (not supported yet)."),
 	{Name: "custom-output-len", Field: func(o *Options) any { return &o.CustomOutputLen },
-		Help: "Custom dataset: output tokens per request; -1 takes each line's output_tokens."},
+		Help: "Custom and custom_audio datasets: output tokens per request; -1 takes each line's output_tokens."},
 	pending("custom-ensure-client-side-data", "bool", "", "custom_image: send media as data (not supported yet)."),
 	{Name: "sharegpt-output-len", Field: func(o *Options) any { return &o.SharegptOutputLen },
 		Help: "ShareGPT: output tokens per request instead of each answer's length."},

@@ -31,6 +31,7 @@ type customRow struct {
 	line         int
 	prompt       string
 	outputTokens json.RawMessage // nil when absent
+	audio        json.RawMessage // custom_audio's clip; nil when absent
 }
 
 // readCustom reads the rows of a custom JSONL file, naming the flag, the
@@ -93,7 +94,7 @@ func parseRow(b []byte, name string, line int) (customRow, error) {
 	if err := json.Unmarshal(b, &m); err != nil {
 		return customRow{}, fmt.Errorf("%s:%d: not a JSON object: %v", name, line, err)
 	}
-	row := customRow{line: line, outputTokens: m["output_tokens"]}
+	row := customRow{line: line, outputTokens: m["output_tokens"], audio: m["audio"]}
 	p, ok := m["prompt"]
 	if !ok {
 		row.line = -line

@@ -103,7 +103,9 @@ func NewPlan(ctx context.Context, opts Options, env Env) (_ *Plan, err error) {
 	if err != nil {
 		return nil, err
 	}
-	p.requests(samples)
+	if err := p.requests(samples); err != nil {
+		return nil, err
+	}
 	return p, p.schedule()
 }
 
@@ -260,8 +262,9 @@ func (p *Plan) ignoreEOS() bool {
 	return p.Options.IgnoreEOS
 }
 
-// requests builds every request and its body, with its LoRA.
-func (p *Plan) requests(samples []dataset.Sample) {
+// requests builds every request and its body, with its LoRA; a request
+// the backend cannot send (backend.CheckRequest) fails the plan.
+func (p *Plan) requests(samples []dataset.Sample) error {
 	o := &p.Options
 	if _, ok := o.SamplingParams.Get("temperature"); !ok {
 		fmt.Fprintln(p.out, "Sampling: the requests carry no temperature, so the server's default applies (--temperature 0 asks for greedy decoding).")
@@ -284,8 +287,12 @@ func (p *Plan) requests(samples []dataset.Sample) {
 		if loras != nil {
 			req.Model, req.ModelName = loras[i], loras[i]
 		}
+		if err := backend.CheckRequest(p.Backend.Impl, req); err != nil {
+			return fmt.Errorf("request %d: %w", i, err)
+		}
 		p.jobs[i] = job{req: req, body: p.Backend.Impl.Body(req)}
 	}
+	return nil
 }
 
 // schedule draws the arrival offsets from NumPy's legacy global generator,

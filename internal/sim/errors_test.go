@@ -90,7 +90,7 @@ func TestErrorResponses(t *testing.T) {
 			`{"error":{"message":"a list of 2 prompts is not supported by the simulator, send one prompt per request.","type":"BadRequestError","param":"prompt","code":400}}`, "",
 		},
 		// Routing errors keep FastAPI's own bodies.
-		{"unknown path", http.MethodPost, "/v1/audio/transcriptions", `{}`, 404, `{"detail":"Not Found"}`, ""},
+		{"unknown path", http.MethodPost, "/v1/no-such-endpoint", `{}`, 404, `{"detail":"Not Found"}`, ""},
 		{"root path", http.MethodGet, "/", ``, 404, `{"detail":"Not Found"}`, ""},
 		{"GET completions", http.MethodGet, "/v1/completions", ``, 405, `{"detail":"Method Not Allowed"}`, "POST"},
 		{"POST models", http.MethodPost, "/v1/models", `{}`, 405, `{"detail":"Method Not Allowed"}`, "GET"},

@@ -103,13 +103,7 @@ func (s *Server) serveGeneration(w http.ResponseWriter, r *http.Request, chat bo
 		writeError(w, e)
 		return
 	}
-	x.st = st
-	x.os, _ = st.(OutputStream)
-	defer st.Close()
-	s.active.Add(1)
-	defer s.active.Add(-1)
-	s.metrics.admitted()
-	defer s.metrics.left()
+	defer x.hold(st)()
 
 	if j.stream {
 		err = x.stream(w)

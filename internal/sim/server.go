@@ -160,16 +160,18 @@ type router map[string]map[string]http.HandlerFunc
 
 func (s *Server) routes() router {
 	return router{
-		"/v1/completions":      {http.MethodPost: s.handleCompletions},
-		"/v1/chat/completions": {http.MethodPost: s.handleChat},
-		"/v1/embeddings":       {http.MethodPost: s.handleEmbeddings},
-		"/v1/models":           {http.MethodGet: s.handleModels},
-		"/health":              {http.MethodGet: s.handleHealth},
-		"/metrics":             {http.MethodGet: s.metrics.handler().ServeHTTP},
-		"/tokenize":            {http.MethodPost: s.handleTokenize},
-		"/detokenize":          {http.MethodPost: s.handleDetokenize},
-		"/start_profile":       {http.MethodPost: s.handleProfile("started")},
-		"/stop_profile":        {http.MethodPost: s.handleProfile("stopped")},
+		"/v1/completions":          {http.MethodPost: s.handleCompletions},
+		"/v1/chat/completions":     {http.MethodPost: s.handleChat},
+		"/v1/embeddings":           {http.MethodPost: s.handleEmbeddings},
+		"/v1/audio/transcriptions": {http.MethodPost: s.handleTranscriptions},
+		"/v1/audio/translations":   {http.MethodPost: s.handleTranslations},
+		"/v1/models":               {http.MethodGet: s.handleModels},
+		"/health":                  {http.MethodGet: s.handleHealth},
+		"/metrics":                 {http.MethodGet: s.metrics.handler().ServeHTTP},
+		"/tokenize":                {http.MethodPost: s.handleTokenize},
+		"/detokenize":              {http.MethodPost: s.handleDetokenize},
+		"/start_profile":           {http.MethodPost: s.handleProfile("started")},
+		"/stop_profile":            {http.MethodPost: s.handleProfile("stopped")},
 	}
 }
 
