@@ -103,7 +103,9 @@ func NewPlan(ctx context.Context, opts Options, env Env) (_ *Plan, err error) {
 	if err != nil {
 		return nil, err
 	}
-	p.requests(samples)
+	if err := p.requests(samples); err != nil {
+		return nil, err
+	}
 	return p, p.schedule()
 }
 
@@ -260,8 +262,10 @@ func (p *Plan) ignoreEOS() bool {
 	return p.Options.IgnoreEOS
 }
 
-// requests builds every request and its body, with its LoRA.
-func (p *Plan) requests(samples []dataset.Sample) {
+// requests builds every request and its body, with its LoRA. A request
+// the backend cannot send (backend.Checker) fails the plan, naming it, where
+// vLLM's request function would assert in the middle of the run.
+func (p *Plan) requests(samples []dataset.Sample) error {
 	o := &p.Options
 	if _, ok := o.SamplingParams.Get("temperature"); !ok {
 		fmt.Fprintln(p.out, "Sampling: the requests carry no temperature, so the server's default applies (--temperature 0 asks for greedy decoding).")
@@ -284,8 +288,14 @@ func (p *Plan) requests(samples []dataset.Sample) {
 		if loras != nil {
 			req.Model, req.ModelName = loras[i], loras[i]
 		}
+		if c, ok := p.Backend.Impl.(backend.Checker); ok {
+			if err := c.Check(req); err != nil {
+				return exitcode.Usage(fmt.Errorf("--backend %s, request %d of --dataset-name %s: %w", o.Backend, i, o.Dataset.Name, err))
+			}
+		}
 		p.jobs[i] = job{req: req, body: p.Backend.Impl.Body(req)}
 	}
+	return nil
 }
 
 // schedule draws the arrival offsets from NumPy's legacy global generator,
