@@ -35,12 +35,12 @@ var (
 )
 
 // Body implements Backend: vLLM's payload, in its key order: model, input
-// (the prompt), truncate_prompt_tokens -1 ("many embedding models have
+// (the prompt, or the list of a batched prompt), truncate_prompt_tokens -1 ("many embedding models have
 // short context length"), then ignore_eos and --extra-body.
 func (Embeddings) Body(req *Request) []byte {
 	var o pyjson.Object
 	o.Set("model", modelField(req))
-	o.Set("input", req.Prompt)
+	o.Set("input", promptValue(req))
 	o.Set("truncate_prompt_tokens", -1)
 	return poolingBody(&o, req)
 }

@@ -69,6 +69,12 @@ func TestPoolingBodies(t *testing.T) {
 			`{"model":"m","truncate_prompt_tokens":-1,"input":["a","b"],"ignore_eos":true}`},
 		{"pooling dict prompt merged", "vllm-pooling", Request{PromptObject: dict, Model: "m", ExtraBody: *extra},
 			`{"model":"m","truncate_prompt_tokens":4,"input":["a","b"],"task":"embed","dimensions":8}`},
+		{"embeddings batch", "openai-embeddings", Request{Prompts: []string{"a", "b"}, Model: "m"},
+			`{"model":"m","input":["a","b"],"truncate_prompt_tokens":-1}`},
+		{"completions token ids", "vllm", Request{Prompt: "a b", PromptTokenIDs: []int{5, 0, 17}, Model: "m", OutputLen: 3},
+			`{"model":"m","prompt":[5,0,17],"repetition_penalty":1.0,"max_tokens":3,"logprobs":null,"stream":true,"stream_options":{"include_usage":true}}`},
+		{"completions batch", "openai", Request{Prompts: []string{"a", "b"}, Model: "m"},
+			`{"model":"m","prompt":["a","b"],"repetition_penalty":1.0,"max_tokens":0,"logprobs":null,"stream":true,"stream_options":{"include_usage":true}}`},
 		{"rerank", "vllm-rerank", Request{Prompts: []string{"q", "d1", "d2"}, Model: "m"},
 			`{"model":"m","query":"q","documents":["d1","d2"],"truncate_prompt_tokens":-1}`},
 		{"rerank extra body", "vllm-rerank", Request{Prompts: []string{"q", "d1"}, Model: "m", ModelName: "s", ExtraBody: *extra},
@@ -78,7 +84,7 @@ func TestPoolingBodies(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			t.Parallel()
 			impl := spec(t, tt.backend).Impl
-			if _, ok := impl.(Pooler); !ok {
+			if _, ok := impl.(Pooler); !ok && spec(t, tt.backend).Task == Pooling {
 				t.Fatalf("%s is not a Pooler", tt.backend)
 			}
 			if c, ok := impl.(Checker); ok {

@@ -144,7 +144,9 @@ func TestServeFlagErrors(t *testing.T) {
 		// Features not built yet are refused, never ignored.
 		{[]string{"--plot-timeline"}, "--plot-timeline: the HTML timeline not supported yet"},
 		{[]string{"--spec-bench-output-len", "5"}, "the spec_bench dataset not supported yet"},
-		{[]string{"--backend", "vllm-rerank"}, "--backend vllm-rerank: not supported yet"},
+		{[]string{"--random-batch-size", "0"}, "argument --random-batch-size: must be at least 1 (got 0)"},
+		{[]string{"--prompt-token-ids", "--backend", "openai-chat", "--endpoint", "/v1/chat/completions"},
+			"--prompt-token-ids: --backend openai-chat sends text; token ids go to the completions backends (openai, vllm) only"},
 		{[]string{"--probe-request-rate", "1"}, "probe requests not supported yet"},
 	}
 	for _, tt := range tests {

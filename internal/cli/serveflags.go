@@ -96,8 +96,8 @@ func hideRefused(fs *pflag.FlagSet) {
 }
 
 // onlyDefault are the flags of which gobench supports the default value
-// alone: probe requests and batched prompts are not built yet.
-var onlyDefault = []string{"probe-request-rate", "random-batch-size"}
+// alone: probe requests are not built yet.
+var onlyDefault = []string{"probe-request-rate"}
 
 // serveHelpGroups are the headings of `gobench serve --help`. A new flag
 // belongs under one of them (TestHelpGroupsCoverEveryFlag); the dataset

@@ -387,7 +387,7 @@ func (o *Options) validateLoad() error {
 		return fmt.Errorf("argument --lora-assignment: invalid choice: %q", o.LoRAAssignment)
 	}
 	d := o.Dataset
-	d.NumPrompts = o.NumPrompts
+	d.NumPrompts, d.Backend = o.NumPrompts, o.Backend
 	if err := dataset.Validate(d); err != nil {
 		return err
 	}
