@@ -26,7 +26,7 @@ type Audio struct{}
 var (
 	_ Backend        = Audio{}
 	_ ContentTyper   = Audio{}
-	_ RequestChecker = Audio{}
+	_ Checker        = Audio{}
 )
 
 // AudioFileName is the file name vLLM gives the uploaded clip (its
@@ -40,13 +40,13 @@ const (
 // quoteEscaper escapes a form field's name as mime/multipart does.
 var quoteEscaper = strings.NewReplacer("\\", "\\\\", `"`, "\\\"")
 
-// errNoAudio is CheckRequest's error for a request without a clip.
+// errNoAudio is Check's error for a request without a clip.
 var errNoAudio = exitcode.With(errors.New("--backend openai-audio uploads one audio clip per request and this request has none: use --dataset-name custom_audio (a JSONL file of prompts and WAV files)"), exitcode.BadUsage)
 
-// CheckRequest implements RequestChecker: every request must carry a clip,
+// Check implements Checker: every request must carry a clip,
 // as vLLM raises TypeError("multi_modal_content must be a dict containing
 // 'audio'") before sending anything.
-func (Audio) CheckRequest(req *Request) error {
+func (Audio) Check(req *Request) error {
 	if req.AudioWAV == nil {
 		return errNoAudio
 	}

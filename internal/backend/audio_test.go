@@ -103,19 +103,19 @@ func TestAudioBody(t *testing.T) {
 	}
 }
 
-// TestAudioCheckRequest: a request without a clip is refused before the
+// TestAudioCheck: a request without a clip is refused before the
 // run, with exit status 2.
-func TestAudioCheckRequest(t *testing.T) {
+func TestAudioCheck(t *testing.T) {
 	t.Parallel()
 	b := spec(t, "openai-audio").Impl
-	err := CheckRequest(b, &Request{Prompt: "p"})
+	err := Check(b, &Request{Prompt: "p"})
 	if err == nil || exitcode.Of(err) != exitcode.BadUsage || !strings.Contains(err.Error(), "custom_audio") {
 		t.Errorf("no clip: %v (status %d)", err, exitcode.Of(err))
 	}
-	if err := CheckRequest(b, &Request{AudioWAV: []byte("RIFF")}); err != nil {
+	if err := Check(b, &Request{AudioWAV: []byte("RIFF")}); err != nil {
 		t.Errorf("clip: %v", err)
 	}
-	if err := CheckRequest(spec(t, "openai-chat").Impl, &Request{}); err != nil {
+	if err := Check(spec(t, "openai-chat").Impl, &Request{}); err != nil {
 		t.Errorf("chat: %v", err)
 	}
 }

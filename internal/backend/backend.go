@@ -7,9 +7,9 @@
 // endpoints, task, streaming, sampling parameters and its Backend, which
 // builds the payload and decodes the events. Supported now: "openai" and
 // "vllm" (the completions API), "openai-chat" (chat completions),
-// "openai-audio" (transcriptions and translations, a multipart upload), and the
-// pooling backends "openai-embeddings" and "openai-embeddings-chat", whose
-// answers are one body (Pooler) rather than a stream; vLLM's
+// "openai-audio" (transcriptions and translations, a multipart upload), and
+// vLLM's eight pooling backends (embeddings, Infinity, pooling, rerank),
+// whose answers are one body (Pooler) rather than a stream; vLLM's
 // other backends have a Spec without a Backend, so the command line knows
 // them, and Lookup refuses them with exitcode.ErrNotSupported.
 package backend
@@ -171,17 +171,17 @@ var specs = []Spec{
 	{Name: "openai-embeddings-chat", APIName: "OpenAI Embeddings API", Suffixes: []string{"embeddings"},
 		DefaultEndpoint: "/v1/embeddings", Task: Pooling, Impl: EmbeddingsChat{}},
 	{Name: "openai-embeddings-clip", APIName: "OpenAI Embeddings API", Suffixes: []string{"embeddings"},
-		DefaultEndpoint: "/v1/embeddings", Task: Pooling},
+		DefaultEndpoint: "/v1/embeddings", Task: Pooling, Impl: EmbeddingsClip{}},
 	{Name: "openai-embeddings-vlm2vec", APIName: "OpenAI Embeddings API", Suffixes: []string{"embeddings"},
-		DefaultEndpoint: "/v1/embeddings", Task: Pooling},
+		DefaultEndpoint: "/v1/embeddings", Task: Pooling, Impl: EmbeddingsVLM2Vec{}},
 	{Name: "infinity-embeddings", APIName: "Infinity Embeddings API", Suffixes: []string{"embeddings"},
-		DefaultEndpoint: "/embeddings", Task: Pooling},
+		DefaultEndpoint: "/embeddings", Task: Pooling, Impl: Infinity{}},
 	{Name: "infinity-embeddings-clip", APIName: "Infinity Embeddings API", Suffixes: []string{"embeddings"},
-		DefaultEndpoint: "/embeddings", Task: Pooling},
+		DefaultEndpoint: "/embeddings", Task: Pooling, Impl: InfinityClip{}},
 	{Name: "vllm-pooling", APIName: "vLLM Pooling API", Suffixes: []string{"pooling"}, DefaultEndpoint: "/pooling",
-		Task: Pooling},
+		Task: Pooling, Impl: VLLMPooling{}},
 	{Name: "vllm-rerank", APIName: "vLLM score API", Suffixes: []string{"rerank"}, DefaultEndpoint: "/rerank",
-		Task: Pooling},
+		Task: Pooling, Impl: Rerank{}},
 	{Name: "openai-responses", APIName: "OpenAI Responses API", Suffixes: []string{"responses"},
 		DefaultEndpoint: "/v1/responses", Streaming: true, SamplingParams: true},
 }

@@ -83,13 +83,17 @@ func TestValidateURL(t *testing.T) {
 
 func TestLookup(t *testing.T) {
 	t.Parallel()
-	for _, n := range []string{"openai", "vllm", "openai-chat", "openai-embeddings", "openai-embeddings-chat"} {
+	for _, n := range []string{"openai", "vllm", "openai-chat", "openai-embeddings", "openai-embeddings-chat",
+		"openai-embeddings-clip", "openai-embeddings-vlm2vec", "infinity-embeddings", "infinity-embeddings-clip",
+		"vllm-pooling", "vllm-rerank"} {
 		if _, err := Lookup(n); err != nil {
 			t.Errorf("%s: %v", n, err)
 		}
 	}
-	if _, err := Lookup("vllm-rerank"); !errors.Is(err, exitcode.ErrNotSupported) {
-		t.Errorf("rerank: %v, want exitcode.ErrNotSupported", err)
+	for _, s := range Specs() {
+		if _, err := Lookup(s.Name); !s.Supported() && !errors.Is(err, exitcode.ErrNotSupported) {
+			t.Errorf("%s: %v, want exitcode.ErrNotSupported", s.Name, err)
+		}
 	}
 	if _, err := Lookup("nope"); err == nil {
 		t.Error("unknown backend accepted")

@@ -88,19 +88,22 @@ type ContentTyper interface {
 	ContentType(body []byte) string
 }
 
-// RequestChecker is implemented by a Backend that cannot send some
-// requests at all (openai-audio without a clip): the run calls
-// CheckRequest on every request before sending any, as vLLM's request
-// function raises before its try block and so aborts the benchmark.
-type RequestChecker interface {
-	CheckRequest(req *Request) error
+// Checker is implemented by Backends that cannot send some requests at
+// all: openai-audio without a clip (vLLM raises TypeError before its try
+// block), vllm-rerank without documents, infinity without text or one
+// media item (vLLM asserts). vLLM finds out in the middle of the run; the
+// run asks Check of every request before sending anything, so the mistake
+// is reported at once and names what the request lacks.
+type Checker interface {
+	// Check reports why req cannot be sent by this backend, or nil.
+	Check(req *Request) error
 }
 
-// CheckRequest asks b whether it can send req (see RequestChecker); a
-// Backend without the method can send every request.
-func CheckRequest(b Backend, req *Request) error {
-	if rc, ok := b.(RequestChecker); ok {
-		return rc.CheckRequest(req)
+// Check asks b whether it can send req (see Checker); a Backend without
+// the method can send every request.
+func Check(b Backend, req *Request) error {
+	if c, ok := b.(Checker); ok {
+		return c.Check(req)
 	}
 	return nil
 }

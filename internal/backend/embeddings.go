@@ -35,12 +35,12 @@ var (
 )
 
 // Body implements Backend: vLLM's payload, in its key order: model, input
-// (the prompt), truncate_prompt_tokens -1 ("many embedding models have
+// (the prompt, or the list of a batched prompt), truncate_prompt_tokens -1 ("many embedding models have
 // short context length"), then ignore_eos and --extra-body.
 func (Embeddings) Body(req *Request) []byte {
 	var o pyjson.Object
 	o.Set("model", modelField(req))
-	o.Set("input", req.Prompt)
+	o.Set("input", promptValue(req))
 	o.Set("truncate_prompt_tokens", -1)
 	return poolingBody(&o, req)
 }
@@ -54,14 +54,11 @@ func (Embeddings) Decode(eventType string, data []byte, c *Chunk) error {
 func (Embeddings) Pooling() {}
 
 // Body implements Backend: model, messages (one user message with the
-// prompt as a text part, as openai-chat sends it), truncate_prompt_tokens
-// -1, then ignore_eos and --extra-body.
+// prompt as a text part, as openai-chat sends it, and the request's media
+// parts after it), truncate_prompt_tokens -1, then ignore_eos and
+// --extra-body.
 func (EmbeddingsChat) Body(req *Request) []byte {
-	var o pyjson.Object
-	o.Set("model", modelField(req))
-	o.Set("messages", chatMessages(req))
-	o.Set("truncate_prompt_tokens", -1)
-	return poolingBody(&o, req)
+	return embeddingsChatBody(promptValue(req), req, false)
 }
 
 // Decode implements Backend for the whole answer (see Pooler).

@@ -21,11 +21,18 @@ var (
 
 // Body implements Backend: vLLM's payload, in its key order: model, prompt,
 // repetition_penalty 1.0, max_tokens, logprobs, stream, stream_options, then
-// ignore_eos and --extra-body.
+// ignore_eos and --extra-body. The prompt is the text, the list of a
+// batched prompt (which vLLM passes through), or with --prompt-token-ids
+// the list of token ids, which the completions API takes instead of text
+// (vLLM's Rust client), so that the server does not tokenize.
 func (Completions) Body(req *Request) []byte {
 	var o pyjson.Object
 	o.Set("model", modelField(req))
-	o.Set("prompt", req.Prompt)
+	if req.PromptTokenIDs != nil {
+		o.Set("prompt", req.PromptTokenIDs)
+	} else {
+		o.Set("prompt", promptValue(req))
+	}
 	o.Set("repetition_penalty", 1.0)
 	o.Set("max_tokens", req.OutputLen)
 	if req.Logprobs != nil {

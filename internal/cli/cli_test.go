@@ -144,9 +144,11 @@ func TestServeFlagErrors(t *testing.T) {
 		// Features not built yet are refused, never ignored.
 		{[]string{"--plot-timeline"}, "--plot-timeline: the HTML timeline not supported yet"},
 		{[]string{"--spec-bench-output-len", "5"}, "the spec_bench dataset not supported yet"},
-		{[]string{"--backend", "vllm-rerank"}, "--backend vllm-rerank: not supported yet"},
 		{[]string{"--probe-request-rate", "-1"}, "argument --probe-request-rate: must be a positive rate"},
 		{[]string{"--probe-request-rate", "1", "--backend", "openai-audio"}, "probes are text requests"},
+		{[]string{"--random-batch-size", "0"}, "argument --random-batch-size: must be at least 1 (got 0)"},
+		{[]string{"--prompt-token-ids", "--backend", "openai-chat", "--endpoint", "/v1/chat/completions"},
+			"--prompt-token-ids: --backend openai-chat sends text; token ids go to the completions backends (openai, vllm) only"},
 	}
 	for _, tt := range tests {
 		t.Run(strings.Join(tt.args, " "), func(t *testing.T) {

@@ -205,9 +205,12 @@ func TestCompletion(t *testing.T) {
 		want      []string
 		directive string
 	}{
-		{[]string{"serve", "--backend", ""}, []string{"vllm", "openai", "openai-chat", "openai-audio", "openai-embeddings", "openai-embeddings-chat"}, noFiles},
-		{[]string{"serve", "--backend", "openai-"}, []string{"openai-chat", "openai-audio", "openai-embeddings", "openai-embeddings-chat"}, noFiles},
-		{[]string{"serve", "--dataset-name", ""}, []string{"sharegpt", "sonnet", "random", "custom", "custom_audio", "prefix_repetition"}, noFiles},
+		{[]string{"serve", "--backend", ""}, []string{"vllm", "openai", "openai-chat", "openai-audio", "openai-embeddings", "openai-embeddings-chat",
+			"openai-embeddings-clip", "openai-embeddings-vlm2vec", "infinity-embeddings", "infinity-embeddings-clip", "vllm-pooling",
+			"vllm-rerank"}, noFiles},
+		{[]string{"serve", "--backend", "openai-"}, []string{"openai-chat", "openai-audio", "openai-embeddings", "openai-embeddings-chat",
+			"openai-embeddings-clip", "openai-embeddings-vlm2vec"}, noFiles},
+		{[]string{"serve", "--dataset-name", ""}, []string{"sharegpt", "sonnet", "random", "random-rerank", "custom", "custom_audio", "prefix_repetition"}, noFiles},
 		{[]string{"serve", "--tokenizer-mode", "s"}, []string{"slow", "server"}, noFiles},
 		{[]string{"serve", "--percentile-metrics", "ttft,e"}, []string{"ttft,e2el", "ttft,e2el_including_client_queue"},
 			":" + itoa(int(cobra.ShellCompDirectiveNoFileComp|cobra.ShellCompDirectiveNoSpace))},

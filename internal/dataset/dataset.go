@@ -19,7 +19,6 @@ import (
 	"io"
 	"slices"
 
-	"github.com/gobench/gobench/internal/exitcode"
 	"github.com/gobench/gobench/internal/numpyrand"
 	"github.com/gobench/gobench/internal/pyjson"
 	"github.com/gobench/gobench/internal/pyrandom"
@@ -94,7 +93,18 @@ type Options struct {
 	RandomPrefixLen int
 	// RandomRangeRatio is --random-range-ratio, parsed (ParseRangeRatio).
 	RandomRangeRatio RangeRatio
-	RandomBatchSize  int
+	// RandomBatchSize is --random-batch-size: the random dataset's prompts
+	// per request (a list prompt, for the embedding backends), the
+	// random-rerank dataset's documents per query.
+	RandomBatchSize int
+	// NoReranker is --no-reranker: random-rerank for a model that is not a
+	// native reranker (no separator token; the first document of each
+	// batch is the query's).
+	NoReranker bool
+	// PromptTokenIDs is --prompt-token-ids (vLLM's Rust client): the
+	// random dataset's requests carry their token ids, which the
+	// completions backends send instead of the text.
+	PromptTokenIDs bool
 
 	// CustomOutputLen is --custom-output-len; -1 takes each row's
 	// output_tokens.
@@ -163,8 +173,8 @@ func Validate(opts Options) error {
 			return fmt.Errorf("argument --random-range-ratio: %w", err)
 		}
 	}
-	if opts.RandomBatchSize > 1 {
-		return fmt.Errorf("--random-batch-size: batched prompts (embedding backends) are %w", exitcode.ErrNotSupported)
+	if err := validateBatches(spec, opts); err != nil {
+		return err
 	}
 	if err := validateLengths(spec, opts); err != nil {
 		return err
@@ -174,6 +184,42 @@ func Validate(opts Options) error {
 		return fmt.Errorf("argument --prefix-repetition-num-prefixes: must be between 1 and %d (got %d)", MaxSamples, n)
 	}
 	return validateNumPrompts(spec, opts.NumPrompts)
+}
+
+// tokenIDBackends are the backends that send Sample.PromptTokenIDs: the
+// completions API takes a list of ids as its prompt.
+var tokenIDBackends = []string{"openai", "vllm"}
+
+// validateBatches checks --random-batch-size, --no-reranker and
+// --prompt-token-ids for the datasets that read them: a batch holds at
+// least one prompt (vLLM's range(0, n, batchsize) fails on 0), random-rerank
+// without a reranker needs a query and a document from each batch and
+// more than one request (vLLM asserts), and token ids (vLLM's Rust client)
+// go one prompt per request to the completions backends only.
+func validateBatches(spec *Spec, opts Options) error {
+	if !slices.Contains(spec.Flags, "random-batch-size") {
+		return nil
+	}
+	switch b := opts.RandomBatchSize; {
+	case b < 1:
+		return fmt.Errorf("argument --random-batch-size: must be at least 1 (got %d)", b)
+	case b > MaxSamples:
+		return fmt.Errorf("argument --random-batch-size: must be at most %d (got %d)", MaxSamples, b)
+	case slices.Contains(spec.Flags, "no-reranker") && opts.NoReranker && (b < 2 || opts.NumPrompts < 2):
+		return fmt.Errorf("--no-reranker: each batch's first prompt is its query, so --random-batch-size (%d) and --num-prompts (%d) must both be at least 2", b, opts.NumPrompts)
+	}
+	if !opts.PromptTokenIDs {
+		return nil
+	}
+	switch {
+	case !slices.Contains(spec.Flags, "prompt-token-ids"):
+		return fmt.Errorf("--prompt-token-ids: only the random dataset sends token ids (got --dataset-name %s)", spec.Name)
+	case opts.RandomBatchSize > 1:
+		return fmt.Errorf("--prompt-token-ids: a request carries the token ids of one prompt, so --random-batch-size must be 1 (got %d)", opts.RandomBatchSize)
+	case opts.Backend != "" && !slices.Contains(tokenIDBackends, opts.Backend):
+		return fmt.Errorf("--prompt-token-ids: --backend %s sends text; token ids go to the completions backends (openai, vllm) only", opts.Backend)
+	}
+	return nil
 }
 
 // validateNumPrompts checks --num-prompts: at least one request, except

@@ -7,6 +7,7 @@ import (
 	"io"
 	"math"
 	"runtime"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -145,12 +146,7 @@ func Random(opts Options, tok tokenizer.Tokenizer, _ *Globals, warn io.Writer) (
 	// over serially, drawing fix-up tokens in vLLM's order.
 	seqs := make([][]int, n)
 	for i := range n {
-		seq := make([]int, 0, len(prefix)+int(inLens[i]))
-		seq = append(seq, prefix...)
-		for j := range int(inLens[i]) {
-			seq = append(seq, allowed[(int(offsets[i])+i+j)%len(allowed)])
-		}
-		seqs[i] = seq
+		seqs[i] = append(slices.Clip(prefix), innerSequence(allowed, int(offsets[i]), i, int(inLens[i]))...)
 	}
 	first := firstRoundTrips(tok, seqs)
 
@@ -166,9 +162,34 @@ func Random(opts Options, tok tokenizer.Tokenizer, _ *Globals, warn io.Writer) (
 			ExpectedOutputLen: int(outLens[i]),
 			RequestID:         opts.RequestIDPrefix + strconv.Itoa(i),
 		}
+		if opts.PromptTokenIDs {
+			samples[i].PromptTokenIDs = ids
+		}
 	}
 	warnMismatch(warn, total)
+	if opts.RandomBatchSize > 1 {
+		samples = batch(samples, opts)
+	}
 	return samples, nil
+}
+
+// batch groups consecutive samples into requests of --random-batch-size
+// prompts, as vLLM's RandomDataset.sample does for the embedding
+// backends: the prompt is the list of their texts, its length their sum,
+// no output length, and the id the batch's number.
+func batch(samples []Sample, opts Options) []Sample {
+	size := opts.RandomBatchSize
+	out := make([]Sample, 0, (len(samples)+size-1)/size)
+	for i := 0; i < len(samples); i += size {
+		group := samples[i:min(i+size, len(samples))]
+		b := Sample{Prompts: make([]string, len(group)), RequestID: opts.RequestIDPrefix + strconv.Itoa(i/size)}
+		for j, s := range group {
+			b.Prompts[j] = s.Prompt
+			b.PromptLen += s.PromptLen
+		}
+		out = append(out, b)
+	}
+	return out
 }
 
 // warnMismatch logs vLLM's warning when the prompts' total length missed

@@ -21,7 +21,7 @@ func TestSpecs(t *testing.T) {
 	if diff := cmp.Diff(want, Names()); diff != "" {
 		t.Errorf("names (-vllm +gobench):\n%s", diff)
 	}
-	if diff := cmp.Diff([]string{"sharegpt", "sonnet", "random", "custom", "custom_audio", "prefix_repetition"}, Supported()); diff != "" {
+	if diff := cmp.Diff([]string{"sharegpt", "sonnet", "random", "random-rerank", "custom", "custom_audio", "prefix_repetition"}, Supported()); diff != "" {
 		t.Errorf("supported (-want +got):\n%s", diff)
 	}
 	described := map[string]Flag{}
@@ -74,6 +74,7 @@ func TestFlagFields(t *testing.T) {
 
 func TestValidate(t *testing.T) {
 	t.Parallel()
+	with := func(edit func(*Options)) Options { o := DefaultOptions(); edit(&o); return o }
 	tests := []struct {
 		name string
 		opts Options
@@ -84,11 +85,24 @@ func TestValidate(t *testing.T) {
 		{"unknown", Options{Name: "nope"}, "Unknown dataset: nope", nil},
 		{"path forbidden", Options{Name: "random", Path: "x.json"}, "Cannot use 'random' dataset with --dataset-path", nil},
 		{"forbidden before unsupported", Options{Name: "prefix_repetition", Path: "x"}, "Cannot use 'prefix_repetition'", nil},
-		{"unsupported", Options{Name: "burstgpt"}, "--dataset-name burstgpt: not supported yet (supported: sharegpt, sonnet, random, custom, custom_audio, prefix_repetition)", exitcode.ErrNotSupported},
+		{"unsupported", Options{Name: "burstgpt"}, "--dataset-name burstgpt: not supported yet (supported: sharegpt, sonnet, random, random-rerank, custom, custom_audio, prefix_repetition)", exitcode.ErrNotSupported},
 		{"path required", Options{Name: "custom"}, "--dataset-name custom needs --dataset-path", nil},
 		{"range ratio", Options{Name: "random", RandomRangeRatio: RangeRatio{1, 0}}, "input_range_ratio must be in [0, 1).", nil},
 		{"range ratio ignored elsewhere", Options{Name: "custom", Path: "a.jsonl", RandomRangeRatio: RangeRatio{1, 0}}, "", nil},
-		{"batches", Options{Name: "random", RandomBatchSize: 2}, "--random-batch-size: batched prompts (embedding backends) are not supported yet", exitcode.ErrNotSupported},
+		{"batches", with(func(o *Options) { o.RandomBatchSize = 2 }), "", nil},
+		{"batch of none", with(func(o *Options) { o.RandomBatchSize = 0 }), "argument --random-batch-size: must be at least 1 (got 0)", nil},
+		{"batch size ignored elsewhere", Options{Name: "custom", Path: "a.jsonl", RandomBatchSize: 0, NumPrompts: 1}, "", nil},
+		{"rerank batch of none", with(func(o *Options) { o.Name, o.RandomBatchSize = "random-rerank", 0 }), "argument --random-batch-size: must be at least 1 (got 0)", nil},
+		{"no-reranker needs two per batch", with(func(o *Options) { o.Name, o.NoReranker = "random-rerank", true }),
+			"--no-reranker: each batch's first prompt is its query, so --random-batch-size (1) and --num-prompts (1000) must both be at least 2", nil},
+		{"no-reranker", with(func(o *Options) { o.Name, o.NoReranker, o.RandomBatchSize = "random-rerank", true, 2 }), "", nil},
+		{"token ids", with(func(o *Options) { o.PromptTokenIDs, o.Backend = true, "vllm" }), "", nil},
+		{"token ids to chat", with(func(o *Options) { o.PromptTokenIDs, o.Backend = true, "openai-chat" }),
+			"--prompt-token-ids: --backend openai-chat sends text; token ids go to the completions backends (openai, vllm) only", nil},
+		{"token ids in batches", with(func(o *Options) { o.PromptTokenIDs, o.RandomBatchSize = true, 2 }),
+			"--prompt-token-ids: a request carries the token ids of one prompt, so --random-batch-size must be 1 (got 2)", nil},
+		{"token ids of another dataset", with(func(o *Options) { o.Name, o.PromptTokenIDs = "random-rerank", true }),
+			"--prompt-token-ids: only the random dataset sends token ids (got --dataset-name random-rerank)", nil},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

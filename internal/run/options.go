@@ -393,7 +393,7 @@ func (o *Options) validateLoad() error {
 		return err
 	}
 	d := o.Dataset
-	d.NumPrompts = o.NumPrompts
+	d.NumPrompts, d.Backend = o.NumPrompts, o.Backend
 	if err := dataset.Validate(d); err != nil {
 		return err
 	}

@@ -238,7 +238,9 @@ func (p *Plan) samples(ctx context.Context, env Env) ([]dataset.Sample, error) {
 	if err := checkTokenizer(p.Tokenizer, "--dataset-name "+d.Name); err != nil {
 		return nil, err
 	}
-	if p.Dataset.RealignToServer && !o.DryRun {
+	if p.Dataset.RealignToServer && !o.DryRun && d.RandomBatchSize <= 1 && !d.PromptTokenIDs {
+		// Batched prompts are lists, which vLLM's alignment cannot send to
+		// /tokenize; token ids are sent as they are, never re-tokenized.
 		api := p.api.WithHTTP(&http.Client{Transport: env.Transport(alignConcurrency, o.Insecure)})
 		samples = alignPrompts(ctx, api, p.servedModel(), samples, p.out)
 	}
@@ -262,11 +264,12 @@ func (p *Plan) ignoreEOS() bool {
 	return p.Options.IgnoreEOS
 }
 
-// requests builds every request and its body, with its LoRA; a request
-// the backend cannot send (backend.CheckRequest) fails the plan.
+// requests builds every request and its body, with its LoRA. A request
+// the backend cannot send (backend.Checker) fails the plan, naming it, where
+// vLLM's request function would assert in the middle of the run.
 func (p *Plan) requests(samples []dataset.Sample) error {
 	o := &p.Options
-	if _, ok := o.SamplingParams.Get("temperature"); !ok {
+	if _, ok := o.SamplingParams.Get("temperature"); !ok && p.Backend.SamplingParams {
 		fmt.Fprintln(p.out, "Sampling: the requests carry no temperature, so the server's default applies (--temperature 0 asks for greedy decoding).")
 	}
 	extra := o.SamplingParams.Clone()
@@ -287,8 +290,8 @@ func (p *Plan) requests(samples []dataset.Sample) error {
 		if loras != nil {
 			req.Model, req.ModelName = loras[i], loras[i]
 		}
-		if err := backend.CheckRequest(p.Backend.Impl, req); err != nil {
-			return fmt.Errorf("request %d: %w", i, err)
+		if err := backend.Check(p.Backend.Impl, req); err != nil {
+			return exitcode.Usage(fmt.Errorf("--backend %s, request %d of --dataset-name %s: %w", o.Backend, i, o.Dataset.Name, err))
 		}
 		p.jobs[i] = job{req: req, body: p.Backend.Impl.Body(req)}
 	}

@@ -25,6 +25,9 @@ type embeddingRequest struct {
 	// TruncatePromptTokens keeps the last k tokens of each input; -1 means
 	// max_model_len (vLLM's benchmark sends -1).
 	TruncatePromptTokens *int `json:"truncate_prompt_tokens"`
+	// Modality is Infinity's: "text" (the default), "image" or "audio",
+	// whose inputs are URLs.
+	Modality string `json:"modality"`
 }
 
 // embeddingData is vLLM's EmbeddingResponseData; Embedding is a list of
@@ -42,6 +45,14 @@ type embeddingData struct {
 // unit vector drawn from a hash of its input, so equal inputs get equal
 // vectors.
 func (s *Server) handleEmbeddings(w http.ResponseWriter, r *http.Request) {
+	s.embed(w, r, "embd-", "embedding")
+}
+
+// embed answers an embeddings request (/v1/embeddings, Infinity's
+// /embeddings) or a pooling one (/pooling): the answer's id starts with
+// idPrefix and each vector's object is object ("pooling" puts the vector
+// under "data" instead of "embedding").
+func (s *Server) embed(w http.ResponseWriter, r *http.Request, idPrefix, object string) {
 	received := time.Now()
 	var req embeddingRequest
 	if e := readBody(w, r, &req); e != nil {
@@ -69,85 +80,83 @@ func (s *Server) handleEmbeddings(w http.ResponseWriter, r *http.Request) {
 		writeError(w, badParam("encoding_format", fmt.Sprintf("encoding_format must be float or base64, got %q.", req.EncodingFormat)))
 		return
 	}
-	total := 0
 	for _, in := range inputs {
 		if in.tokens > s.cfg.MaxModelLen {
 			writeError(w, badRequest(fmt.Sprintf("This model's maximum context length is %d tokens. However, you requested %d tokens "+
 				"in the input for embedding generation. Please reduce the length of the input.", s.cfg.MaxModelLen, in.tokens)))
 			return
 		}
-		total += in.tokens
 	}
-	id := randomID()
-	if v, ok := r.Header["X-Request-Id"]; ok && len(v) > 0 {
-		id = v[0]
-	}
-	st, err := s.engine.Start(r.Context(), Request{ID: id, Received: received, PromptTokens: min(max(total, 1), s.cfg.MaxModelLen-1),
-		OutputTokens: 1, Pooling: true})
-	if err != nil {
-		writeError(w, &apiError{status: http.StatusInternalServerError, typ: "InternalServerError", msg: err.Error()})
+	id, total, ok := s.pool(w, r, received, inputs)
+	if !ok {
 		return
 	}
-	defer st.Close()
-	if err := st.Next(r.Context()); err != nil {
-		if r.Context().Err() == nil {
-			writeError(w, &apiError{status: http.StatusInternalServerError, typ: "InternalServerError", msg: err.Error()})
-		}
-		return
-	}
-	data := make([]embeddingData, len(inputs))
+	data := make([]any, len(inputs))
 	for i, in := range inputs {
-		vec := embedVector(in.key, dim)
-		data[i] = embeddingData{Index: i, Object: "embedding", Embedding: vec}
-		if req.EncodingFormat == "base64" {
-			buf := make([]byte, 4*len(vec))
-			for k, v := range vec {
-				binary.LittleEndian.PutUint32(buf[4*k:], math.Float32bits(float32(v)))
-			}
-			data[i].Embedding = base64.StdEncoding.EncodeToString(buf)
-		}
+		data[i] = poolingData(i, object, embedVector(in.key, dim), req.EncodingFormat == "base64")
 	}
 	writeJSON(w, http.StatusOK, struct {
-		ID      string          `json:"id"`
-		Object  string          `json:"object"`
-		Created int64           `json:"created"`
-		Model   string          `json:"model"`
-		Data    []embeddingData `json:"data"`
-		Usage   usageInfo       `json:"usage"`
-	}{"embd-" + id, "list", received.Unix(), s.cfg.Model, data, usageInfo{PromptTokens: total, TotalTokens: total}})
-	s.logRequest("%s %s 200 id=embd-%s inputs=%d prompt_tokens=%d dur=%v", r.Method, r.URL.Path, id, len(inputs), total,
+		ID      string    `json:"id"`
+		Object  string    `json:"object"`
+		Created int64     `json:"created"`
+		Model   string    `json:"model"`
+		Data    []any     `json:"data"`
+		Usage   usageInfo `json:"usage"`
+	}{idPrefix + id, "list", received.Unix(), s.cfg.Model, data, usageInfo{PromptTokens: total, TotalTokens: total}})
+	s.logRequest("%s %s 200 id=%s%s inputs=%d prompt_tokens=%d dur=%v", r.Method, r.URL.Path, idPrefix, id, len(inputs), total,
 		time.Since(received).Round(time.Microsecond))
 }
 
+// poolingData is one vector of an answer: vLLM's EmbeddingResponseData
+// ({"index", "object": "embedding", "embedding"}) or PoolingResponseData
+// ({"index", "object": "pooling", "data"}), as floats or, for base64, the
+// little-endian float32 bytes.
+func poolingData(index int, object string, vec []float64, b64 bool) any {
+	var v any = vec
+	if b64 {
+		buf := make([]byte, 4*len(vec))
+		for k, x := range vec {
+			binary.LittleEndian.PutUint32(buf[4*k:], math.Float32bits(float32(x)))
+		}
+		v = base64.StdEncoding.EncodeToString(buf)
+	}
+	if object == "pooling" {
+		return poolingVector{Index: index, Object: object, Data: v}
+	}
+	return embeddingData{Index: index, Object: object, Embedding: v}
+}
+
 // embeddingRequestInputs reads the inputs of a completion or chat
-// embedding request and applies truncate_prompt_tokens as vLLM does: -1
-// truncates to max_model_len, k > 0 keeps at most k tokens, and k beyond
-// max_model_len is refused.
+// embedding request (or an Infinity one with an image or audio modality)
+// and applies truncate_prompt_tokens as vLLM does: -1 truncates to
+// max_model_len, k > 0 keeps at most k tokens, and k beyond max_model_len
+// is refused.
 func (s *Server) embeddingRequestInputs(req *embeddingRequest) ([]embeddingInput, *apiError) {
 	var inputs []embeddingInput
-	if !isNull(req.Messages) {
+	var e *apiError
+	switch {
+	case !isNull(req.Messages):
 		n, e := s.countMessages(req.Messages, nil)
 		if e != nil {
 			return nil, e
 		}
 		inputs = []embeddingInput{{n, string(req.Messages)}}
-	} else {
-		var e *apiError
-		if inputs, e = s.embeddingInputs(req.Input); e != nil {
-			return nil, e
-		}
+	case req.Modality == "image" || req.Modality == "audio":
+		inputs, e = mediaInputs(req.Input, req.Modality)
+	case req.Modality == "" || req.Modality == "text":
+		inputs, e = s.embeddingInputs(req.Input)
+	default:
+		e = validationError("enum", "body.modality", "Input should be text, image or audio")
 	}
-	t := req.TruncatePromptTokens
-	if t == nil || *t == 0 {
+	if e != nil {
+		return nil, e
+	}
+	if t := req.TruncatePromptTokens; t == nil || *t == 0 {
 		return inputs, nil
 	}
-	limit := *t
-	if limit < 0 {
-		limit = s.cfg.MaxModelLen
-	}
-	if limit > s.cfg.MaxModelLen {
-		return nil, badRequest(fmt.Sprintf("truncate_prompt_tokens value (%d) is greater than max_model_len (%d). "+
-			"Please, select a smaller truncation size.", limit, s.cfg.MaxModelLen))
+	limit, e := s.truncateLimit(req.TruncatePromptTokens)
+	if e != nil {
+		return nil, e
 	}
 	for i := range inputs {
 		inputs[i].tokens = min(inputs[i].tokens, limit)
