@@ -163,6 +163,7 @@ func (s *Server) routes() router {
 		"/v1/completions":      {http.MethodPost: s.handleCompletions},
 		"/v1/chat/completions": {http.MethodPost: s.handleChat},
 		"/v1/embeddings":       {http.MethodPost: s.handleEmbeddings},
+		"/v1/responses":        {http.MethodPost: s.handleResponses},
 		"/v1/models":           {http.MethodGet: s.handleModels},
 		"/health":              {http.MethodGet: s.handleHealth},
 		"/metrics":             {http.MethodGet: s.metrics.handler().ServeHTTP},
