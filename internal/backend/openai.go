@@ -25,7 +25,13 @@ var (
 func (Completions) Body(req *Request) []byte {
 	var o pyjson.Object
 	o.Set("model", modelField(req))
-	o.Set("prompt", req.Prompt)
+	if req.PromptTokenIDs != nil {
+		// A prompt of token ids (timed_trace): vLLM sends the list as the
+		// prompt.
+		o.Set("prompt", req.PromptTokenIDs)
+	} else {
+		o.Set("prompt", req.Prompt)
+	}
 	o.Set("repetition_penalty", 1.0)
 	o.Set("max_tokens", req.OutputLen)
 	if req.Logprobs != nil {
