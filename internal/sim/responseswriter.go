@@ -21,13 +21,13 @@ import (
 // is dropped; an event it cannot read (the malformed-JSON fault) goes out
 // as it came. Error answers before the stream pass through unchanged.
 type responsesWriter struct {
-	w              http.ResponseWriter
-	id, model      string
-	created        int64
-	sse            bool   // the answer is a stream: events are translated
-	buf            []byte // the start of an event not yet complete
-	seq            int    // sequence_number of the next event
-	finish, status string
+	w         http.ResponseWriter
+	id, model string
+	created   int64
+	sse       bool   // the answer is a stream: events are translated
+	buf       []byte // the start of an event not yet complete
+	seq       int    // sequence_number of the next event
+	finish    string // the finish reason of the last token event
 }
 
 // Header implements http.ResponseWriter.
