@@ -38,7 +38,7 @@ var flags = []Flag{
 	{Name: "dataset-name", Choices: Names(), Field: func(o *Options) any { return &o.Name },
 		Help: "Dataset: random, custom (JSONL with a prompt per line), sharegpt, sonnet, prefix_repetition, burstgpt, spec_bench, speed_bench and timed_trace are supported; vLLM's others are refused for now."},
 	{Name: "dataset-path", Field: func(o *Options) any { return &o.Path },
-		Help: "Dataset file (sharegpt: JSON list; custom: .jsonl; sonnet: text, vLLM's sonnet.txt built in)."},
+		Help: "Dataset file (sharegpt: JSON list; custom, spec_bench, timed_trace: .jsonl; burstgpt: CSV; sonnet: text, vLLM's sonnet.txt built in; speed_bench: a directory)."},
 	{Name: "no-oversample", Field: func(o *Options) any { return &o.NoOversample },
 		Help: "Do not repeat samples to reach --num-prompts when the file has fewer."},
 	{Name: "disable-shuffle", Field: func(o *Options) any { return &o.DisableShuffle },
