@@ -7,9 +7,10 @@
 // endpoints, task, streaming, sampling parameters and its Backend, which
 // builds the payload and decodes the events. Supported now: "openai" and
 // "vllm" (the completions API), "openai-chat" (chat completions),
-// "openai-audio" (transcriptions and translations, a multipart upload), and
-// vLLM's eight pooling backends (embeddings, Infinity, pooling, rerank),
-// whose answers are one body (Pooler) rather than a stream; vLLM's
+// "openai-audio" (transcriptions and translations, a multipart upload),
+// "openai-responses" (the Responses API, named events), and vLLM's eight
+// pooling backends (embeddings, Infinity, pooling, rerank), whose answers
+// are one body (Pooler) rather than a stream; vLLM's
 // other backends have a Spec without a Backend, so the command line knows
 // them, and Lookup refuses them with exitcode.ErrNotSupported.
 package backend
@@ -84,6 +85,16 @@ type Chunk struct {
 	ServerQueueMS, ServerTTFTMS float64
 	// Error is the server's message when the event reports an error.
 	Error string
+	// Terminal is true for an event that ends the response (the Responses
+	// API's response.completed): its clock reading ends the latency and
+	// the request.
+	Terminal bool
+}
+
+// terminalStream is a Backend whose streams end with a terminal event
+// (Chunk.Terminal) rather than [DONE]: a stream without one failed.
+type terminalStream interface {
+	EndsWithTerminalEvent() bool
 }
 
 // Backend builds the payload of one API flavour and decodes its stream
@@ -132,6 +143,11 @@ type Spec struct {
 	// SamplingParams: the API takes sampling parameters (vLLM's
 	// OPENAI_COMPATIBLE_BACKENDS).
 	SamplingParams bool
+	// RefusedParams are sampling parameters the API does not take, refused
+	// before anything is sent (the Responses API has no min_p, so the later
+	// vLLM rejects --min-p for openai-responses:
+	// test_responses_request_func.py@34d570f4).
+	RefusedParams []string
 	// Impl builds and decodes the requests; nil means gobench does not have
 	// this backend yet, and asking for it fails with
 	// exitcode.ErrNotSupported.
@@ -183,7 +199,8 @@ var specs = []Spec{
 	{Name: "vllm-rerank", APIName: "vLLM score API", Suffixes: []string{"rerank"}, DefaultEndpoint: "/rerank",
 		Task: Pooling, Impl: Rerank{}},
 	{Name: "openai-responses", APIName: "OpenAI Responses API", Suffixes: []string{"responses"},
-		DefaultEndpoint: "/v1/responses", Streaming: true, SamplingParams: true},
+		DefaultEndpoint: "/v1/responses", Streaming: true, SamplingParams: true, RefusedParams: []string{"min_p"},
+		Impl: Responses{}},
 }
 
 // Specs returns every backend vLLM accepts, supported or not, in vLLM's

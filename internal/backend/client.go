@@ -144,8 +144,11 @@ func (c *Client) headers(contentType string, extra []Header, requestID string) h
 // the last token event's timestamp minus StartTime; the usage event does not
 // extend it. Hence Latency - TTFT = sum(ITL) up to float rounding.
 //
-// The request ends at [DONE], at the end of the body, at an error event,
-// or when ReadTimeout or Deadline runs out.
+// A Responses stream ends with a terminal event instead of [DONE]; its
+// Latency runs to that event (see Responses).
+//
+// The request ends at [DONE], at a terminal event, at the end of the body,
+// at an error event, or when ReadTimeout or Deadline runs out.
 func (c *Client) Do(ctx context.Context, b Backend, req *Request, body []byte) metrics.Output {
 	out := metrics.Output{PromptLen: req.PromptLen, InputAudioDuration: req.AudioDuration}
 	pooler, pooling := b.(Pooler)
@@ -196,6 +199,9 @@ func (c *Client) Do(ctx context.Context, b Backend, req *Request, body []byte) m
 	defer func() { rd.Reset(nil); readerPool.Put(rd) }()
 
 	tm := timing{out: &out, start: st, last: st}
+	if ts, ok := b.(terminalStream); ok {
+		tm.needTerminal = ts.EndsWithTerminalEvent()
+	}
 	done := c.read(ctx, b, rd, &tm, wd)
 	tm.finish()
 	if done {
@@ -216,7 +222,7 @@ func (c *Client) bound(ctx context.Context) (context.Context, context.CancelCaus
 }
 
 // read takes the events of the stream into tm until the stream ends, and
-// reports whether it ended with [DONE].
+// reports whether it ended with [DONE] or a terminal event.
 func (c *Client) read(ctx context.Context, b Backend, rd *stream.Reader, tm *timing, wd *watchdog) (done bool) {
 	out := tm.out
 	var chunk Chunk
@@ -240,10 +246,13 @@ func (c *Client) read(ctx context.Context, b Backend, rd *stream.Reader, tm *tim
 			out.Error = "server error event: " + chunk.Error
 			return false
 		}
-		if chunk.Token || chunk.Usage {
+		if chunk.Token || chunk.Usage || chunk.Terminal {
 			wd.progress()
 		}
 		tm.add(ts, &chunk)
+		if chunk.Terminal {
+			return true
+		}
 	}
 }
 
@@ -360,6 +369,10 @@ type timing struct {
 	start, last float64
 	gotToken    bool
 	text        strings.Builder
+	// needTerminal: the stream must end with a terminal event (Responses);
+	// end is that event's clock reading once it arrived (gotTerminal).
+	needTerminal, gotTerminal bool
+	end                       float64
 }
 
 // add takes one decoded event read at clock reading ts.
@@ -383,6 +396,9 @@ func (t *timing) add(ts float64, c *Chunk) {
 		t.last = ts
 		t.text.WriteString(c.Text)
 	}
+	if c.Terminal {
+		t.end, t.gotTerminal = ts, true
+	}
 	if c.Usage || (c.Token && c.CompletionTokens >= 0) {
 		if c.CompletionTokens >= 0 {
 			out.OutputTokens = c.CompletionTokens
@@ -398,13 +414,22 @@ func (t *timing) add(ts float64, c *Chunk) {
 }
 
 // finish completes the record: the text, the latency (to the last token
-// event) and the verdict (a stream without a token event failed).
+// event, or to the terminal event of a stream that has one, as the later
+// vLLM's Responses function measures it) and the verdict (a stream without
+// a token event failed, and so did one without its terminal event).
 func (t *timing) finish() {
 	out := t.out
 	out.GeneratedText = t.text.String()
 	out.Latency = t.last - t.start
-	if out.Error == "" && !t.gotToken {
+	if t.gotTerminal {
+		out.Latency = t.end - t.start
+	}
+	switch {
+	case out.Error != "":
+	case !t.gotToken:
 		out.Error = NoTokenError
+	case t.needTerminal && !t.gotTerminal:
+		out.Error = NoTerminalEventError
 	}
 	out.Success = out.Error == ""
 }

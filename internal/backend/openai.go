@@ -29,6 +29,8 @@ func (Completions) Body(req *Request) []byte {
 	var o pyjson.Object
 	o.Set("model", modelField(req))
 	if req.PromptTokenIDs != nil {
+		// A prompt of token ids (--prompt-token-ids, timed_trace): vLLM
+		// sends the list as the prompt.
 		o.Set("prompt", req.PromptTokenIDs)
 	} else {
 		o.Set("prompt", promptValue(req))

@@ -136,7 +136,7 @@ func TestHiddenFlagsKeepTheirPrefixes(t *testing.T) {
 	for _, tt := range []struct{ args, want string }{
 		{"--plot-time", "--plot-timeline: the HTML timeline not supported yet"},
 		{"--custom-", "ambiguous option: --custom- could match --custom-ensure-client-side-data, --custom-output-len"},
-		{"--spec-bench-out 5", "the spec_bench dataset not supported yet"},
+		{"--custom-ens", "the custom_image dataset not supported yet"},
 	} {
 		if _, errOut, code := parse(t, strings.Fields(tt.args)...); code != int(exitcode.BadUsage) || !strings.Contains(errOut, tt.want) {
 			t.Errorf("%s: exit %d: %s", tt.args, code, errOut)
@@ -207,10 +207,11 @@ func TestCompletion(t *testing.T) {
 	}{
 		{[]string{"serve", "--backend", ""}, []string{"vllm", "openai", "openai-chat", "openai-audio", "openai-embeddings", "openai-embeddings-chat",
 			"openai-embeddings-clip", "openai-embeddings-vlm2vec", "infinity-embeddings", "infinity-embeddings-clip", "vllm-pooling",
-			"vllm-rerank"}, noFiles},
+			"vllm-rerank", "openai-responses"}, noFiles},
 		{[]string{"serve", "--backend", "openai-"}, []string{"openai-chat", "openai-audio", "openai-embeddings", "openai-embeddings-chat",
-			"openai-embeddings-clip", "openai-embeddings-vlm2vec"}, noFiles},
-		{[]string{"serve", "--dataset-name", ""}, []string{"sharegpt", "sonnet", "random", "random-rerank", "custom", "custom_audio", "prefix_repetition"}, noFiles},
+			"openai-embeddings-clip", "openai-embeddings-vlm2vec", "openai-responses"}, noFiles},
+		{[]string{"serve", "--dataset-name", ""}, []string{"sharegpt", "burstgpt", "sonnet", "random", "random-rerank", "custom", "custom_audio",
+			"prefix_repetition", "spec_bench", "speed_bench", "timed_trace"}, noFiles},
 		{[]string{"serve", "--tokenizer-mode", "s"}, []string{"slow", "server"}, noFiles},
 		{[]string{"serve", "--percentile-metrics", "ttft,e"}, []string{"ttft,e2el", "ttft,e2el_including_client_queue"},
 			":" + itoa(int(cobra.ShellCompDirectiveNoFileComp|cobra.ShellCompDirectiveNoSpace))},

@@ -272,6 +272,7 @@ func (f *serveFlags) datasetOptions() error {
 		d.CustomOutputLen = v
 		d.PrefixRepetitionOutputLen = v
 		d.SonnetOutputLen = v
+		d.SpecBenchOutputLen = v
 	}
 	rr, err := dataset.ParseRangeRatio(f.randomRangeRatio)
 	if spec, _ := dataset.Lookup(d.Name); err != nil && spec != nil && slices.Contains(spec.Flags, "random-range-ratio") {

@@ -275,6 +275,8 @@ func (f *serveFlags) registerDataset(s flagSet) {
 			}
 		case *bool:
 			s.boolean(p, fl.Name, fl.Help)
+		case *float64:
+			s.val(bindFloat(fl.Name, p), fl.Name, fl.Help)
 		case **int:
 			s.val(bindOptionalInt(fl.Name, p), fl.Name, fl.Help)
 		case *dataset.RangeRatio:

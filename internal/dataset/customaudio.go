@@ -76,11 +76,7 @@ func customRows(opts Options, g *Globals, warn io.Writer) ([]customRow, int, err
 		return nil, 0, err
 	}
 	shuffle(rows, opts, g.Random)
-	n := opts.NumPrompts
-	if n <= 0 {
-		n = len(rows)
-		fmt.Fprintf(warn, "num_requests is set to 0 or negative, so using all available samples: %d\n", n)
-	}
+	n := takeCount(opts, len(rows), warn)
 	return rows, n, nil
 }
 

@@ -126,6 +126,29 @@ type Options struct {
 	SonnetInputLen  int
 	SonnetOutputLen int
 	SonnetPrefixLen int
+
+	// SpecBenchOutputLen and SpecBenchCategory are the --spec-bench-*
+	// flags ("" takes every category).
+	SpecBenchOutputLen int
+	SpecBenchCategory  string
+	// SpeedBenchSubset, SpeedBenchOutputLen and SpeedBenchCategory are the
+	// --speed-bench-* flags.
+	SpeedBenchSubset    string
+	SpeedBenchOutputLen int
+	SpeedBenchCategory  string
+
+	// TimedTraceChunkHashSize, TimedTraceSecMultiplier and the
+	// TimedTraceLabel* field names are the --timed-trace-* flags.
+	TimedTraceChunkHashSize     int
+	TimedTraceSecMultiplier     float64
+	TimedTraceLabelTimestamp    string
+	TimedTraceLabelInputLength  string
+	TimedTraceLabelOutputLength string
+	TimedTraceLabelHashIDs      string
+	// SelfTimed and NoSelfTimed are --self-timed and --no-self-timed
+	// (vLLM's BooleanOptionalAction, None when neither is given); see
+	// SelfTimedArrivals.
+	SelfTimed, NoSelfTimed bool
 }
 
 // DefaultOptions are vLLM's defaults of the dataset flags
@@ -134,7 +157,10 @@ type Options struct {
 func DefaultOptions() Options {
 	return Options{Name: "random", NumPrompts: 1000, RandomInputLen: 1024, RandomOutputLen: 128, RandomBatchSize: 1, CustomOutputLen: 256,
 		PrefixRepetitionPrefixLen: 256, PrefixRepetitionSuffixLen: 256, PrefixRepetitionNumPrefixes: 10, PrefixRepetitionOutputLen: 128,
-		SonnetInputLen: 550, SonnetOutputLen: 150, SonnetPrefixLen: 200}
+		SonnetInputLen: 550, SonnetOutputLen: 150, SonnetPrefixLen: 200,
+		SpecBenchOutputLen: 256, SpeedBenchSubset: "qualitative", SpeedBenchOutputLen: 4096,
+		TimedTraceChunkHashSize: 16, TimedTraceSecMultiplier: 1, TimedTraceLabelTimestamp: "timestamp",
+		TimedTraceLabelInputLength: "input_length", TimedTraceLabelOutputLength: "output_length", TimedTraceLabelHashIDs: "hash_ids"}
 }
 
 // Bounds of the counts and lengths the dataset flags take: far beyond any
@@ -177,6 +203,9 @@ func Validate(opts Options) error {
 		return err
 	}
 	if err := validateLengths(spec, opts); err != nil {
+		return err
+	}
+	if err := validateTimedTrace(opts); err != nil {
 		return err
 	}
 	if n := opts.PrefixRepetitionNumPrefixes; slices.Contains(spec.Flags, "prefix-repetition-num-prefixes") && (n < 1 || n > MaxSamples) {
@@ -256,6 +285,8 @@ func validateLengths(spec *Spec, opts Options) error {
 		{"sonnet-input-len", opts.SonnetInputLen, 0},
 		{"sonnet-output-len", opts.SonnetOutputLen, 0},
 		{"sonnet-prefix-len", opts.SonnetPrefixLen, 0},
+		{"spec-bench-output-len", opts.SpecBenchOutputLen, 0},
+		{"speed-bench-output-len", opts.SpeedBenchOutputLen, 0},
 	}
 	if opts.SharegptOutputLen != nil {
 		lengths = append(lengths, length{"sharegpt-output-len", *opts.SharegptOutputLen, 0})

@@ -30,15 +30,47 @@ func Custom(opts Options, tok tokenizer.Tokenizer, g *Globals, warn io.Writer) (
 	if !strings.HasSuffix(opts.Path, ".jsonl") {
 		return nil, fmt.Errorf("--dataset-path %s: Only JSONL format is supported for CustomDataset.", opts.Path)
 	}
-	var chat tokenizer.ChatTemplater
-	if tok != nil && !opts.SkipChatTemplate {
-		c, ok := tok.(tokenizer.ChatTemplater)
-		if !ok {
-			return nil, fmt.Errorf("--dataset-name custom: tokenizer %s: %w", tok.Name(), ErrChatTemplate)
-		}
-		chat = c
+	if _, err := customChat(opts, tok); err != nil {
+		return nil, err
 	}
 	rows, n, err := customRows(opts, g, warn)
+	if err != nil {
+		return nil, err
+	}
+	return customSamples(rows, n, opts, opts.CustomOutputLen, tok, g, warn)
+}
+
+// customChat is the tokenizer's chat template, which the custom sampler
+// applies unless --skip-chat-template; nil without a tokenizer or with
+// that flag.
+func customChat(opts Options, tok tokenizer.Tokenizer) (tokenizer.ChatTemplater, error) {
+	if tok == nil || opts.SkipChatTemplate {
+		return nil, nil
+	}
+	c, ok := tok.(tokenizer.ChatTemplater)
+	if !ok {
+		return nil, fmt.Errorf("--dataset-name %s: tokenizer %s: %w", opts.Name, tok.Name(), ErrChatTemplate)
+	}
+	return c, nil
+}
+
+// takeCount is how many samples vLLM's CustomDataset.sample takes of
+// total: --num-prompts, or every one when it is 0 or less, as vLLM logs.
+func takeCount(opts Options, total int, warn io.Writer) int {
+	if opts.NumPrompts > 0 {
+		return opts.NumPrompts
+	}
+	fmt.Fprintf(warn, "num_requests is set to 0 or negative, so using all available samples: %d\n", total)
+	return total
+}
+
+// customSamples is vLLM's CustomDataset.sample over rows already loaded
+// (and shuffled): the first n rows (takeCount), chat-formatted unless
+// --skip-chat-template, counted with the tokenizer, with outputLen tokens
+// (-1: each row's output_tokens), then oversampled to n. spec_bench and
+// speed_bench sample through it, as their vLLM classes do.
+func customSamples(rows []customRow, n int, opts Options, outputLen int, tok tokenizer.Tokenizer, g *Globals, warn io.Writer) ([]Sample, error) {
+	chat, err := customChat(opts, tok)
 	if err != nil {
 		return nil, err
 	}
@@ -53,10 +85,10 @@ func Custom(opts Options, tok tokenizer.Tokenizer, g *Globals, warn io.Writer) (
 			// add_generation_prompt=True, tokenize=False).
 			p, err := chat.ApplyChatTemplate([]tokenizer.Message{{Role: "user", Content: row.prompt}}, true, opts.ChatTemplateKwargs)
 			if errors.Is(err, tokenizer.ErrNoChatTemplate) {
-				return nil, fmt.Errorf("--dataset-name custom: %w (%w)", ErrChatTemplate, err)
+				return nil, fmt.Errorf("--dataset-name %s: %w (%w)", opts.Name, ErrChatTemplate, err)
 			}
 			if err != nil {
-				return nil, fmt.Errorf("--dataset-name custom: %s:%d: %w", opts.Path, row.line, err)
+				return nil, fmt.Errorf("--dataset-name %s: %s:%d: %w", opts.Name, opts.Path, row.line, err)
 			}
 			s.Prompt = p
 		}
@@ -68,7 +100,7 @@ func Custom(opts Options, tok tokenizer.Tokenizer, g *Globals, warn io.Writer) (
 			// tokenizer(prompt).input_ids, special tokens included (even
 			// when the template already wrote a BOS, as vLLM counts it).
 			s.PromptLen = len(tok.Encode(s.Prompt, true))
-			if opts.CustomOutputLen == -1 {
+			if outputLen == -1 {
 				if row.outputTokens == nil {
 					return nil, fmt.Errorf("%s:%d: If no output length is provided the custom dataset must contain an 'output_tokens' field.", opts.Path, row.line)
 				}
@@ -78,7 +110,7 @@ func Custom(opts Options, tok tokenizer.Tokenizer, g *Globals, warn io.Writer) (
 				}
 				s.ExpectedOutputLen = v
 			} else {
-				s.ExpectedOutputLen = opts.CustomOutputLen
+				s.ExpectedOutputLen = outputLen
 			}
 		}
 		samples = append(samples, s)

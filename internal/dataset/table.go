@@ -85,7 +85,7 @@ func (s *Spec) Supported() bool { return s.Load != nil }
 // (vllm/benchmarks/datasets/datasets.py@11dfa3169 add_dataset_parser).
 var specs = []Spec{
 	{Name: "sharegpt", Path: PathRequired, NeedsTokenizer: true, Flags: []string{"sharegpt-output-len"}, Load: ShareGPT},
-	{Name: "burstgpt", Path: PathRequired},
+	{Name: "burstgpt", Path: PathRequired, NeedsTokenizer: true, NeedsVocabulary: true, Load: BurstGPT},
 	{Name: "sonnet", Path: PathOptional, NeedsTokenizer: true, Flags: []string{"sonnet-input-len", "sonnet-output-len", "sonnet-prefix-len"},
 		Load: Sonnet},
 	{Name: "random", Path: PathForbidden, NeedsTokenizer: true, NeedsVocabulary: true, RealignToServer: true,
@@ -109,12 +109,15 @@ var specs = []Spec{
 		Flags: []string{"prefix-repetition-prefix-len", "prefix-repetition-suffix-len",
 			"prefix-repetition-num-prefixes", "prefix-repetition-output-len"},
 		Load: PrefixRepetition},
-	{Name: "spec_bench", Path: PathRequired, Flags: []string{"spec-bench-output-len", "spec-bench-category"}},
-	{Name: "speed_bench", Path: PathOptional, Flags: []string{"speed-bench-dataset-subset", "speed-bench-output-len",
-		"speed-bench-category"}},
-	{Name: "timed_trace", Path: PathRequired, IgnoreEOS: IgnoreEOSAlways, Flags: []string{"timed-trace-chunk-hash-size",
-		"timed-trace-sec-multiplier", "timed-trace-label-timestamp", "timed-trace-label-input-length",
-		"timed-trace-label-output-length", "timed-trace-label-hash-ids", "self-timed", "no-self-timed"}},
+	{Name: "spec_bench", Path: PathRequired, Flags: []string{"spec-bench-output-len", "spec-bench-category"},
+		NumPromptsAll: true, Load: SpecBench},
+	{Name: "speed_bench", Path: PathRequired, Flags: []string{"speed-bench-dataset-subset", "speed-bench-output-len",
+		"speed-bench-category"}, NumPromptsAll: true, Load: SpeedBench},
+	{Name: "timed_trace", Path: PathRequired, NeedsTokenizer: true, NeedsVocabulary: true, IgnoreEOS: IgnoreEOSAlways,
+		Flags: []string{"timed-trace-chunk-hash-size",
+			"timed-trace-sec-multiplier", "timed-trace-label-timestamp", "timed-trace-label-input-length",
+			"timed-trace-label-output-length", "timed-trace-label-hash-ids", "self-timed", "no-self-timed"},
+		Load: TimedTrace},
 }
 
 // Specs returns every dataset vLLM accepts, supported or not, in vLLM's

@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/gobench/gobench/internal/backend"
+	"github.com/gobench/gobench/internal/dataset"
 )
 
 // loadLine states the load the run is about to send, in one line: how
@@ -45,6 +46,9 @@ func (x *execution) loadLine() string {
 // distribution, or on a ramp.
 func (x *execution) pace() string {
 	p := x.Options.Schedule
+	if dataset.SelfTimed(x.Options.Dataset) {
+		return "at the trace's timestamps (--self-timed)"
+	}
 	if ru := p.RampUp; ru != nil {
 		return fmt.Sprintf("on a %s ramp from %s to %s req/s", ru.Strategy, plainNumber(ru.StartRPS), plainNumber(ru.EndRPS))
 	}

@@ -262,6 +262,12 @@ func (o *Options) validateTarget() error {
 		return fmt.Errorf("argument --%s: Sampling parameters are only supported by openai-compatible backends.",
 			strings.ReplaceAll(o.SamplingParams.Keys()[0], "_", "-"))
 	}
+	for _, key := range spec.RefusedParams {
+		if _, ok := o.SamplingParams.Get(key); ok {
+			return fmt.Errorf("argument --%s: the %s has no %s parameter (--backend %s)",
+				strings.ReplaceAll(key, "_", "-"), spec.APIName, key, spec.Name)
+		}
+	}
 	if o.DryRun && o.Model == "" && o.Tokenizer == "" && !o.SkipTokenizerInit {
 		return errors.New("--dry-run sends nothing to the server, so it cannot ask it for the model: give --model or --tokenizer")
 	}

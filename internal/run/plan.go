@@ -106,7 +106,7 @@ func NewPlan(ctx context.Context, opts Options, env Env) (_ *Plan, err error) {
 	if err := p.requests(samples); err != nil {
 		return nil, err
 	}
-	return p, p.schedule()
+	return p, p.schedule(samples)
 }
 
 // target resolves the server, the endpoint and the backend, and builds the
@@ -300,8 +300,9 @@ func (p *Plan) requests(samples []dataset.Sample) error {
 
 // schedule draws the arrival offsets from NumPy's legacy global generator,
 // seeded with --seed and continued where the dataset left it
-// (prefix_repetition draws from it), as vLLM's get_request does.
-func (p *Plan) schedule() error {
+// (prefix_repetition draws from it), as vLLM's get_request does; with
+// --self-timed they are the samples' trace timestamps instead.
+func (p *Plan) schedule(samples []dataset.Sample) error {
 	// Validate checked the span for --num-prompts; the dataset may have
 	// made another count (custom's "every sample").
 	if err := p.Options.checkSpan(len(p.jobs)); err != nil {
@@ -309,7 +310,13 @@ func (p *Plan) schedule() error {
 	}
 	params := p.Options.Schedule
 	params.NumRequests = len(p.jobs)
-	arrivals, err := schedule.Offsets(params, p.global.NumPy)
+	var arrivals []schedule.Arrival
+	var err error
+	if dataset.SelfTimed(p.Options.Dataset) {
+		arrivals, err = selfTimedArrivals(samples)
+	} else {
+		arrivals, err = schedule.Offsets(params, p.global.NumPy)
+	}
 	if err != nil {
 		return err
 	}

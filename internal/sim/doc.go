@@ -4,10 +4,11 @@
 //
 // It serves what `vllm bench serve` calls (POST /v1/completions,
 // POST /v1/chat/completions, GET /v1/models, GET /health, POST
-// /start_profile and /stop_profile), and /v1/embeddings,
-// /v1/audio/transcriptions and /v1/audio/translations (a multipart WAV
-// upload; audio.go), /tokenize, /detokenize and /metrics, with the wire
-// format that vLLM's OpenAI
+// /start_profile and /stop_profile), and /v1/embeddings, /v1/responses
+// (streamed, named events: responses.go), /v1/audio/transcriptions and
+// /v1/audio/translations (a multipart WAV upload; audio.go), /embeddings
+// (Infinity's), /pooling and /rerank (pooling.go), /tokenize, /detokenize
+// and /metrics, with the wire format that vLLM's OpenAI
 // server emits, so the client code under test parses exactly what it would
 // parse in production.
 //

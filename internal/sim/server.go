@@ -163,6 +163,7 @@ func (s *Server) routes() router {
 		"/v1/completions":          {http.MethodPost: s.handleCompletions},
 		"/v1/chat/completions":     {http.MethodPost: s.handleChat},
 		"/v1/embeddings":           {http.MethodPost: s.handleEmbeddings},
+		"/v1/responses":            {http.MethodPost: s.handleResponses},
 		"/embeddings":              {http.MethodPost: s.handleInfinityEmbeddings},
 		"/pooling":                 {http.MethodPost: s.handlePooling},
 		"/rerank":                  {http.MethodPost: s.handleRerank},
