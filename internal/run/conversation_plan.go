@@ -27,9 +27,10 @@ type conversations struct {
 }
 
 // planConversations builds a --multi-turn plan: the conversations, a
-// request per turn (with its LoRA: the first turn's pick, kept by every
-// turn of the conversation so that the server's cache of it is reused, as
-// vLLM's Rust client keeps it), and the conversations' arrivals on vLLM's
+// request per turn (with its conversation's LoRA: one drawn per
+// conversation, round-robin or random.choice, and kept by every turn so
+// that the server's adapter and cache serve the session, as vLLM's Rust
+// client assigns them), and the conversations' arrivals on vLLM's
 // schedule (--request-rate over conversations), or the trace's times.
 func (p *Plan) planConversations(env Env) error {
 	o := &p.Options
@@ -53,10 +54,15 @@ func (p *Plan) planConversations(env Env) error {
 			t.conv, t.turn = append(t.conv, c), append(t.turn, k)
 		}
 	}
+	loras := o.LoRAModules
+	o.LoRAModules = nil // requests would draw a LoRA per request; a conversation draws one
 	p.requests(samples)
-	for i := range p.jobs {
-		if first := p.jobs[t.first[t.conv[i]]].req; i != t.first[t.conv[i]] {
-			p.jobs[i].req.Model, p.jobs[i].req.ModelName = first.Model, first.ModelName
+	o.LoRAModules = loras
+	if picks := pickLoRAs(*o, len(list), p.global.Random); picks != nil {
+		for i := range p.jobs {
+			req := p.jobs[i].req
+			req.Model, req.ModelName = picks[t.conv[i]], picks[t.conv[i]]
+			p.jobs[i].body = p.Backend.Impl.Body(req)
 		}
 	}
 	p.talks = t

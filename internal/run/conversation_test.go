@@ -227,3 +227,30 @@ func TestConversationInterrupt(t *testing.T) {
 			len(saved["conversation_ids"].([]any)), len(saved["turn_indices"].([]any)), n)
 	}
 }
+
+// TestConversationKeepsItsLoRA: LoRAs are assigned per conversation and
+// every turn names its conversation's, so that the server's adapter and cache serve
+// the whole session.
+func TestConversationKeepsItsLoRA(t *testing.T) {
+	t.Parallel()
+	o := multiTurnOptions("http://127.0.0.1:1")
+	o.DryRun, o.Model, o.Tokenizer = true, "m", tokenizer.BuiltinName
+	o.SaveResult, o.SaveDetailed = false, false
+	o.LoRAModules, o.LoRAAssignment = []string{"a", "b", "c"}, "round-robin"
+	var b buffers
+	p, err := NewPlan(context.Background(), o, b.env())
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got []string
+	for i, j := range p.jobs {
+		if p.talks.turn[i] == 0 {
+			got = append(got, j.req.Model)
+		} else if first := p.jobs[p.talks.first[p.talks.conv[i]]].req.Model; j.req.Model != first {
+			t.Errorf("%s names LoRA %s, its conversation's first turn %s", j.req.RequestID, j.req.Model, first)
+		}
+	}
+	if want := []string{"a", "b", "c", "a"}; !cmp.Equal(got, want) {
+		t.Errorf("conversations' LoRAs %v, want %v (round-robin over conversations)", got, want)
+	}
+}
