@@ -99,21 +99,38 @@ func (m *MultiTurn) set(o *pyjson.Object, detailed bool) {
 
 // Text draws the per-turn table after vLLM's block.
 func (m *MultiTurn) Text(w io.Writer) error {
+	if _, err := fmt.Fprintf(w, "%s\nConversations: %d started, %d with every turn answered\n",
+		center(" Multi-turn: per turn ", "=", headerWidth), m.Conversations, m.CompletedConversations); err != nil {
+		return err
+	}
+	if err := m.table(w, false); err != nil {
+		return err
+	}
+	_, err := fmt.Fprintln(w, strings.Repeat("=", headerWidth))
+	return err
+}
+
+// Markdown draws the per-turn table after the Markdown summary.
+func (m *MultiTurn) Markdown(w io.Writer) error {
+	if _, err := fmt.Fprintf(w, "\n#### Multi-turn: per turn\n\nConversations: %d started, %d with every turn answered.\n\n",
+		m.Conversations, m.CompletedConversations); err != nil {
+		return err
+	}
+	return m.table(w, true)
+}
+
+// table writes a row per turn index.
+func (m *MultiTurn) table(w io.Writer, markdown bool) error {
 	header := []string{"turn", "requests", "completed", "mean input", "mean TTFT ms", "p99 TTFT ms", "mean E2EL ms", "p99 E2EL ms"}
 	rows := make([][]string, len(m.Turns))
 	for i, t := range m.Turns {
 		rows[i] = []string{strconv.Itoa(t.Turn), strconv.Itoa(t.Requests), strconv.Itoa(t.Completed), format2f(t.MeanInputLen),
 			format2f(t.TTFT.Mean), format2f(t.TTFT.P99), format2f(t.E2EL.Mean), format2f(t.E2EL.P99)}
 	}
-	if _, err := fmt.Fprintf(w, "%s\nConversations: %d started, %d with every turn answered\n",
-		center(" Multi-turn: per turn ", "=", headerWidth), m.Conversations, m.CompletedConversations); err != nil {
-		return err
-	}
-	for _, l := range texttable.Lines(header, rows, false, "") {
+	for _, l := range texttable.Lines(header, rows, markdown, "") {
 		if _, err := fmt.Fprintln(w, l); err != nil {
 			return err
 		}
 	}
-	_, err := fmt.Fprintln(w, strings.Repeat("=", headerWidth))
-	return err
+	return nil
 }

@@ -68,6 +68,13 @@ turn  requests  completed  mean input  mean TTFT ms  p99 TTFT ms  mean E2EL ms  
 	if diff := cmp.Diff(want, b.String()); diff != "" {
 		t.Errorf("table (-want +got):\n%s", diff)
 	}
+	b.Reset()
+	if err := mt.Markdown(&b); err != nil {
+		t.Fatal(err)
+	}
+	if want := "| 1 | 2 | 1 | 40.50 | 50.00 | 50.00 | 500.00 | 500.00 |\n"; !strings.HasSuffix(b.String(), want) {
+		t.Errorf("Markdown table does not end with %q:\n%s", want, b.String())
+	}
 	obj := mt.Object()
 	if got := obj.Keys(); !cmp.Equal(got, []string{"conversations", "completed_conversations", "per_turn"}) {
 		t.Errorf("multi_turn keys %v", got)
