@@ -146,6 +146,8 @@ func TestMultiTurnRefused(t *testing.T) {
 		{[]string{"--backend", "openai-chat", "--dataset-name", "sonnet"}, "--multi-turn with --dataset-name sonnet"},
 		{[]string{"--backend", "openai-chat", "--multi-turn-min-turns", "5", "--multi-turn-max-turns", "2"}, "--multi-turn-min-turns: 5 is more than"},
 		{[]string{"--backend", "openai-chat", "--multi-turn-num-turns", "0"}, "--multi-turn-num-turns: must be at least 1"},
+		{[]string{"--backend", "openai-chat", "--multi-turn-num-turns", "60000000"}, "2 conversations of up to 60000000 turns are more than"},
+		{[]string{"--backend", "openai-chat", "--multi-turn-delay-ms", "-1"}, "--multi-turn-delay-ms: must not be negative"},
 	} {
 		args := append([]string{"serve", "--dry-run", "--model", "m", "--tokenizer", "gobench-builtin", "--multi-turn", "--num-prompts", "2"}, c.args...)
 		_, stderr, code := runMain(t, args...)

@@ -54,12 +54,20 @@ func (o *Options) validateMultiTurn() error {
 		return fmt.Errorf("argument --multi-turn-num-turns: must be at least 1 (got %d)", t.NumTurns)
 	case t.MinTurns < 0 || t.MaxTurns < 0 || t.PerTurnInputLen < 0:
 		return errors.New("arguments --multi-turn-min-turns, --multi-turn-max-turns and --per-turn-input-len must not be negative")
+	case t.PerTurnInputLen > dataset.MaxTokens:
+		return fmt.Errorf("argument --per-turn-input-len: at most %d tokens (got %d)", dataset.MaxTokens, t.PerTurnInputLen)
 	}
 	if !m.Enabled {
 		return nil
 	}
-	if lo, hi := t.TurnBounds(); lo > hi && o.Dataset.Name == "random" {
-		return fmt.Errorf("argument --multi-turn-min-turns: %d is more than --multi-turn-max-turns %d", lo, hi)
+	if lo, hi := t.TurnBounds(); o.Dataset.Name == "random" {
+		switch {
+		case lo > hi:
+			return fmt.Errorf("argument --multi-turn-min-turns: %d is more than --multi-turn-max-turns %d", lo, hi)
+		case hi > dataset.MaxSamples/max(o.NumPrompts, 1): // every turn is built before the run
+			return fmt.Errorf("argument --multi-turn-max-turns: %d conversations of up to %d turns are more than %d requests",
+				o.NumPrompts, hi, dataset.MaxSamples)
+		}
 	}
 	if o.Backend != "openai-chat" {
 		return fmt.Errorf("--multi-turn needs --backend openai-chat (got %s): a conversation's history is sent as chat messages, which the completions API has no place for", o.Backend)
