@@ -3,6 +3,7 @@ package run
 import (
 	"fmt"
 
+	"github.com/gobench/gobench/internal/backend"
 	"github.com/gobench/gobench/internal/dataset"
 	"github.com/gobench/gobench/internal/exitcode"
 	"github.com/gobench/gobench/internal/pyjson"
@@ -58,6 +59,13 @@ func (p *Plan) planConversations(env Env) error {
 	o.LoRAModules = nil // requests would draw a LoRA per request; a conversation draws one
 	p.requests(samples)
 	o.LoRAModules = loras
+	for i := range p.jobs {
+		// One session header for every turn, which routers use to keep a
+		// conversation on the replica that caches it (vLLM's Rust client
+		// sends it); a --header X-Session-ID wins.
+		req := p.jobs[i].req
+		req.ExtraHeaders = append([]backend.Header{{Key: "X-Session-ID", Value: list[t.conv[i]].ID}}, req.ExtraHeaders...)
+	}
 	if picks := pickLoRAs(*o, len(list), p.global.Random); picks != nil {
 		for i := range p.jobs {
 			req := p.jobs[i].req

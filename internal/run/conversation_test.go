@@ -25,7 +25,9 @@ type seen struct {
 	// arrived and when its answer had been written whole.
 	begin, end int
 	arrived    time.Time
-	messages   []struct {
+	// session is the X-Session-ID header.
+	session  string
+	messages []struct {
 		Role    string          `json:"role"`
 		Content json.RawMessage `json:"content"`
 	}
@@ -55,7 +57,7 @@ func startChatLog(t *testing.T, ttft, itl time.Duration) (*httptest.Server, *cha
 			return
 		}
 		body, _ := io.ReadAll(r.Body)
-		rec := &seen{id: id, arrived: time.Now()}
+		rec := &seen{id: id, arrived: time.Now(), session: r.Header.Get("X-Session-ID")}
 		var payload struct {
 			Messages json.RawMessage `json:"messages"`
 		}
@@ -120,6 +122,9 @@ func TestConversationTurnsFollowAnswers(t *testing.T) {
 			r := log.reqs[fmt.Sprintf("%s-turn%d", conv, k)]
 			if r == nil {
 				t.Fatalf("%s-turn%d never reached the server", conv, k)
+			}
+			if r.session != conv {
+				t.Errorf("%s turn %d: X-Session-ID %q", conv, k, r.session)
 			}
 			if k > 0 {
 				prev := log.reqs[fmt.Sprintf("%s-turn%d", conv, k-1)]
