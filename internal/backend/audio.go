@@ -24,9 +24,9 @@ import (
 type Audio struct{}
 
 var (
-	_ Backend        = Audio{}
-	_ ContentTyper   = Audio{}
-	_ Checker        = Audio{}
+	_ Backend      = Audio{}
+	_ ContentTyper = Audio{}
+	_ Checker      = Audio{}
 )
 
 // AudioFileName is the file name vLLM gives the uploaded clip (its

@@ -64,6 +64,18 @@ type Request struct {
 	// PromptTokenIDs, when not nil, are sent instead of Prompt
 	// (--prompt-token-ids).
 	PromptTokenIDs []int
+	// History, when not nil, are the earlier messages of a conversation
+	// (--multi-turn: each earlier user turn and the answer the server
+	// gave it), which a chat request sends before Prompt's message.
+	History []Message
+}
+
+// Message is one earlier message of a conversation.
+type Message struct {
+	// Role is "user" or "assistant".
+	Role string
+	// Content is the message's text.
+	Content string
 }
 
 // Chunk is what one stream event contributed.

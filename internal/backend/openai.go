@@ -57,7 +57,7 @@ func (Completions) Decode(eventType string, data []byte, c *Chunk) error {
 func (Chat) Body(req *Request) []byte {
 	var o pyjson.Object
 	o.Set("model", modelField(req))
-	o.Set("messages", chatMessages(req))
+	o.Set("messages", append(historyMessages(req.History), chatMessages(req)...))
 	o.Set("max_completion_tokens", req.OutputLen)
 	return finishBody(&o, req)
 }

@@ -73,6 +73,7 @@ func (f *serveFlags) register(fs *pflag.FlagSet) {
 	f.registerPayload(s)
 	f.registerOutput(s)
 	f.registerDataset(s)
+	f.registerMultiTurn(s)
 	f.registerOwn(s)
 	registerPending(fs)
 	// Read and expanded by normalizeFor (withConfig) before parsing, so
@@ -130,6 +131,10 @@ func serveHelpGroups() []helpGroup {
 		{title: "Dataset flags:", flags: ds},
 		{title: "Flags of the other datasets (sharegpt, custom, sonnet, prefix_repetition, ...):", flags: other,
 			more: "flags of datasets other than random (--sharegpt-*, --custom-*, --sonnet-*, ...)"},
+		{title: "Multi-turn flags (chat sessions: each turn sent after the answer to the one before, with the history):",
+			flags: []string{"multi-turn", "multi-turn-num-turns", "multi-turn-min-turns", "multi-turn-max-turns",
+				"per-turn-input-len", "multi-turn-concurrency", "multi-turn-delay-ms"},
+			more: "multi-turn flags (--multi-turn, --multi-turn-*, --per-turn-input-len)"},
 		{title: "Sampling flags (sent with every request):", flags: []string{"ignore-eos", "temperature", "top-p", "top-k",
 			"min-p", "frequency-penalty", "presence-penalty", "repetition-penalty", "logprobs", "extra-body", "use-beam-search"}},
 		{title: "Timeout flags:", flags: []string{"ready-check-timeout-sec", "request-timeout", "read-timeout", "interrupt-grace"}},
@@ -306,6 +311,19 @@ func registerPendingDataset(s flagSet, fl dataset.Flag) {
 		v := fl.Default
 		s.str(&v, fl.Name, fl.Help)
 	}
+}
+
+// registerMultiTurn defines the multi-turn flags, named as vLLM's Rust
+// client names them (rust/src/bench/src/cli.rs); the pinned vLLM has none.
+func (f *serveFlags) registerMultiTurn(s flagSet) {
+	m := &f.opts.MultiTurn
+	s.boolean(&m.Enabled, "multi-turn", "Send conversations (--backend openai-chat): turn k+1 after turn k's answer, with every earlier turn and answer as messages. From --dataset-name random (synthetic), sharegpt (every turn) or custom (a JSONL conversation trace); --num-prompts counts conversations, --request-rate starts them.")
+	s.val(bindInt("multi-turn-num-turns", &m.Turns.NumTurns), "multi-turn-num-turns", "Turns of each synthetic conversation (random dataset).")
+	s.val(bindInt("multi-turn-min-turns", &m.Turns.MinTurns), "multi-turn-min-turns", "Fewest turns of a synthetic conversation, drawn uniformly up to --multi-turn-max-turns; 0: --multi-turn-num-turns.")
+	s.val(bindInt("multi-turn-max-turns", &m.Turns.MaxTurns), "multi-turn-max-turns", "Most turns of a synthetic conversation (0: --multi-turn-num-turns); caps a ShareGPT conversation's turns (0: all).")
+	s.val(bindInt("per-turn-input-len", &m.Turns.PerTurnInputLen), "per-turn-input-len", "Input tokens of each synthetic turn after the first (0: --random-input-len).")
+	s.val(bindInt("multi-turn-concurrency", &m.Concurrency), "multi-turn-concurrency", "Most conversations open at once, each holding its slot from its first request to its last answer (0: --max-concurrency, else unlimited).")
+	s.val(bindInt("multi-turn-delay-ms", &m.DelayMS), "multi-turn-delay-ms", "Think time in ms between an answer and the conversation's next turn.")
 }
 
 func (f *serveFlags) registerOwn(s flagSet) {

@@ -154,8 +154,16 @@ func (g *serveGate) renderer(deps *Deps) run.Renderer {
 		return nil
 	}
 	return func(w io.Writer, b run.Block) error {
-		if err := report.Markdown(w, b.Metrics, b.Spec, blockTitle(b, deps.Now())); err != nil || b.ServerView == nil {
+		if err := report.Markdown(w, b.Metrics, b.Spec, blockTitle(b, deps.Now())); err != nil {
 			return err
+		}
+		if b.MultiTurn != nil {
+			if err := b.MultiTurn.Markdown(w); err != nil {
+				return err
+			}
+		}
+		if b.ServerView == nil {
+			return nil
 		}
 		return serverview.Render(w, b.ServerView, "markdown")
 	}

@@ -115,6 +115,12 @@
 //	                         timeline (t, running, waiting, kv_cache_usage_perc in columns)
 //	scheduled_offsets        [number], planned arrival offsets  } gobench,
 //	end_reason               string, "completed" or "interrupted" } detailed only
+//	multi_turn               object, a --multi-turn run's conversations and completed_conversations
+//	                         (every turn answered) and per_turn: per turn index, requests,
+//	                         completed, mean_input_len (history included) and mean, median and
+//	                         p99 of ttft_ms and e2el_ms (gobench)
+//	conversation_ids         [string], each request's conversation } --multi-turn,
+//	turn_indices             [int], each request's turn (0: first) } detailed only
 //
 // gobench_workload is one object rather than flat keys so that it can
 // never collide with a --metadata key or a later vLLM key, and so that

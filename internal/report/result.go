@@ -92,6 +92,9 @@ type Run struct {
 	// EndReason is EndCompleted or EndInterrupted (end_reason; detailed
 	// only).
 	EndReason string
+	// MultiTurn is a --multi-turn run's per-turn figures (multi_turn, and
+	// with SaveDetailed conversation_ids and turn_indices); nil otherwise.
+	MultiTurn *MultiTurn
 }
 
 // DateString formats t as vLLM's datetime.now().strftime("%Y%m%d-%H%M%S"),
@@ -183,6 +186,7 @@ func ResultObject(r *metrics.Result, run *Run) *pyjson.Object {
 			o.Delete(k)
 		}
 	}
+	run.MultiTurn.set(o, run.SaveDetailed)
 	return o
 }
 

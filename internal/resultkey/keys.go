@@ -132,6 +132,15 @@ const (
 	ServerView = "server_view"
 	// EndReason is "completed" or "interrupted" (detailed only).
 	EndReason = "end_reason"
+	// MultiTurn is a --multi-turn run's object (gobench only): the
+	// conversations and a row of figures per turn index (per_turn).
+	MultiTurn = "multi_turn"
+	// ConversationIDs lists each request's conversation (--multi-turn,
+	// detailed only), aligned with the per-request lists.
+	ConversationIDs = "conversation_ids"
+	// TurnIndices lists each request's turn index in its conversation
+	// (--multi-turn, detailed only), aligned with the per-request lists.
+	TurnIndices = "turn_indices"
 )
 
 // FailedRatio is a derived key: failed / (completed + failed), which the
@@ -168,6 +177,10 @@ const (
 	// workload: gobench's record of the workload, in the results of
 	// gobench serve (Selection.Workload).
 	workload
+	// multiTurn: in the results of --multi-turn runs (Selection.MultiTurn).
+	multiTurn
+	// multiTurnDetailed: in the detailed results of --multi-turn runs.
+	multiTurnDetailed
 )
 
 // row is one key of the schema.
@@ -248,6 +261,9 @@ var schema = [...]row{
 	{key: ServerView, when: server},
 	{key: ScheduledOffsets, when: detailedOnly},
 	{key: EndReason, when: detailedOnly, setting: true},
+	{key: MultiTurn, when: multiTurn},
+	{key: ConversationIDs, when: multiTurnDetailed},
+	{key: TurnIndices, when: multiTurnDetailed},
 }
 
 // otherKeys are keys the schema does not hold whose direction is known:
@@ -381,6 +397,9 @@ type Selection struct {
 	// every result of gobench serve does; analyze's recomputation of a
 	// file without it, and vLLM's files, have none.
 	Workload bool
+	// MultiTurn: a --multi-turn run (MultiTurn; with Detailed also
+	// ConversationIDs and TurnIndices).
+	MultiTurn bool
 	// Pooling: the backend is a pooling one (embeddings, pooling, rerank):
 	// vLLM's pooling result has no generation key and only the e2el
 	// section.
@@ -462,6 +481,10 @@ func (s Selection) Keys() []Key {
 			present, byServer = s.Probe, true
 		case workload:
 			present = s.Workload
+		case multiTurn:
+			present = s.MultiTurn
+		case multiTurnDetailed:
+			present = s.MultiTurn && s.Detailed
 		case server:
 			present, byServer = true, true
 		case statistics:

@@ -70,6 +70,8 @@ type execution struct {
 	// without its request id, and its body.
 	test     backend.Request
 	testBody []byte
+	// turns is a --multi-turn run's per-turn figures, nil otherwise.
+	turns *report.MultiTurn
 }
 
 // Execute is vLLM's benchmark(): the ready check, the warm-ups, the
@@ -114,10 +116,11 @@ func (p *Plan) Execute(ctx context.Context, env Env) (*Result, error) {
 	after := fetchMetrics(post(), x.api, x.clock.Seconds, x.env.Stderr)
 	m, sentOffsets := x.measure(res, before, after)
 	m.Probe = probe
+	x.turns = x.perTurn(res)
 	spec := specDecodeStats(before.spec, after.spec)
 	view := x.serverView(before, after, samples, m, spec)
 	if err := report.Block(x.env.Stderr, m, func() error {
-		return x.env.Render(x.env.Stdout, Block{Metrics: m, Spec: spec, ModelID: x.ModelID, Label: x.Options.Label, ServerView: view})
+		return x.env.Render(x.env.Stdout, Block{Metrics: m, Spec: spec, ModelID: x.ModelID, Label: x.Options.Label, ServerView: view, MultiTurn: x.turns})
 	}); err != nil {
 		return nil, err
 	}
@@ -273,6 +276,9 @@ func (x *execution) warnOpenFiles(limit uint64) {
 
 // dispatch sends the requests on the schedule.
 func (x *execution) dispatch(ctx context.Context, bar *progress) dispatchResult {
+	if x.talks != nil {
+		return x.converse(ctx, bar)
+	}
 	o := &x.Options
 	var sem *fifo
 	if o.MaxConcurrency > 0 {

@@ -113,6 +113,9 @@ type Options struct {
 	SamplingParams pyjson.Object
 	ExtraBody      pyjson.Object
 
+	// MultiTurn holds the multi-turn conversation flags (--multi-turn).
+	MultiTurn MultiTurn
+
 	// Dataset holds the dataset flags; its NumPrompts, Seed and
 	// RequestIDPrefix are taken from the run's when the run is planned.
 	Dataset dataset.Options
@@ -192,6 +195,7 @@ func DefaultOptions() Options {
 		LoRAAssignment:  "random",
 		Percentiles:     ps,
 		Dataset:         ds,
+		MultiTurn:       MultiTurn{Turns: dataset.MultiTurnOptions{NumTurns: DefaultNumTurns}},
 		// Not vLLM's: gobench prints progress lines in CI logs.
 		ProgressInterval: DefaultProgressInterval,
 	}
@@ -232,7 +236,7 @@ func (o *Options) Pooling() bool {
 // value. A mistake is an exitcode.UsageError; a feature gobench does not
 // have yet wraps exitcode.ErrNotSupported.
 func (o *Options) Validate() error {
-	for _, check := range []func() error{o.validateTarget, o.validateHeaders, o.validateLoad, o.validateWaits, o.validateOutput} {
+	for _, check := range []func() error{o.validateTarget, o.validateHeaders, o.validateLoad, o.validateWaits, o.validateOutput, o.validateMultiTurn} {
 		if err := check(); err != nil {
 			if errors.Is(err, exitcode.ErrNotSupported) {
 				return err
@@ -555,6 +559,9 @@ type Block struct {
 	// ServerView is the run's server_view object (package serverview),
 	// nil without one; it is drawn after the block.
 	ServerView *pyjson.Object
+	// MultiTurn is a --multi-turn run's per-turn table (nil otherwise),
+	// drawn after the block.
+	MultiTurn *report.MultiTurn
 }
 
 // withDefaults fills the writers, clock and transport left nil.
@@ -576,8 +583,16 @@ func (env Env) withDefaults() Env {
 	}
 	if env.Render == nil {
 		env.Render = func(w io.Writer, b Block) error {
-			if err := report.Text(w, b.Metrics, b.Spec); err != nil || b.ServerView == nil {
+			if err := report.Text(w, b.Metrics, b.Spec); err != nil {
 				return err
+			}
+			if b.MultiTurn != nil {
+				if err := b.MultiTurn.Text(w); err != nil {
+					return err
+				}
+			}
+			if b.ServerView == nil {
+				return nil
 			}
 			return serverview.Render(w, b.ServerView, "text")
 		}

@@ -49,6 +49,9 @@ type Plan struct {
 	Offsets  []float64
 
 	jobs []job
+	// talks are the conversations of --multi-turn (nil without): jobs
+	// then hold one request per turn, conversation after conversation.
+	talks *conversations
 	// headers are the run's extra headers: --header, after the base URL's
 	// credentials as Basic authorization.
 	headers []backend.Header
@@ -98,6 +101,9 @@ func NewPlan(ctx context.Context, opts Options, env Env) (_ *Plan, err error) {
 	}
 	if err := p.tokenizer(ctx, env); err != nil {
 		return nil, err
+	}
+	if opts.MultiTurn.Enabled {
+		return p, p.planConversations(env)
 	}
 	samples, err := p.samples(ctx, env)
 	if err != nil {
@@ -348,7 +354,8 @@ func pickLoRAs(opts Options, n int, global *pyrandom.Random) []string {
 }
 
 // WriteJSONL prints the planned requests, one JSON line each (index,
-// offset_s, prompt_len, output_len, request_id): the output of --dry-run.
+// offset_s, prompt_len, output_len, request_id; with --multi-turn also
+// conversation and turn): the output of --dry-run.
 func (p *Plan) WriteJSONL(w io.Writer) error {
 	for i, j := range p.jobs {
 		o := pyjson.NewObject()
@@ -357,6 +364,7 @@ func (p *Plan) WriteJSONL(w io.Writer) error {
 		o.Set("prompt_len", j.req.PromptLen)
 		o.Set("output_len", j.req.OutputLen)
 		o.Set("request_id", j.req.RequestID)
+		p.talks.annotate(o, i)
 		if err := pyjson.WritePython(w, o); err != nil {
 			return err
 		}
