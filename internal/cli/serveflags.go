@@ -330,7 +330,6 @@ var pendingFlags = []pendingFlag{
 	{"plot-timeline", "bool", "Write an HTML timeline next to the result (not supported yet).", "the HTML timeline"},
 	{"timeline-itl-thresholds", "itl", "Two ITL thresholds in ms for --plot-timeline.", "the HTML timeline"},
 	{"plot-dataset-stats", "bool", "Plot the dataset's token distributions (not supported yet).", "dataset plots"},
-	{"enable-multimodal-chat", "bool", "Wrap prompts and media into chat messages (not supported yet).", "multimodal chat"},
 }
 
 // registerPending defines the pending flags on fs.

@@ -55,6 +55,11 @@ type Sample struct {
 	// PromptTokenIDs, when not nil, are the prompt's token ids, sent
 	// instead of its text with --prompt-token-ids.
 	PromptTokenIDs []int
+	// PromptParts, when not nil, is a prompt vLLM passes as a list of
+	// dicts: chat messages ({"role", "content"}, --enable-multimodal-chat)
+	// or content parts ({"type": "text"|"image_url", ...}, custom_image's
+	// interleaved "content"); Prompt is then empty.
+	PromptParts []*pyjson.Object
 }
 
 // Audio is one audio clip to upload: the WAV file's bytes and its length
@@ -112,6 +117,24 @@ type Options struct {
 	SonnetInputLen  int
 	SonnetOutputLen int
 	SonnetPrefixLen int
+
+	// RandomMMBaseItemsPerRequest, RandomMMNumMMItemsRangeRatio,
+	// RandomMMLimitMMPerPrompt (JSON) and RandomMMBucketConfig (a Python
+	// dict literal) are the --random-mm-* flags, parsed when the dataset
+	// is built (ParseMMLimits, ParseMMBuckets).
+	RandomMMBaseItemsPerRequest  int
+	RandomMMNumMMItemsRangeRatio float64
+	RandomMMLimitMMPerPrompt     string
+	RandomMMBucketConfig         string
+
+	// CustomEnsureClientSideData: custom_image reads the images it
+	// references and sends them as data URLs instead of references.
+	CustomEnsureClientSideData bool
+	// EnableMultimodalChat: the multimodal datasets send their prompt and
+	// media as a prebuilt chat message (vLLM's
+	// apply_multimodal_chat_transformation) instead of a text prompt with
+	// media beside it.
+	EnableMultimodalChat bool
 }
 
 // DefaultOptions are vLLM's defaults of the dataset flags
@@ -120,7 +143,8 @@ type Options struct {
 func DefaultOptions() Options {
 	return Options{Name: "random", NumPrompts: 1000, RandomInputLen: 1024, RandomOutputLen: 128, RandomBatchSize: 1, CustomOutputLen: 256,
 		PrefixRepetitionPrefixLen: 256, PrefixRepetitionSuffixLen: 256, PrefixRepetitionNumPrefixes: 10, PrefixRepetitionOutputLen: 128,
-		SonnetInputLen: 550, SonnetOutputLen: 150, SonnetPrefixLen: 200}
+		SonnetInputLen: 550, SonnetOutputLen: 150, SonnetPrefixLen: 200,
+		RandomMMBaseItemsPerRequest: 1, RandomMMLimitMMPerPrompt: DefaultMMLimits, RandomMMBucketConfig: DefaultMMBuckets}
 }
 
 // Bounds of the counts and lengths the dataset flags take: far beyond any
