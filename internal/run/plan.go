@@ -277,6 +277,7 @@ func (p *Plan) requests(samples []dataset.Sample) {
 			Model: p.ModelID, ModelName: p.ModelName, Logprobs: o.Logprobs, IgnoreEOS: ignoreEOS,
 			ExtraHeaders: p.headers, ExtraBody: *extra, RequestID: s.RequestID,
 			Prompts: s.Prompts, PromptObject: s.PromptObject, MultiModal: s.MultiModal, PromptTokenIDs: s.PromptTokenIDs,
+			PromptParts: s.PromptParts,
 		}
 		if s.Audio != nil {
 			req.AudioWAV, req.AudioDuration = s.Audio.WAV, s.Audio.Duration
