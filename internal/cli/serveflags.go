@@ -111,7 +111,7 @@ func serveHelpGroups() []helpGroup {
 		if fl.Name == "random-input-len" { // where registerDataset puts them
 			ds = append(ds, "input-len", "output-len")
 		}
-		if ownDataset(fl.Name) && !strings.HasPrefix(fl.Name, "random-") {
+		if ownDataset(fl.Name) && (!strings.HasPrefix(fl.Name, "random-") || strings.HasPrefix(fl.Name, "random-mm-")) {
 			other = append(other, fl.Name)
 		} else {
 			ds = append(ds, fl.Name)
@@ -258,6 +258,8 @@ func (f *serveFlags) registerDataset(s flagSet) {
 		switch p := fl.Field(d).(type) {
 		case *int:
 			s.val(bindInt(fl.Name, p), fl.Name, fl.Help)
+		case *float64:
+			s.val(bindFloat(fl.Name, p), fl.Name, fl.Help)
 		case *string:
 			if fl.Choices != nil {
 				c := bindChoice(fl.Name, p, fl.Choices...)
@@ -303,7 +305,7 @@ func registerPendingDataset(s flagSet, fl dataset.Flag) {
 
 func (f *serveFlags) registerOwn(s flagSet) {
 	o := &f.opts
-	s.boolean(&o.DryRun, "dry-run", "Build the dataset and the schedule, print one JSON line per request (index, offset_s, prompt_len, output_len, request_id) and send nothing.")
+	s.boolean(&o.DryRun, "dry-run", "Build the dataset and the schedule, print one JSON line per request (index, offset_s, prompt_len, output_len, request_id, media) and send nothing.")
 	s.boolean(&f.sim, "sim", "Start gobench's simulated OpenAI-compatible server on a free loopback port and benchmark it (no --base-url needed).")
 	f.readTimeout = newFloat("read-timeout", 0)
 	s.val(f.readTimeout, "read-timeout", "Fail a request that receives no token (or final event) for this many seconds; SSE comments and empty chunks do not count (default: VLLM_BENCH_SOCK_READ, else none; inf: none).")

@@ -90,3 +90,32 @@ func MediaSummary(part *pyjson.Object) string {
 	}
 	return kind + " " + url
 }
+
+// MediaSummaries lists the media of a request for --dry-run (see
+// MediaSummary), in the order they are sent: those of each list of parts
+// given, including the ones inside content parts and chat messages.
+func MediaSummaries(lists ...[]*pyjson.Object) []string {
+	var out []string
+	var walk func(parts []*pyjson.Object)
+	walk = func(parts []*pyjson.Object) {
+		for _, p := range parts {
+			if p == nil {
+				continue
+			}
+			switch t, _ := p.Get("type"); t {
+			case "image_url", "video_url", "input_audio":
+				out = append(out, MediaSummary(p))
+				continue
+			}
+			if c, ok := p.Get("content"); ok {
+				if list, ok := c.([]*pyjson.Object); ok {
+					walk(list)
+				}
+			}
+		}
+	}
+	for _, l := range lists {
+		walk(l)
+	}
+	return out
+}

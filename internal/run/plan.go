@@ -332,7 +332,8 @@ func pickLoRAs(opts Options, n int, global *pyrandom.Random) []string {
 }
 
 // WriteJSONL prints the planned requests, one JSON line each (index,
-// offset_s, prompt_len, output_len, request_id): the output of --dry-run.
+// offset_s, prompt_len, output_len, request_id, and the media described
+// without their bytes when there are any): the output of --dry-run.
 func (p *Plan) WriteJSONL(w io.Writer) error {
 	for i, j := range p.jobs {
 		o := pyjson.NewObject()
@@ -341,6 +342,9 @@ func (p *Plan) WriteJSONL(w io.Writer) error {
 		o.Set("prompt_len", j.req.PromptLen)
 		o.Set("output_len", j.req.OutputLen)
 		o.Set("request_id", j.req.RequestID)
+		if media := dataset.MediaSummaries(j.req.PromptParts, j.req.MultiModal); media != nil {
+			o.Set("media", media)
+		}
 		if err := pyjson.WritePython(w, o); err != nil {
 			return err
 		}
