@@ -158,9 +158,13 @@ func readImageLines(path string) ([]imageLine, error) {
 			return nil, fmt.Errorf("--dataset-path %s:%d: Each custom image dataset line must contain a JSON object; it starts with %s", path, line, readlimit.Quote(start.c))
 		}
 		if t := bytes.TrimSpace(b); len(t) > 0 {
-			obj, derr := pyjson.DecodeObject(t)
+			v, derr := pyjson.Decode(t)
 			if derr != nil {
 				return nil, fmt.Errorf("--dataset-path %s:%d: Invalid JSON in custom image dataset line %d: %w", path, line, line, derr)
+			}
+			obj, isObj := v.(*pyjson.Object)
+			if !isObj {
+				return nil, fmt.Errorf("--dataset-path %s:%d: Each custom image dataset line must contain a JSON object. Found %s on line %d.", path, line, pyTypeName(v), line)
 			}
 			_, hasPrompt := obj.Get("prompt")
 			_, hasFiles := obj.Get("image_files")

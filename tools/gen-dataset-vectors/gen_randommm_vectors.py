@@ -1,8 +1,9 @@
 #!/usr/bin/env python3
-"""Generate internal/dataset/testdata/randommm_golden.json from a copy of
-vLLM's RandomMultiModalDataset (vllm/benchmarks/datasets/datasets.py,
-read at 003cf0297, the nearest readable version of the pinned 11dfa3169)
-run with NumPy.
+"""Generate internal/dataset/testdata/randommm_golden.json and
+custom_image_golden.json from copies of vLLM's RandomMultiModalDataset and
+CustomImageDataset (vllm/benchmarks/datasets/datasets.py, read at
+003cf0297, the nearest readable version of the pinned 11dfa3169) run with
+NumPy and CPython's random.
 
 Only the image and video encoders are stubbed: where vLLM hands the drawn
 pixels to Pillow (JPEG) or OpenCV (MP4), this records the item's shape and
@@ -16,6 +17,7 @@ import hashlib
 import json
 import math
 import os
+import random
 import sys
 
 import numpy as np
@@ -26,6 +28,7 @@ from gen_dataset_vectors import (  # noqa: E402
     FakeTokenizer,
     gen_prompt_decode_to_target_len,
     get_sampling_params,
+    oversample,
 )
 
 
@@ -164,7 +167,85 @@ class RandomMultiModalDataset:
         return mm_requests
 
 
+def process_image(image):
+    """vLLM's process_image for a string, without --custom-ensure-client-side-data."""
+    if isinstance(image, str):
+        image_url = image if image.startswith(("http://", "https://", "file://", "data:image/")) else f"file://{image}"
+        return {"type": "image_url", "image_url": {"url": image_url}}
+    raise ValueError(f"Invalid image input {image}.")
+
+
+def process_content_part(part):
+    t = part.get("type")
+    if t == "text":
+        return {"type": "text", "text": part["text"]}
+    if t == "image":
+        return dict(process_image(part["image"]))
+    if t == "image_url":
+        image_url = part.get("image_url")
+        if isinstance(image_url, str):
+            return dict(process_image(image_url))
+        processed_part = dict(process_image(image_url["url"]))
+        processed_image_url = dict(processed_part["image_url"])
+        processed_image_url.update({k: v for k, v in image_url.items() if k != "url"})
+        processed_part["image_url"] = processed_image_url
+        return processed_part
+    raise ValueError(t)
+
+
+def custom_image_sample(tok, path, seed, num_requests, prefix, output_len, shuffle=True):
+    """CustomImageDataset.load_data and sample; the single-image dict and
+    the list of several are both recorded as a list, as gobench keeps
+    them."""
+    data = []
+    with open(path, encoding="utf-8") as f:
+        for line in f:
+            line = line.strip()
+            if line:
+                data.append(json.loads(line))
+    random.seed(seed)
+    if shuffle:
+        random.shuffle(data)
+    if num_requests <= 0:
+        num_requests = len(data)
+    out = []
+    for i, item in enumerate(data):
+        if len(out) >= num_requests:
+            break
+        if "content" in item:
+            content = [process_content_part(p) for p in item["content"]]
+            text = "".join(p["text"] for p in content if p.get("type") == "text")
+            out.append({"prompt": "", "parts": content, "prompt_len": len(tok(text).input_ids),
+                        "expected_output_len": output_len or 0, "request_id": prefix + str(i), "media": []})
+            continue
+        mm = [dict(process_image(im)) for im in item["image_files"]]
+        out.append({"prompt": item["prompt"], "parts": None, "prompt_len": len(tok(item["prompt"]).input_ids),
+                    "expected_output_len": output_len or 0, "request_id": prefix + str(i), "media": mm})
+    oversample(out, num_requests, seed, prefix)
+    return out
+
+
 def main():
+    images = []
+    for i in range(9):
+        if i % 3 == 2:
+            images.append({"content": [{"type": "text", "text": f"look {i} "}, {"type": "image", "image": f"img{i}.png"},
+                                       {"type": "text", "text": "the cat"},
+                                       {"type": "image_url", "image_url": {"url": f"https://h/{i}.jpg", "detail": "low"}}]})
+        else:
+            files = [f"/abs/p{i}.png"] + ([f"file:///x/{i}.jpg", "data:image/png;base64,AAAA"] if i % 2 else [])
+            images.append({"prompt": "the cat sat " * (i + 1), "image_files": files})
+    ipath = os.path.join(OUT, "custom_image9.jsonl")
+    with open(ipath, "w") as f:
+        for r in images:
+            f.write(json.dumps(r) + "\n")
+    cimg = []
+    for seed, n, ol, shuf in [(0, 5, 32, True), (42, 12, 7, True), (3, 0, 9, False)]:
+        cimg.append({"seed": seed, "num_prompts": n, "output_len": ol, "shuffle": shuf,
+                     "samples": custom_image_sample(FakeTokenizer(), ipath, seed, n, "ci-", ol, shuf)})
+    with open(os.path.join(OUT, "custom_image_golden.json"), "w") as f:
+        json.dump(cimg, f, indent=1, ensure_ascii=False)
+
     tok = MMFakeTokenizer()
     cases = []
     # (seed, n, prefix_len, range_ratio, input_len, output_len, base, items ratio, limits (JSON), buckets (Python literal))
