@@ -4,7 +4,9 @@ import (
 	"fmt"
 	"io"
 	"math"
+	"runtime"
 	"strconv"
+	"sync"
 
 	"github.com/gobench/gobench/internal/exitcode"
 	"github.com/gobench/gobench/internal/numpyrand"
@@ -51,12 +53,16 @@ func RandomMM(opts Options, tok tokenizer.Tokenizer, _ *Globals, warn io.Writer)
 	if opts.Seed < 0 {
 		return nil, fmt.Errorf("--seed %d: the random-mm dataset needs a non-negative seed (NumPy's default_rng rejects negative seeds)", opts.Seed)
 	}
-	return randomMM(opts, tok, numpyrand.NewGenerator(uint64(opts.Seed)), warn, EncodeMMItem)
+	return randomMM(opts, tok, numpyrand.NewGenerator(uint64(opts.Seed)), warn, EncodeMMItem, runtime.GOMAXPROCS(0))
 }
 
 // randomMM is RandomMM drawing from rng, with the item encoder given
-// (tests record the pixels instead, and read rng afterwards).
-func randomMM(opts Options, tok tokenizer.Tokenizer, rng *numpyrand.Generator, warn io.Writer, encode func(MMItem) *pyjson.Object) ([]Sample, error) {
+// (tests record the pixels instead, and read rng afterwards). The draws
+// are serial, in vLLM's order; the encoding, which costs far more (a
+// 720×1280 JPEG takes 0.1 s), runs on up to workers goroutines, each
+// holding one item's pixels.
+func randomMM(opts Options, tok tokenizer.Tokenizer, rng *numpyrand.Generator, warn io.Writer,
+	encode func(MMItem) *pyjson.Object, workers int) ([]Sample, error) {
 	if opts.RandomBatchSize != 1 {
 		return nil, exitcode.Usagef("--random-batch-size %d: batchsize > 1 is not supported for RandomMultiModalDataset.", opts.RandomBatchSize)
 	}
@@ -73,28 +79,64 @@ func randomMM(opts Options, tok tokenizer.Tokenizer, rng *numpyrand.Generator, w
 	if err := text.prepare(inLens, offsets); err != nil {
 		return nil, err
 	}
+	enc := &encoder{encode: encode, sem: make(chan struct{}, max(1, workers))}
 	samples := make([]Sample, n)
+	cells := make([][]*mediaCell, n)
 	total := 0
 	for i := range n {
 		prompt, ids, mismatch := text.prompt(i)
 		total += mismatch
-		var media []*pyjson.Object
-		err := plan.items(rng, func(it MMItem) {
-			media = append(media, encode(it))
-		})
+		err := plan.items(rng, func(it MMItem) { cells[i] = append(cells[i], enc.run(it)) })
 		if err != nil {
+			enc.wg.Wait()
 			return nil, err
 		}
-		s := Sample{PromptLen: len(ids), ExpectedOutputLen: int(outLens[i]), RequestID: opts.RequestIDPrefix + strconv.Itoa(i)}
-		if opts.EnableMultimodalChat {
-			s.PromptParts = multimodalChat(prompt, media)
-		} else {
-			s.Prompt, s.MultiModal = prompt, media
+		samples[i] = Sample{Prompt: prompt, PromptLen: len(ids), ExpectedOutputLen: int(outLens[i]), RequestID: opts.RequestIDPrefix + strconv.Itoa(i)}
+	}
+	enc.wg.Wait()
+	for i := range samples {
+		var media []*pyjson.Object
+		for _, c := range cells[i] {
+			media = append(media, c.part)
 		}
-		samples[i] = s
+		if opts.EnableMultimodalChat {
+			samples[i].PromptParts = multimodalChat(samples[i].Prompt, media)
+			samples[i].Prompt = ""
+		} else {
+			samples[i].MultiModal = media
+		}
 	}
 	warnMismatch(warn, total)
 	return samples, nil
+}
+
+// mediaCell receives one encoded item.
+type mediaCell struct{ part *pyjson.Object }
+
+// encoder encodes items on up to cap(sem) goroutines at a time, so that
+// at most that many items' pixels are held.
+type encoder struct {
+	encode func(MMItem) *pyjson.Object
+	sem    chan struct{}
+	wg     sync.WaitGroup
+}
+
+// run encodes it into a new cell: at once with one worker, else on a
+// goroutine once a worker is free.
+func (e *encoder) run(it MMItem) *mediaCell {
+	c := &mediaCell{}
+	if cap(e.sem) == 1 {
+		c.part = e.encode(it)
+		return c
+	}
+	e.sem <- struct{}{}
+	e.wg.Add(1)
+	go func() {
+		defer e.wg.Done()
+		c.part = e.encode(it)
+		<-e.sem
+	}()
+	return c
 }
 
 // multimodalChat is vLLM's apply_multimodal_chat_transformation: one user

@@ -72,7 +72,7 @@ func TestRandomMMMatchesVLLM(t *testing.T) {
 			o.Set("n", len(items)-1)
 			return o
 		}
-		got, err := randomMM(opts, newFake(), rng, io.Discard, record)
+		got, err := randomMM(opts, newFake(), rng, io.Discard, record, 1)
 		if err != nil {
 			t.Fatalf("seed %d: %v", c.Seed, err)
 		}
