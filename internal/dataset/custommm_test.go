@@ -167,3 +167,32 @@ func TestCustomImageErrors(t *testing.T) {
 		}
 	}
 }
+
+// TestShareGPTMultimodalChat: with --enable-multimodal-chat vLLM's
+// ShareGPTDataset sends each prompt as a prebuilt user message whose text
+// part has the keys "text" then "type".
+func TestShareGPTMultimodalChat(t *testing.T) {
+	t.Parallel()
+	opts := Options{Name: "sharegpt", Path: filepath.Join("testdata", "sharegpt40.json"), NumPrompts: 3, EnableMultimodalChat: true}
+	got, err := Load(opts, newFake(), nil, io.Discard)
+	if err != nil {
+		t.Fatal(err)
+	}
+	plain := opts
+	plain.EnableMultimodalChat = false
+	want, err := Load(plain, newFake(), nil, io.Discard)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i, s := range got {
+		b, _ := pyjson.AppendCompact(nil, s.PromptParts)
+		msg := `[{"role":"user","content":[{"text":` + jsonString(want[i].Prompt) + `,"type":"text"}]}]`
+		if s.Prompt != "" || string(b) != msg || s.PromptLen != want[i].PromptLen {
+			t.Errorf("sample %d: prompt %q, parts %s, len %d; want parts %s, len %d", i, s.Prompt, b, s.PromptLen, msg, want[i].PromptLen)
+		}
+	}
+}
+
+func jsonString(s string) string {
+	return string(pyjson.AppendCompactString(nil, s))
+}

@@ -158,12 +158,17 @@ func ShareGPT(opts Options, tok tokenizer.Tokenizer, g *Globals, warn io.Writer)
 		if e.media {
 			return nil, fmt.Errorf("%s: entry %d has an image or video: multimodal ShareGPT is %w", opts.Path, e.index, exitcode.ErrNotSupported)
 		}
-		samples = append(samples, Sample{
+		s := Sample{
 			Prompt:            prompt,
 			PromptLen:         promptLen,
 			ExpectedOutputLen: outputLen,
 			RequestID:         opts.RequestIDPrefix + strconv.Itoa(len(samples)),
-		})
+		}
+		if opts.EnableMultimodalChat {
+			// vLLM sends the prompt as a prebuilt chat message then.
+			s.Prompt, s.PromptParts = "", multimodalChat(prompt, nil)
+		}
+		samples = append(samples, s)
 	}
 	if len(samples) == 0 && len(entries) > 0 {
 		out := "each completion's length"

@@ -46,7 +46,7 @@ var flags = []Flag{
 	{Name: "skip-chat-template", Field: func(o *Options) any { return &o.SkipChatTemplate },
 		Help: "Send custom prompts as they are, without the tokenizer's chat template."},
 	{Name: "enable-multimodal-chat", Field: func(o *Options) any { return &o.EnableMultimodalChat },
-		Help: "random-mm, custom_image: send the prompt and its media as one prebuilt chat message (vLLM's multimodal chat transformation)."},
+		Help: "random-mm, custom_image, sharegpt: send the prompt and its media as one prebuilt chat message (vLLM's multimodal chat transformation)."},
 	pending("no-stream", "bool", "", "Load HF datasets without streaming (not supported yet)."),
 	{Name: "random-input-len", Field: func(o *Options) any { return &o.RandomInputLen },
 		Help: "Random dataset: input tokens per request (special tokens the tokenizer adds are subtracted)."},
