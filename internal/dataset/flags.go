@@ -36,7 +36,7 @@ func pending(name, kind, def, help string) Flag {
 // (vllm/benchmarks/datasets/datasets.py@11dfa3169 add_dataset_parser).
 var flags = []Flag{
 	{Name: "dataset-name", Choices: Names(), Field: func(o *Options) any { return &o.Name },
-		Help: "Dataset: random, custom (JSONL with a prompt per line), sharegpt, sonnet and prefix_repetition are supported; vLLM's others are refused for now."},
+		Help: "Dataset: random, random-mm, custom (JSONL with a prompt per line), custom_image, sharegpt, sonnet and prefix_repetition are supported; vLLM's others are refused for now."},
 	{Name: "dataset-path", Field: func(o *Options) any { return &o.Path },
 		Help: "Dataset file (sharegpt: JSON list; custom: .jsonl; sonnet: text, vLLM's sonnet.txt built in)."},
 	{Name: "no-oversample", Field: func(o *Options) any { return &o.NoOversample },
