@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"image"
+	"image/draw"
 	_ "image/gif" // decodes GIF files for --custom-ensure-client-side-data
 	_ "image/jpeg"
 	"image/png"
@@ -292,8 +293,9 @@ func (m *mediaReader) image(v any) (*pyjson.Object, error) {
 	return mediaPart("image_url", data), nil
 }
 
-// pngDataURL reads an image file (JPEG, PNG or GIF) and returns it as a
-// PNG data URL, as vLLM's encode_image_url does (format "PNG").
+// pngDataURL reads an image file (JPEG, PNG or GIF) and returns it as an
+// RGB PNG data URL, as vLLM's encode_image_url does (image_mode "RGB",
+// format "PNG").
 func pngDataURL(path string) (string, error) {
 	b, err := readlimit.File(path, maxImageFileBytes)
 	if err != nil {
@@ -303,8 +305,13 @@ func pngDataURL(path string) (string, error) {
 	if err != nil {
 		return "", fmt.Errorf("decode %s (gobench reads JPEG, PNG and GIF): %w", path, err)
 	}
+	// vLLM converts to RGB first (convert_image_mode: transparency
+	// composited over white), so the PNG has no alpha channel.
+	rgb := image.NewRGBA(img.Bounds())
+	draw.Draw(rgb, rgb.Bounds(), image.White, image.Point{}, draw.Src)
+	draw.Draw(rgb, rgb.Bounds(), img, img.Bounds().Min, draw.Over)
 	var buf bytes.Buffer
-	if err := png.Encode(&buf, img); err != nil {
+	if err := png.Encode(&buf, rgb); err != nil {
 		return "", fmt.Errorf("encode %s as PNG: %w", path, err)
 	}
 	return "data:image/png;base64," + base64.StdEncoding.EncodeToString(buf.Bytes()), nil

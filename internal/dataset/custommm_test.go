@@ -116,6 +116,9 @@ func TestCustomImageClientSide(t *testing.T) {
 		if r, g, _, _ := dec.At(2, 1).RGBA(); r != 0 || g>>8 != 90 {
 			t.Errorf("image %d: pixel (2, 1) is %v", i, dec.At(2, 1))
 		}
+		if _, ok := dec.(*image.RGBA); !ok || dec.At(0, 0) != (color.RGBA{255, 255, 255, 255}) {
+			t.Errorf("image %d: %T, pixel (0, 0) %v: want RGB, transparency over white", i, dec, dec.At(0, 0))
+		}
 	}
 	if s := MediaSummary(got[0].MultiModal[2]); s != "image_url data:image/png;base64 (4 bytes)" {
 		t.Errorf("data URL: %s", s)
@@ -195,4 +198,26 @@ func TestShareGPTMultimodalChat(t *testing.T) {
 
 func jsonString(s string) string {
 	return string(pyjson.AppendCompactString(nil, s))
+}
+
+// TestMediaSummary: the dry run's description of each kind of part.
+func TestMediaSummary(t *testing.T) {
+	t.Parallel()
+	audio := pyjson.NewObject()
+	inner := pyjson.NewObject()
+	inner.Set("data", "UklGRg==")
+	inner.Set("format", "wav")
+	audio.Set("type", "input_audio")
+	audio.Set("input_audio", inner)
+	str := pyjson.NewObject()
+	str.Set("type", "image_url")
+	str.Set("image_url", "https://h/x.png")
+	msg := pyjson.NewObject()
+	msg.Set("role", "user")
+	msg.Set("content", []*pyjson.Object{mediaPart("video_url", "file://v.mp4"), audio})
+	got := MediaSummaries([]*pyjson.Object{msg, str}, []*pyjson.Object{mediaPart("image_url", "data:image/png;base64,QUJD")})
+	want := []string{"video_url file://v.mp4", "input_audio wav (8 bytes)", "image_url https://h/x.png", "image_url data:image/png;base64 (4 bytes)"}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("(-want +got):\n%s", diff)
+	}
 }

@@ -79,6 +79,11 @@ func MediaSummary(part *pyjson.Object) string {
 	if o, ok := inner.(*pyjson.Object); ok {
 		u, _ := o.Get("url")
 		url, _ = u.(string)
+		if d, ok := o.Get("data"); ok && url == "" { // input_audio
+			data, _ := d.(string)
+			f, _ := o.Get("format")
+			return fmt.Sprintf("%s %v (%d bytes)", kind, f, len(data))
+		}
 	} else if s, ok := inner.(string); ok {
 		url = s
 	}
