@@ -172,3 +172,32 @@ func TestCustomImage(t *testing.T) {
 		})
 	}
 }
+
+// TestShareGPTMedia: ShareGPT conversations with an "image" or "video"
+// send it after the prompt, as vLLM does; the simulator counts it.
+func TestShareGPTMedia(t *testing.T) {
+	t.Parallel()
+	path := filepath.Join(t.TempDir(), "sg.json")
+	writeFile(t, path, `[{"conversations": [{"value": "the cat sat on the mat"}, {"value": "a b ab"}], "image": "https://h/1.png"},
+ {"conversations": [{"value": "the cat sat on the mat again"}, {"value": "a b ab"}], "video": "clips/2.mp4"}]`)
+	args := []string{"--backend", "openai-chat", "--dataset-name", "sharegpt", "--dataset-path", path, "--num-prompts", "2",
+		"--sharegpt-output-len", "4", "--disable-shuffle", "--request-id-prefix", "s-"}
+	stdout, stderr, code := runMain(t, append([]string{"serve", "--dry-run", "--model", "m", "--tokenizer", "gobench-builtin"}, args...)...)
+	if code != 0 {
+		t.Fatalf("exit %d\n%s\n%s", code, stdout, stderr)
+	}
+	for _, want := range []string{`"media": ["image_url https://h/1.png"]`, `"media": ["video_url file://clips/2.mp4"]`} {
+		if !strings.Contains(stdout, want) {
+			t.Errorf("dry run lacks %s:\n%s", want, stdout)
+		}
+	}
+	got := serveJSON(t, args...)
+	if in, _ := got["total_input_tokens"].(float64); got["completed"] != 2.0 || in < 64+256 {
+		t.Fatalf("completed %v, total_input_tokens %v: want 2, and the image's 64 and the video's 256 counted", got["completed"], in)
+	}
+	plain := serveJSON(t, "--dataset-name", "sharegpt", "--backend", "openai-chat", "--dataset-path", path, "--num-prompts", "2",
+		"--sharegpt-output-len", "4", "--disable-shuffle", "--enable-multimodal-chat")
+	if got["total_input_tokens"] != plain["total_input_tokens"] {
+		t.Errorf("input tokens %v, with --enable-multimodal-chat %v: the same media", got["total_input_tokens"], plain["total_input_tokens"])
+	}
+}

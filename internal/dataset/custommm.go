@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"bytes"
 	"encoding/base64"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"image"
@@ -315,6 +316,61 @@ func pngDataURL(path string) (string, error) {
 		return "", fmt.Errorf("encode %s as PNG: %w", path, err)
 	}
 	return "data:image/png;base64," + base64.StdEncoding.EncodeToString(buf.Bytes()), nil
+}
+
+// shareGPTMedia is ShareGPTDataset's media (vllm/benchmarks/datasets/
+// datasets.py@003cf0297): a truthy "image" goes through process_image, else
+// a truthy "video" through process_video, each a path or URL string.
+func shareGPTMedia(image, video json.RawMessage) ([]*pyjson.Object, error) {
+	for _, f := range []struct {
+		raw   json.RawMessage
+		video bool
+	}{{image, false}, {video, true}} {
+		if isNull(f.raw) {
+			continue
+		}
+		v, err := pyjson.Decode(f.raw)
+		if err != nil {
+			return nil, err
+		}
+		if !pyTruthy(v) {
+			continue
+		}
+		if !f.video {
+			part, err := (&mediaReader{}).image(v)
+			return []*pyjson.Object{part}, err
+		}
+		ref, ok := v.(string)
+		if !ok {
+			return nil, fmt.Errorf("Invalid video input %s. Must be a string of local path/remote url, or a dictionary with raw video bytes in the form of `{'bytes': raw_video_bytes}`.", pyRepr(v))
+		}
+		if !hasAnyPrefix(ref, "http://", "https://", "file://") {
+			ref = "file://" + ref
+		}
+		return []*pyjson.Object{mediaPart("video_url", ref)}, nil
+	}
+	return nil, nil
+}
+
+// pyTruthy is Python's truth value of a decoded JSON value.
+func pyTruthy(v any) bool {
+	switch x := v.(type) {
+	case nil:
+		return false
+	case string:
+		return x != ""
+	case bool:
+		return x
+	case int:
+		return x != 0
+	case float64:
+		return x != 0
+	case []any:
+		return len(x) > 0
+	case *pyjson.Object:
+		return x.Len() > 0
+	}
+	return true
 }
 
 func hasAnyPrefix(s string, prefixes ...string) bool {

@@ -56,17 +56,50 @@ func TestCustomImageMatchesVLLM(t *testing.T) {
 		if err != nil {
 			t.Fatalf("seed %d: %v", c.Seed, err)
 		}
-		gs := make([]map[string]any, len(got))
-		for i, s := range got {
-			var parts any
-			if s.PromptParts != nil {
-				parts = jsonOf(t, s.PromptParts)
-			}
-			media := jsonOf(t, append([]*pyjson.Object{}, s.MultiModal...))
-			gs[i] = map[string]any{"prompt": s.Prompt, "parts": parts, "prompt_len": float64(s.PromptLen),
-				"expected_output_len": float64(s.ExpectedOutputLen), "request_id": s.RequestID, "media": media}
+		if diff := cmp.Diff(c.Samples, mediaGolden(t, got)); diff != "" {
+			t.Errorf("seed %d (-vllm +gobench):\n%s", c.Seed, diff)
 		}
-		if diff := cmp.Diff(c.Samples, gs); diff != "" {
+	}
+}
+
+// mediaGolden is samples as the multimodal goldens record them.
+func mediaGolden(t *testing.T, samples []Sample) []map[string]any {
+	t.Helper()
+	gs := make([]map[string]any, len(samples))
+	for i, s := range samples {
+		var parts any
+		if s.PromptParts != nil {
+			parts = jsonOf(t, s.PromptParts)
+		}
+		media := jsonOf(t, append([]*pyjson.Object{}, s.MultiModal...))
+		gs[i] = map[string]any{"prompt": s.Prompt, "parts": parts, "prompt_len": float64(s.PromptLen),
+			"expected_output_len": float64(s.ExpectedOutputLen), "request_id": s.RequestID, "media": media}
+	}
+	return gs
+}
+
+// TestShareGPTMediaMatchesVLLM compares with a copy of vLLM's
+// ShareGPTDataset with its "image" and "video" fields (the image first, an
+// empty one skipped, paths as file:// URLs), with and without
+// --enable-multimodal-chat, and oversampling.
+func TestShareGPTMediaMatchesVLLM(t *testing.T) {
+	t.Parallel()
+	var cases []struct {
+		Seed                 int64 `json:"seed"`
+		NumPrompts           int   `json:"num_prompts"`
+		OutputLen            *int  `json:"output_len"`
+		EnableMultimodalChat bool  `json:"enable_multimodal_chat"`
+		Samples              []map[string]any
+	}
+	readJSON(t, "sharegpt_mm_golden.json", &cases)
+	for _, c := range cases {
+		opts := Options{Name: "sharegpt", Path: filepath.Join("testdata", "sharegpt_mm14.json"), NumPrompts: c.NumPrompts,
+			Seed: c.Seed, RequestIDPrefix: "s-", SharegptOutputLen: c.OutputLen, EnableMultimodalChat: c.EnableMultimodalChat}
+		got, err := Load(opts, newFake(), nil, io.Discard)
+		if err != nil {
+			t.Fatalf("seed %d: %v", c.Seed, err)
+		}
+		if diff := cmp.Diff(c.Samples, mediaGolden(t, got)); diff != "" {
 			t.Errorf("seed %d (-vllm +gobench):\n%s", c.Seed, diff)
 		}
 	}

@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
-"""Generate internal/dataset/testdata/randommm_golden.json and
-custom_image_golden.json from copies of vLLM's RandomMultiModalDataset and
-CustomImageDataset (vllm/benchmarks/datasets/datasets.py, read at
+"""Generate internal/dataset/testdata/randommm_golden.json,
+custom_image_golden.json and sharegpt_mm_golden.json from copies of vLLM's
+RandomMultiModalDataset, CustomImageDataset and ShareGPTDataset's media (vllm/benchmarks/datasets/datasets.py, read at
 003cf0297, the nearest readable version of the pinned 11dfa3169) run with
 NumPy and CPython's random.
 
@@ -175,6 +175,52 @@ def process_image(image):
     raise ValueError(f"Invalid image input {image}.")
 
 
+def process_video(video):
+    """vLLM's process_video for a string."""
+    if isinstance(video, str):
+        video_url = video if video.startswith(("http://", "https://", "file://")) else f"file://{video}"
+        return {"type": "video_url", "video_url": {"url": video_url}}
+    raise ValueError(f"Invalid video input {video}.")
+
+
+def sharegpt_mm_sample(tok, path, seed, num_requests, prefix, output_len, enable_multimodal_chat):
+    """ShareGPTDataset.load_data and sample with the image and video
+    fields; media recorded as a list (gobench keeps one item as a list)."""
+    data = json.load(open(path))
+    data = [e for e in data if "conversations" in e and len(e["conversations"]) >= 2]
+    random.seed(seed)
+    random.shuffle(data)
+    out = []
+    ind = 0
+    for entry in data:
+        if len(out) >= num_requests:
+            break
+        prompt, completion = entry["conversations"][0]["value"], entry["conversations"][1]["value"]
+        prompt_len = len(tok(prompt).input_ids)
+        new_output_len = len(tok(completion).input_ids) if output_len is None else output_len
+        skip = output_len is not None
+        if prompt_len < 4 or (not skip and new_output_len < 4) or prompt_len > 1024 or prompt_len + new_output_len > 2048:
+            continue
+        if image_path := entry.get("image"):
+            mm_content = process_image(image_path)
+        elif video_path := entry.get("video"):
+            mm_content = process_video(video_path)
+        else:
+            mm_content = None
+        parts = None
+        if enable_multimodal_chat:
+            content = [{"text": prompt, "type": "text"}]
+            if mm_content is not None:
+                content.append(mm_content)
+            parts = [{"role": "user", "content": content}]
+            prompt = ""
+        out.append({"prompt": prompt, "parts": parts, "prompt_len": prompt_len, "expected_output_len": new_output_len,
+                    "request_id": prefix + str(ind), "media": [] if mm_content is None else [mm_content]})
+        ind += 1
+    oversample(out, num_requests, seed, prefix)
+    return out
+
+
 def process_content_part(part):
     t = part.get("type")
     if t == "text":
@@ -245,6 +291,27 @@ def main():
                      "samples": custom_image_sample(FakeTokenizer(), ipath, seed, n, "ci-", ol, shuf)})
     with open(os.path.join(OUT, "custom_image_golden.json"), "w") as f:
         json.dump(cimg, f, indent=1, ensure_ascii=False)
+
+    convs = []
+    for i in range(14):
+        turns = [{"from": "human", "value": "the cat sat on " * (1 + i % 4)}, {"from": "gpt", "value": "a b ab " * (2 + i % 3)}]
+        c = {"id": f"m{i}", "conversations": turns}
+        if i % 4 == 1:
+            c["image"] = f"pics/{i}.jpg" if i % 8 == 1 else f"https://h/{i}.png"
+        elif i % 4 == 2:
+            c["video"] = f"clips/{i}.mp4"
+        elif i == 3:
+            c["image"], c["video"] = "", "file:///v/3.mp4"
+        convs.append(c)
+    spath = os.path.join(OUT, "sharegpt_mm14.json")
+    with open(spath, "w") as f:
+        json.dump(convs, f, indent=1)
+    smm = []
+    for seed, n, ol, chat in [(0, 10, None, False), (5, 20, 6, True)]:
+        smm.append({"seed": seed, "num_prompts": n, "output_len": ol, "enable_multimodal_chat": chat,
+                    "samples": sharegpt_mm_sample(FakeTokenizer(), spath, seed, n, "s-", ol, chat)})
+    with open(os.path.join(OUT, "sharegpt_mm_golden.json"), "w") as f:
+        json.dump(smm, f, indent=1, ensure_ascii=False)
 
     tok = MMFakeTokenizer()
     cases = []
