@@ -121,7 +121,7 @@ type Options struct {
 	// RandomMMBaseItemsPerRequest, RandomMMNumMMItemsRangeRatio,
 	// RandomMMLimitMMPerPrompt (JSON) and RandomMMBucketConfig (a Python
 	// dict literal) are the --random-mm-* flags, parsed when the dataset
-	// is built (ParseMMLimits, ParseMMBuckets).
+	// is built (parseMMLimits, parseMMBuckets).
 	RandomMMBaseItemsPerRequest  int
 	RandomMMNumMMItemsRangeRatio float64
 	RandomMMLimitMMPerPrompt     string

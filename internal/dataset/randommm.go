@@ -157,11 +157,11 @@ func multimodalChat(prompt string, media []*pyjson.Object) []*pyjson.Object {
 // item count bounds, the limits of the modalities present and the
 // normalised bucket probabilities.
 func newMMPlan(opts Options) (*mmPlan, error) {
-	limits, err := ParseMMLimits(opts.RandomMMLimitMMPerPrompt)
+	limits, err := parseMMLimits(opts.RandomMMLimitMMPerPrompt)
 	if err != nil {
 		return nil, err
 	}
-	buckets, err := ParseMMBuckets(opts.RandomMMBucketConfig)
+	buckets, err := parseMMBuckets(opts.RandomMMBucketConfig)
 	if err != nil {
 		return nil, err
 	}

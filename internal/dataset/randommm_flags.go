@@ -52,9 +52,9 @@ func (l mmLimits) keysRepr() string {
 	return "dict_keys([" + strings.Join(q, ", ") + "])"
 }
 
-// ParseMMLimits parses --random-mm-limit-mm-per-prompt, a JSON object of
+// parseMMLimits parses --random-mm-limit-mm-per-prompt, a JSON object of
 // modality → most items per request (vLLM reads it with json.loads).
-func ParseMMLimits(s string) (mmLimits, error) {
+func parseMMLimits(s string) (mmLimits, error) {
 	l := mmLimits{vals: map[string]int{}}
 	bad := func(why string) error {
 		return exitcode.Usagef("--random-mm-limit-mm-per-prompt %q: %s", s, why)
@@ -92,12 +92,12 @@ func ParseMMLimits(s string) (mmLimits, error) {
 	return l, nil
 }
 
-// ParseMMBuckets parses --random-mm-bucket-config as vLLM's
+// parseMMBuckets parses --random-mm-bucket-config as vLLM's
 // _parse_mm_bucket_config does with ast.literal_eval: a dict whose keys
 // are (height, width, frames) tuples of integers, or strings holding such
 // a tuple, and whose values are numbers. A repeated key keeps its first
 // place and its last value, as a Python dict does.
-func ParseMMBuckets(s string) ([]MMBucket, error) {
+func parseMMBuckets(s string) ([]MMBucket, error) {
 	p := &literal{s: s}
 	var out []MMBucket
 	index := map[[3]int]int{}

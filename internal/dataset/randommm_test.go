@@ -147,7 +147,7 @@ func TestRandomMMErrors(t *testing.T) {
 // and a repeated key that keeps its first place and its last value.
 func TestParseMMBuckets(t *testing.T) {
 	t.Parallel()
-	got, err := ParseMMBuckets(`{ (1,2,1): 1, "(3, 4, 5)": 2.5e-1, (1, 2, 1,): 0.5 , '(6,7,1)':0,}`)
+	got, err := parseMMBuckets(`{ (1,2,1): 1, "(3, 4, 5)": 2.5e-1, (1, 2, 1,): 0.5 , '(6,7,1)':0,}`)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -155,7 +155,7 @@ func TestParseMMBuckets(t *testing.T) {
 	if diff := cmp.Diff(want, got); diff != "" {
 		t.Errorf("(-want +got):\n%s", diff)
 	}
-	def, err := ParseMMBuckets(DefaultMMBuckets)
+	def, err := parseMMBuckets(DefaultMMBuckets)
 	if err != nil || len(def) != 3 || def[2].Frames != 16 {
 		t.Errorf("default: %v, %v", def, err)
 	}
