@@ -64,6 +64,10 @@ type Request struct {
 	// PromptTokenIDs, when not nil, are sent instead of Prompt
 	// (--prompt-token-ids).
 	PromptTokenIDs []int
+	// PromptParts, when not nil, is a prompt of dicts (vLLM's list[dict]
+	// prompt): chat messages, sent as the messages verbatim, or content
+	// parts, sent as the user message's content; Prompt is then empty.
+	PromptParts []*pyjson.Object
 	// History, when not nil, are the earlier messages of a conversation
 	// (--multi-turn: each earlier user turn and the answer the server
 	// gave it), which a chat request sends before Prompt's message.

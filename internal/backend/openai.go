@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"slices"
 
 	"github.com/gobench/gobench/internal/pyjson"
 )
@@ -33,6 +34,9 @@ func (Completions) Body(req *Request) []byte {
 		// sends the list as the prompt.
 		o.Set("prompt", req.PromptTokenIDs)
 	} else {
+		// A list prompt (batched, or vLLM's list[dict], which the
+		// completions API refuses) is sent as it is; media are not sent
+		// to completions.
 		o.Set("prompt", promptValue(req))
 	}
 	o.Set("repetition_penalty", 1.0)
@@ -50,10 +54,9 @@ func (Completions) Decode(eventType string, data []byte, c *Chunk) error {
 	return decode(eventType, data, c, false)
 }
 
-// Body implements Backend: model, messages (one user message whose content is
-// the array form [{"type":"text","text":prompt}], as vLLM sends plain text),
-// max_completion_tokens, stream, stream_options, then ignore_eos and
-// --extra-body.
+// Body implements Backend: model, messages (vLLM's _get_chat_messages:
+// see ChatMessages), max_completion_tokens, stream, stream_options, then
+// ignore_eos and --extra-body.
 func (Chat) Body(req *Request) []byte {
 	var o pyjson.Object
 	o.Set("model", modelField(req))
@@ -67,16 +70,80 @@ func (Chat) Decode(eventType string, data []byte, c *Chunk) error {
 	return decode(eventType, data, c, true)
 }
 
-// chatMessages is vLLM's _get_chat_messages for a text prompt: one user
-// message whose content is the array form [{"type":"text","text":prompt}].
-func chatMessages(req *Request) []*pyjson.Object {
-	part := pyjson.NewObject()
-	part.Set("type", "text")
-	part.Set("text", req.Prompt)
+// ChatMessages is vLLM's _get_chat_messages
+// (vllm/benchmarks/lib/endpoint_request_func.py@02cfb534): a prompt of
+// chat messages (every item with a string "role" and a string or list
+// "content") is sent as it is; otherwise one user message whose content
+// is the prompt's content parts (a list of dicts that all have a string
+// "type") or the array form [{"type":"text","text":prompt}], with the
+// request's media parts after it (vLLM's mm_position "last"), or before it
+// when mmFirst (vlm2vec's "first").
+func ChatMessages(req *Request, mmFirst bool) []*pyjson.Object {
+	return promptMessages(promptValue(req), req.MultiModal, mmFirst)
+}
+
+// promptMessages is _get_chat_messages for any prompt value: the pooling
+// backends pass a prompt they changed first (CLIP blanks it, vlm2vec
+// rewrites it).
+func promptMessages(prompt any, media []*pyjson.Object, mmFirst bool) []*pyjson.Object {
+	parts, _ := prompt.([]*pyjson.Object)
+	if isChatMessages(parts) {
+		return parts
+	}
+	var content []*pyjson.Object
+	if len(parts) > 0 && allHaveString(parts, "type") {
+		content = parts
+	} else {
+		part := pyjson.NewObject()
+		part.Set("type", "text")
+		part.Set("text", prompt)
+		content = []*pyjson.Object{part}
+	}
+	if len(media) > 0 {
+		if mmFirst {
+			content = append(slices.Clone(media), content...)
+		} else {
+			content = append(slices.Clone(content), media...)
+		}
+	}
 	message := pyjson.NewObject()
 	message.Set("role", "user")
-	message.Set("content", []*pyjson.Object{part})
+	message.Set("content", content)
 	return []*pyjson.Object{message}
+}
+
+// chatMessages is ChatMessages with the media last, as openai-chat and
+// openai-embeddings-chat send them.
+func chatMessages(req *Request) []*pyjson.Object { return ChatMessages(req, false) }
+
+// isChatMessages is vLLM's _is_chat_messages.
+func isChatMessages(parts []*pyjson.Object) bool {
+	if len(parts) == 0 || !allHaveString(parts, "role") {
+		return false
+	}
+	for _, p := range parts {
+		switch c, _ := p.Get("content"); c.(type) {
+		case string, []any, []*pyjson.Object:
+		default:
+			return false
+		}
+	}
+	return true
+}
+
+// allHaveString reports whether every part has a string value at key.
+func allHaveString(parts []*pyjson.Object, key string) bool {
+	for _, p := range parts {
+		if v, _ := p.Get(key); !isString(v) {
+			return false
+		}
+	}
+	return true
+}
+
+func isString(v any) bool {
+	_, ok := v.(string)
+	return ok
 }
 
 func modelField(req *Request) string {

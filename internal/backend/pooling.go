@@ -190,28 +190,9 @@ func (Rerank) Pooling() {}
 func embeddingsChatBody(prompt any, req *Request, mediaFirst bool) []byte {
 	var o pyjson.Object
 	o.Set("model", modelField(req))
-	o.Set("messages", mediaMessages(prompt, req.MultiModal, mediaFirst))
+	o.Set("messages", promptMessages(prompt, req.MultiModal, mediaFirst))
 	o.Set("truncate_prompt_tokens", -1)
 	return poolingBody(&o, req)
-}
-
-// mediaMessages is vLLM's _get_chat_messages: one user message whose
-// content is the text part {"type": "text", "text": prompt} and the media
-// parts after it (mm_position "last") or before it ("first").
-func mediaMessages(prompt any, media []*pyjson.Object, mediaFirst bool) []*pyjson.Object {
-	text := pyjson.NewObject()
-	text.Set("type", "text")
-	text.Set("text", prompt)
-	content := make([]*pyjson.Object, 0, len(media)+1)
-	if mediaFirst {
-		content = append(append(content, media...), text)
-	} else {
-		content = append(append(content, text), media...)
-	}
-	message := pyjson.NewObject()
-	message.Set("role", "user")
-	message.Set("content", content)
-	return []*pyjson.Object{message}
 }
 
 // clipPrompt is _preprocess_clip: the text is dropped when the request
@@ -239,10 +220,13 @@ func requestIndexOdd(id string) (odd, ok bool) {
 }
 
 // promptValue is the prompt as vLLM passes it on: the list of a batched
-// prompt, else the text.
+// prompt, the dicts of a list[dict] prompt, else the text.
 func promptValue(req *Request) any {
-	if req.Prompts != nil {
+	switch {
+	case req.Prompts != nil:
 		return req.Prompts
+	case req.PromptParts != nil:
+		return req.PromptParts
 	}
 	return req.Prompt
 }

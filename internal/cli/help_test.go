@@ -135,8 +135,8 @@ func TestHiddenFlagsKeepTheirPrefixes(t *testing.T) {
 	t.Parallel()
 	for _, tt := range []struct{ args, want string }{
 		{"--plot-time", "--plot-timeline: the HTML timeline not supported yet"},
-		{"--custom-", "ambiguous option: --custom- could match --custom-ensure-client-side-data, --custom-output-len"},
-		{"--custom-ens", "the custom_image dataset not supported yet"},
+		{"--plot-", "ambiguous option: --plot- could match"},
+		{"--plot-d", "--plot-dataset-stats: dataset plots not supported yet"},
 	} {
 		if _, errOut, code := parse(t, strings.Fields(tt.args)...); code != int(exitcode.BadUsage) || !strings.Contains(errOut, tt.want) {
 			t.Errorf("%s: exit %d: %s", tt.args, code, errOut)
@@ -210,8 +210,8 @@ func TestCompletion(t *testing.T) {
 			"vllm-rerank", "openai-responses"}, noFiles},
 		{[]string{"serve", "--backend", "openai-"}, []string{"openai-chat", "openai-audio", "openai-embeddings", "openai-embeddings-chat",
 			"openai-embeddings-clip", "openai-embeddings-vlm2vec", "openai-responses"}, noFiles},
-		{[]string{"serve", "--dataset-name", ""}, []string{"sharegpt", "burstgpt", "sonnet", "random", "random-rerank", "custom", "custom_audio",
-			"prefix_repetition", "spec_bench", "speed_bench", "timed_trace"}, noFiles},
+		{[]string{"serve", "--dataset-name", ""}, []string{"sharegpt", "burstgpt", "sonnet", "random", "random-mm", "random-rerank", "custom",
+			"custom_audio", "custom_image", "custom_mm", "prefix_repetition", "spec_bench", "speed_bench", "timed_trace"}, noFiles},
 		{[]string{"serve", "--tokenizer-mode", "s"}, []string{"slow", "server"}, noFiles},
 		{[]string{"serve", "--percentile-metrics", "ttft,e"}, []string{"ttft,e2el", "ttft,e2el_including_client_queue"},
 			":" + itoa(int(cobra.ShellCompDirectiveNoFileComp|cobra.ShellCompDirectiveNoSpace))},

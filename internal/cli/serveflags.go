@@ -114,7 +114,7 @@ func serveHelpGroups() []helpGroup {
 		if fl.Name == "random-input-len" { // where registerDataset puts them
 			ds = append(ds, "input-len", "output-len")
 		}
-		if ownDataset(fl.Name) && !strings.HasPrefix(fl.Name, "random-") {
+		if ownDataset(fl.Name) && (!strings.HasPrefix(fl.Name, "random-") || strings.HasPrefix(fl.Name, "random-mm-")) {
 			other = append(other, fl.Name)
 		} else {
 			ds = append(ds, fl.Name)
@@ -268,6 +268,8 @@ func (f *serveFlags) registerDataset(s flagSet) {
 		switch p := fl.Field(d).(type) {
 		case *int:
 			s.val(bindInt(fl.Name, p), fl.Name, fl.Help)
+		case *float64:
+			s.val(bindFloat(fl.Name, p), fl.Name, fl.Help)
 		case *string:
 			if fl.Choices != nil {
 				c := bindChoice(fl.Name, p, fl.Choices...)
@@ -280,8 +282,6 @@ func (f *serveFlags) registerDataset(s flagSet) {
 			}
 		case *bool:
 			s.boolean(p, fl.Name, fl.Help)
-		case *float64:
-			s.val(bindFloat(fl.Name, p), fl.Name, fl.Help)
 		case **int:
 			s.val(bindOptionalInt(fl.Name, p), fl.Name, fl.Help)
 		case *dataset.RangeRatio:
@@ -328,7 +328,7 @@ func (f *serveFlags) registerMultiTurn(s flagSet) {
 
 func (f *serveFlags) registerOwn(s flagSet) {
 	o := &f.opts
-	s.boolean(&o.DryRun, "dry-run", "Build the dataset and the schedule, print one JSON line per request (index, offset_s, prompt_len, output_len, request_id) and send nothing.")
+	s.boolean(&o.DryRun, "dry-run", "Build the dataset and the schedule, print one JSON line per request (index, offset_s, prompt_len, output_len, request_id, media) and send nothing.")
 	s.boolean(&f.sim, "sim", "Start gobench's simulated OpenAI-compatible server on a free loopback port and benchmark it (no --base-url needed).")
 	f.readTimeout = newFloat("read-timeout", 0)
 	s.val(f.readTimeout, "read-timeout", "Fail a request that receives no token (or final event) for this many seconds; SSE comments and empty chunks do not count (default: VLLM_BENCH_SOCK_READ, else none; inf: none).")
@@ -354,7 +354,6 @@ var pendingFlags = []pendingFlag{
 	{"plot-timeline", "bool", "Write an HTML timeline next to the result (not supported yet).", "the HTML timeline"},
 	{"timeline-itl-thresholds", "itl", "Two ITL thresholds in ms for --plot-timeline.", "the HTML timeline"},
 	{"plot-dataset-stats", "bool", "Plot the dataset's token distributions (not supported yet).", "dataset plots"},
-	{"enable-multimodal-chat", "bool", "Wrap prompts and media into chat messages (not supported yet).", "multimodal chat"},
 }
 
 // registerPending defines the pending flags on fs.

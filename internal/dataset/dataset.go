@@ -54,6 +54,11 @@ type Sample struct {
 	// PromptTokenIDs, when not nil, are the prompt's token ids, sent
 	// instead of its text with --prompt-token-ids.
 	PromptTokenIDs []int
+	// PromptParts, when not nil, is a prompt vLLM passes as a list of
+	// dicts: chat messages ({"role", "content"}, --enable-multimodal-chat)
+	// or content parts ({"type": "text"|"image_url", ...}, custom_image's
+	// interleaved "content"); Prompt is then empty.
+	PromptParts []*pyjson.Object
 }
 
 // Audio is one audio clip to upload: the WAV file's bytes and its length
@@ -149,6 +154,23 @@ type Options struct {
 	// (vLLM's BooleanOptionalAction, None when neither is given); see
 	// SelfTimedArrivals.
 	SelfTimed, NoSelfTimed bool
+	// RandomMMBaseItemsPerRequest, RandomMMNumMMItemsRangeRatio,
+	// RandomMMLimitMMPerPrompt (JSON) and RandomMMBucketConfig (a Python
+	// dict literal) are the --random-mm-* flags, parsed when the dataset
+	// is built (parseMMLimits, parseMMBuckets).
+	RandomMMBaseItemsPerRequest  int
+	RandomMMNumMMItemsRangeRatio float64
+	RandomMMLimitMMPerPrompt     string
+	RandomMMBucketConfig         string
+
+	// CustomEnsureClientSideData: custom_image reads the images it
+	// references and sends them as data URLs instead of references.
+	CustomEnsureClientSideData bool
+	// EnableMultimodalChat: the multimodal datasets send their prompt and
+	// media as a prebuilt chat message (vLLM's
+	// apply_multimodal_chat_transformation) instead of a text prompt with
+	// media beside it.
+	EnableMultimodalChat bool
 }
 
 // DefaultOptions are vLLM's defaults of the dataset flags
@@ -160,7 +182,8 @@ func DefaultOptions() Options {
 		SonnetInputLen: 550, SonnetOutputLen: 150, SonnetPrefixLen: 200,
 		SpecBenchOutputLen: 256, SpeedBenchSubset: "qualitative", SpeedBenchOutputLen: 4096,
 		TimedTraceChunkHashSize: 16, TimedTraceSecMultiplier: 1, TimedTraceLabelTimestamp: "timestamp",
-		TimedTraceLabelInputLength: "input_length", TimedTraceLabelOutputLength: "output_length", TimedTraceLabelHashIDs: "hash_ids"}
+		TimedTraceLabelInputLength: "input_length", TimedTraceLabelOutputLength: "output_length", TimedTraceLabelHashIDs: "hash_ids",
+		RandomMMBaseItemsPerRequest: 1, RandomMMLimitMMPerPrompt: DefaultMMLimits, RandomMMBucketConfig: DefaultMMBuckets}
 }
 
 // Bounds of the counts and lengths the dataset flags take: far beyond any

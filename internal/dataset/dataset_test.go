@@ -211,7 +211,7 @@ func TestLoadErrors(t *testing.T) {
 	}{
 		{"random with path", Options{Name: "random", Path: "x.json"},
 			"Cannot use 'random' dataset with --dataset-path. Please specify the appropriate --dataset-name (e.g., 'sharegpt', 'custom', 'sonnet') for your dataset file: x.json"},
-		{"unsupported", Options{Name: "custom_mm"}, "--dataset-name custom_mm: not supported yet"},
+		{"unsupported", Options{Name: "hf"}, "--dataset-name hf: not supported yet"},
 		{"unknown", Options{Name: "nope"}, "Unknown dataset: nope"},
 		{"custom not jsonl", Options{Name: "custom", Path: "a.json", SkipChatTemplate: true}, "Only JSONL format is supported for CustomDataset."},
 		{"custom bad line", Options{Name: "custom", Path: write("bad.jsonl", "{\"prompt\":\"a\"}\n\n{oops\n"), SkipChatTemplate: true, NumPrompts: 1},
@@ -239,7 +239,7 @@ func TestLoadErrors(t *testing.T) {
 			}
 		})
 	}
-	if _, err := Load(Options{Name: "custom_mm"}, newFake(), nil, nil); !errors.Is(err, exitcode.ErrNotSupported) {
+	if _, err := Load(Options{Name: "hf"}, newFake(), nil, nil); !errors.Is(err, exitcode.ErrNotSupported) {
 		t.Errorf("not ErrNotSupported: %v", err)
 	}
 }

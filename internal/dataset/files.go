@@ -181,15 +181,23 @@ func ShareGPT(opts Options, tok tokenizer.Tokenizer, g *Globals, warn io.Writer)
 		if !validSequence(promptLen, outputLen, opts.SharegptOutputLen != nil) {
 			continue
 		}
-		if e.media {
-			return nil, fmt.Errorf("%s: entry %d has an image or video: multimodal ShareGPT is %w", opts.Path, e.index, exitcode.ErrNotSupported)
-		}
-		samples = append(samples, Sample{
+		s := Sample{
 			Prompt:            prompt,
 			PromptLen:         promptLen,
 			ExpectedOutputLen: outputLen,
 			RequestID:         opts.RequestIDPrefix + strconv.Itoa(len(samples)),
-		})
+		}
+		if e.media {
+			if s.MultiModal, err = shareGPTMedia(e.image, e.video); err != nil {
+				return nil, fmt.Errorf("%s: entry %d: %w", opts.Path, e.index, err)
+			}
+		}
+		if opts.EnableMultimodalChat {
+			// vLLM sends the prompt and its media as a prebuilt chat
+			// message then.
+			s.Prompt, s.PromptParts = "", multimodalChat(prompt, s.MultiModal)
+		}
+		samples = append(samples, s)
 	}
 	if len(samples) == 0 && len(entries) > 0 {
 		out := "each completion's length"

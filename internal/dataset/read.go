@@ -149,7 +149,10 @@ func growCapped(b []byte, n, limit int) []byte {
 type shareGPTEntry struct {
 	turns [2]json.RawMessage
 	media bool // the entry has an image or a video
-	index int  // position in the file, for messages
+	// image and video are the entry's fields of those names (nil when
+	// absent), read when the entry is sampled.
+	image, video json.RawMessage
+	index        int // position in the file, for messages
 }
 
 // readShareGPT reads the entries with at least two turns, keeping their file
@@ -213,5 +216,6 @@ func shareGPTConversation(raw []byte) (e shareGPTEntry, keep bool, err error) {
 	}
 	e.turns = [2]json.RawMessage{c.Conversations[0].Value, c.Conversations[1].Value}
 	e.media = !isNull(c.Image) || !isNull(c.Video)
+	e.image, e.video = c.Image, c.Video
 	return e, true, nil
 }

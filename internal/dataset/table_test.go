@@ -21,8 +21,8 @@ func TestSpecs(t *testing.T) {
 	if diff := cmp.Diff(want, Names()); diff != "" {
 		t.Errorf("names (-vllm +gobench):\n%s", diff)
 	}
-	if diff := cmp.Diff([]string{"sharegpt", "burstgpt", "sonnet", "random", "random-rerank", "custom", "custom_audio", "prefix_repetition",
-		"spec_bench", "speed_bench", "timed_trace"}, Supported()); diff != "" {
+	if diff := cmp.Diff([]string{"sharegpt", "burstgpt", "sonnet", "random", "random-mm", "random-rerank", "custom", "custom_audio",
+		"custom_image", "custom_mm", "prefix_repetition", "spec_bench", "speed_bench", "timed_trace"}, Supported()); diff != "" {
 		t.Errorf("supported (-want +got):\n%s", diff)
 	}
 	described := map[string]Flag{}
@@ -42,7 +42,7 @@ func TestSpecs(t *testing.T) {
 			read[name] = true
 		}
 	}
-	general := []string{"dataset-name", "dataset-path", "no-oversample", "disable-shuffle", "skip-chat-template"}
+	general := []string{"dataset-name", "dataset-path", "no-oversample", "disable-shuffle", "skip-chat-template", "enable-multimodal-chat"}
 	for name, f := range described {
 		if !read[name] && !slices.Contains(general, name) {
 			t.Errorf("--%s is read by no dataset", name)
@@ -86,7 +86,7 @@ func TestValidate(t *testing.T) {
 		{"unknown", Options{Name: "nope"}, "Unknown dataset: nope", nil},
 		{"path forbidden", Options{Name: "random", Path: "x.json"}, "Cannot use 'random' dataset with --dataset-path", nil},
 		{"forbidden before unsupported", Options{Name: "prefix_repetition", Path: "x"}, "Cannot use 'prefix_repetition'", nil},
-		{"unsupported", Options{Name: "custom_mm"}, "--dataset-name custom_mm: not supported yet (supported: sharegpt, burstgpt, sonnet, random, random-rerank, custom, custom_audio, prefix_repetition, spec_bench, speed_bench, timed_trace)", exitcode.ErrNotSupported},
+		{"unsupported", Options{Name: "hf"}, "--dataset-name hf: not supported yet (supported: sharegpt, burstgpt, sonnet, random, random-mm, random-rerank, custom, custom_audio, custom_image, custom_mm, prefix_repetition, spec_bench, speed_bench, timed_trace)", exitcode.ErrNotSupported},
 		{"path required", Options{Name: "custom"}, "--dataset-name custom needs --dataset-path", nil},
 		{"range ratio", Options{Name: "random", RandomRangeRatio: RangeRatio{1, 0}}, "input_range_ratio must be in [0, 1).", nil},
 		{"range ratio ignored elsewhere", Options{Name: "custom", Path: "a.jsonl", RandomRangeRatio: RangeRatio{1, 0}}, "", nil},

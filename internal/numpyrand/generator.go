@@ -108,3 +108,69 @@ func (g *Generator) lemire64(rng uint64) uint64 {
 	}
 	return hi
 }
+
+// Uint8s returns rng.integers(0, 256, size=n, dtype=np.uint8) as bytes:
+// NumPy's random_bounded_uint8_fill for the full byte range, which takes
+// each 32-bit draw (PCG64's buffered half included) four bytes at a time,
+// low byte first, so n bytes consume ceil(n/4) 32-bit draws. vLLM's
+// random-mm draws its synthetic pixels this way
+// (vllm/benchmarks/datasets/datasets.py@11dfa3169
+// generate_synthetic_image).
+func (g *Generator) Uint8s(n int) []byte {
+	out := make([]byte, n)
+	var buf uint32
+	for i := range out {
+		if i%4 == 0 {
+			buf = g.bg.next32()
+		} else {
+			buf >>= 8
+		}
+		out[i] = byte(buf)
+	}
+	return out
+}
+
+// ChoiceP returns rng.choice(len(p), p=p) for a single draw: the index
+// whose cumulative probability (p.cumsum(), divided by its last value)
+// first exceeds one rng.random() (searchsorted, side="right"). p must be
+// non-negative and sum to 1 within sqrt(machine epsilon), as NumPy
+// requires; otherwise ChoiceP returns an error with NumPy's message.
+func (g *Generator) ChoiceP(p []float64) (int, error) {
+	if len(p) == 0 {
+		return 0, fmt.Errorf("a cannot be empty unless no samples are taken")
+	}
+	var sum, comp float64 // kahan_sum
+	for _, v := range p {
+		if math.IsNaN(v) {
+			return 0, fmt.Errorf("probabilities contain NaN")
+		}
+		if v < 0 {
+			return 0, fmt.Errorf("probabilities are not non-negative")
+		}
+		y := v - comp
+		t := sum + y
+		comp = (t - sum) - y
+		sum = t
+	}
+	if math.Abs(sum-1) > math.Sqrt(0x1p-52) {
+		return 0, fmt.Errorf("probabilities do not sum to 1")
+	}
+	cdf := make([]float64, len(p))
+	acc := 0.0
+	for i, v := range p {
+		acc += v
+		cdf[i] = acc
+	}
+	last := cdf[len(cdf)-1]
+	for i := range cdf {
+		cdf[i] /= last
+	}
+	u := g.Random()
+	// searchsorted side="right": the first index whose value is > u.
+	for i, c := range cdf {
+		if c > u {
+			return i, nil
+		}
+	}
+	return len(cdf), nil
+}

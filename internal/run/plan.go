@@ -289,6 +289,7 @@ func (p *Plan) requests(samples []dataset.Sample) error {
 			Model: p.ModelID, ModelName: p.ModelName, Logprobs: o.Logprobs, IgnoreEOS: ignoreEOS,
 			ExtraHeaders: p.headers, ExtraBody: *extra, RequestID: s.RequestID,
 			Prompts: s.Prompts, PromptObject: s.PromptObject, MultiModal: s.MultiModal, PromptTokenIDs: s.PromptTokenIDs,
+			PromptParts: s.PromptParts,
 		}
 		if s.Audio != nil {
 			req.AudioWAV, req.AudioDuration = s.Audio.WAV, s.Audio.Duration
@@ -355,7 +356,8 @@ func pickLoRAs(opts Options, n int, global *pyrandom.Random) []string {
 
 // WriteJSONL prints the planned requests, one JSON line each (index,
 // offset_s, prompt_len, output_len, request_id; with --multi-turn also
-// conversation and turn): the output of --dry-run.
+// conversation and turn; the media described without their bytes when
+// there are any): the output of --dry-run.
 func (p *Plan) WriteJSONL(w io.Writer) error {
 	for i, j := range p.jobs {
 		o := pyjson.NewObject()
@@ -365,6 +367,9 @@ func (p *Plan) WriteJSONL(w io.Writer) error {
 		o.Set("output_len", j.req.OutputLen)
 		o.Set("request_id", j.req.RequestID)
 		p.talks.annotate(o, i)
+		if media := dataset.MediaSummaries(j.req.PromptParts, j.req.MultiModal); media != nil {
+			o.Set("media", media)
+		}
 		if err := pyjson.WritePython(w, o); err != nil {
 			return err
 		}

@@ -38,7 +38,7 @@ func TestPoolingEndpoints(t *testing.T) {
 		{"infinity image", "/embeddings", `{"input":"data:image/jpeg;base64,AAAA","modality":"image"}`, 200, "embedding", 1, 1},
 		{"infinity bad modality", "/embeddings", `{"input":"x","modality":"smell"}`, 400, "", 0, 0},
 		{"embeddings image part", "/v1/embeddings", `{"messages":[{"role":"user","content":[{"type":"text","text":""},` +
-			`{"type":"image_url","image_url":{"url":"data:image/jpeg;base64,AAAA"}}]}],"truncate_prompt_tokens":-1}`, 200, "embedding", 1, 0},
+			`{"type":"image_url","image_url":{"url":"data:image/jpeg;base64,AAAA"}}]}],"truncate_prompt_tokens":-1}`, 200, "embedding", 1, 64},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -46,8 +46,8 @@ type chatMessage struct {
 	Content json.RawMessage `json:"content"`
 }
 
-// contentPart is one element of a list-valued message content; only text
-// parts contribute tokens.
+// contentPart is one element of a list-valued message content: text
+// parts count their tokens, media parts a fixed number (media.go).
 type contentPart struct {
 	Type string `json:"type"`
 	Text string `json:"text"`
@@ -177,8 +177,8 @@ func (s *Server) countPrompt(raw json.RawMessage, out *[]int) (int, *apiError) {
 // countMessages counts the text tokens of a chat request's messages. vLLM
 // renders the messages through the model's chat template before counting;
 // the simulator has no template, so it counts the text of each message
-// (without special tokens, as vLLM tokenizes rendered chats) and nothing
-// else.
+// (without special tokens, as vLLM tokenizes rendered chats) and a fixed
+// number of placeholder tokens per image, video or audio part (media.go).
 func (s *Server) countMessages(raw json.RawMessage, out *[]int) (int, *apiError) {
 	if isNull(raw) {
 		return 0, validationError("missing", "body.messages", "Field required")
@@ -200,15 +200,26 @@ func (s *Server) countMessages(raw json.RawMessage, out *[]int) (int, *apiError)
 			n += s.countText(text, false, out)
 			continue
 		}
-		var parts []contentPart
+		var parts []json.RawMessage
 		if err := json.Unmarshal(m.Content, &parts); err != nil {
 			return 0, validationError("string_type", "body.messages."+strconv.Itoa(i)+".content",
 				"Input should be a valid string")
 		}
-		for _, p := range parts {
+		for j, raw := range parts {
+			var p contentPart
+			if err := json.Unmarshal(raw, &p); err != nil {
+				return 0, validationError("model_type", "body.messages."+strconv.Itoa(i)+".content."+strconv.Itoa(j),
+					"Input should be a valid dictionary or object to extract fields from")
+			}
 			if p.Type == "text" {
 				n += s.countText(p.Text, false, out)
+				continue
 			}
+			k, apiErr := countMedia(p.Type, raw, i, j, out)
+			if apiErr != nil {
+				return 0, apiErr
+			}
+			n += k
 		}
 	}
 	return n, nil
