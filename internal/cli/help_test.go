@@ -207,7 +207,7 @@ func TestCompletion(t *testing.T) {
 	}{
 		{[]string{"serve", "--backend", ""}, []string{"vllm", "openai", "openai-chat", "openai-embeddings", "openai-embeddings-chat"}, noFiles},
 		{[]string{"serve", "--backend", "openai-"}, []string{"openai-chat", "openai-embeddings", "openai-embeddings-chat"}, noFiles},
-		{[]string{"serve", "--dataset-name", ""}, []string{"sharegpt", "sonnet", "random", "custom", "prefix_repetition"}, noFiles},
+		{[]string{"serve", "--dataset-name", ""}, []string{"sharegpt", "sonnet", "random", "hf", "custom", "prefix_repetition"}, noFiles},
 		{[]string{"serve", "--tokenizer-mode", "s"}, []string{"slow", "server"}, noFiles},
 		{[]string{"serve", "--percentile-metrics", "ttft,e"}, []string{"ttft,e2el", "ttft,e2el_including_client_queue"},
 			":" + itoa(int(cobra.ShellCompDirectiveNoFileComp|cobra.ShellCompDirectiveNoSpace))},

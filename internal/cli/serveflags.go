@@ -141,9 +141,13 @@ func serveHelpGroups() []helpGroup {
 }
 
 // ownDataset reports whether a dataset flag belongs to one dataset (its
-// name starts with the dataset's, as --sonnet-input-len does) rather
-// than to all of them (--dataset-path, --no-oversample, ...).
+// Spec lists it, or its name starts with the dataset's, as
+// --sonnet-input-len does) rather than to all of them (--dataset-path,
+// --no-oversample, ...).
 func ownDataset(flag string) bool {
+	if _, ok := dataset.FlagOwner(flag); ok {
+		return true
+	}
 	for _, d := range dataset.Names() {
 		if strings.HasPrefix(flag, strings.ReplaceAll(d, "_", "-")+"-") {
 			return true
@@ -270,6 +274,8 @@ func (f *serveFlags) registerDataset(s flagSet) {
 			}
 		case *bool:
 			s.boolean(p, fl.Name, fl.Help)
+		case *float64:
+			s.val(bindFloat(fl.Name, p), fl.Name, fl.Help)
 		case **int:
 			s.val(bindOptionalInt(fl.Name, p), fl.Name, fl.Help)
 		case *dataset.RangeRatio:

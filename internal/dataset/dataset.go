@@ -17,6 +17,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"math"
 	"slices"
 
 	"github.com/gobench/gobench/internal/exitcode"
@@ -112,6 +113,24 @@ type Options struct {
 	SonnetInputLen  int
 	SonnetOutputLen int
 	SonnetPrefixLen int
+
+	// HFSubset, HFSplit and HFName are --hf-subset, --hf-split and
+	// --hf-name ("" for None); HFOutputLen is --hf-output-len (nil: each
+	// class's default); NoStream is --no-stream (the datasets library's
+	// Dataset.shuffle instead of the streaming shuffle).
+	HFSubset    string
+	HFSplit     string
+	HFName      string
+	HFOutputLen *int
+	NoStream    bool
+	// BlazeditMinDistance and BlazeditMaxDistance bound the Blazedit
+	// rows' norm_distance.
+	BlazeditMinDistance float64
+	BlazeditMaxDistance float64
+	// ASRMinAudioLenSec and ASRMaxAudioLenSec bound the ASR clips'
+	// durations.
+	ASRMinAudioLenSec float64
+	ASRMaxAudioLenSec float64
 }
 
 // DefaultOptions are vLLM's defaults of the dataset flags
@@ -120,7 +139,8 @@ type Options struct {
 func DefaultOptions() Options {
 	return Options{Name: "random", NumPrompts: 1000, RandomInputLen: 1024, RandomOutputLen: 128, RandomBatchSize: 1, CustomOutputLen: 256,
 		PrefixRepetitionPrefixLen: 256, PrefixRepetitionSuffixLen: 256, PrefixRepetitionNumPrefixes: 10, PrefixRepetitionOutputLen: 128,
-		SonnetInputLen: 550, SonnetOutputLen: 150, SonnetPrefixLen: 200}
+		SonnetInputLen: 550, SonnetOutputLen: 150, SonnetPrefixLen: 200, BlazeditMaxDistance: 1,
+		ASRMaxAudioLenSec: math.Inf(1)}
 }
 
 // Bounds of the counts and lengths the dataset flags take: far beyond any
@@ -209,6 +229,9 @@ func validateLengths(spec *Spec, opts Options) error {
 	}
 	if opts.SharegptOutputLen != nil {
 		lengths = append(lengths, length{"sharegpt-output-len", *opts.SharegptOutputLen, 0})
+	}
+	if opts.HFOutputLen != nil {
+		lengths = append(lengths, length{"hf-output-len", *opts.HFOutputLen, 0})
 	}
 	for _, l := range lengths {
 		switch {

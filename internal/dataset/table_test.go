@@ -21,7 +21,7 @@ func TestSpecs(t *testing.T) {
 	if diff := cmp.Diff(want, Names()); diff != "" {
 		t.Errorf("names (-vllm +gobench):\n%s", diff)
 	}
-	if diff := cmp.Diff([]string{"sharegpt", "sonnet", "random", "custom", "prefix_repetition"}, Supported()); diff != "" {
+	if diff := cmp.Diff([]string{"sharegpt", "sonnet", "random", "hf", "custom", "prefix_repetition"}, Supported()); diff != "" {
 		t.Errorf("supported (-want +got):\n%s", diff)
 	}
 	described := map[string]Flag{}
@@ -84,7 +84,7 @@ func TestValidate(t *testing.T) {
 		{"unknown", Options{Name: "nope"}, "Unknown dataset: nope", nil},
 		{"path forbidden", Options{Name: "random", Path: "x.json"}, "Cannot use 'random' dataset with --dataset-path", nil},
 		{"forbidden before unsupported", Options{Name: "prefix_repetition", Path: "x"}, "Cannot use 'prefix_repetition'", nil},
-		{"unsupported", Options{Name: "burstgpt"}, "--dataset-name burstgpt: not supported yet (supported: sharegpt, sonnet, random, custom, prefix_repetition)", exitcode.ErrNotSupported},
+		{"unsupported", Options{Name: "burstgpt"}, "--dataset-name burstgpt: not supported yet (supported: sharegpt, sonnet, random, hf, custom, prefix_repetition)", exitcode.ErrNotSupported},
 		{"path required", Options{Name: "custom"}, "--dataset-name custom needs --dataset-path", nil},
 		{"range ratio", Options{Name: "random", RandomRangeRatio: RangeRatio{1, 0}}, "input_range_ratio must be in [0, 1).", nil},
 		{"range ratio ignored elsewhere", Options{Name: "custom", Path: "a.jsonl", RandomRangeRatio: RangeRatio{1, 0}}, "", nil},

@@ -1,0 +1,90 @@
+package cli
+
+import (
+	"encoding/json"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/gobench/gobench/internal/golden"
+)
+
+// hfData is a local copy of one of the hf dataset's test sets (JSON Lines
+// in the Hub's layout, written by tools/gen-dataset-vectors/gen_hf_vectors.py).
+func hfData(name string) string { return filepath.Join("..", "dataset", "testdata", "hf", name) }
+
+// TestHFAgainstSim runs the hf dataset end to end against the simulator:
+// InstructCoder from a local directory picked by --hf-name, chat-formatted
+// through the tokenizer's template, on a completions and a chat backend;
+// and ShareGPT conversations (ConversationDataset) with --hf-split.
+func TestHFAgainstSim(t *testing.T) {
+	t.Parallel()
+	dir := chatTokenizerDir(t)
+	for _, tc := range []struct {
+		backend string
+		args    []string
+	}{
+		{"openai", []string{"--dataset-path", hfData("instructcoder"), "--hf-name", "likaixin/InstructCoder"}},
+		{"openai-chat", []string{"--dataset-path", hfData("instructcoder"), "--hf-name", "likaixin/InstructCoder", "--no-stream"}},
+		{"openai-chat", []string{"--dataset-path", hfData("sharegpt"), "--hf-name", "Aeala/ShareGPT_Vicuna_unfiltered", "--hf-split", "train"}},
+	} {
+		t.Run(tc.backend+" "+tc.args[3], func(t *testing.T) {
+			t.Parallel()
+			args := append([]string{"serve", "--sim", "--sim-ttft", "0.005", "--sim-itl", "0.001", "--disable-tqdm",
+				"--format", "json", "--backend", tc.backend, "--tokenizer", dir, "--dataset-name", "hf", "--num-prompts", "5",
+				"--hf-output-len", "6", "--ignore-eos"}, tc.args...)
+			stdout, stderr, code := runMain(t, args...)
+			if code != 0 {
+				t.Fatalf("exit %d\n%s\n%s", code, stdout, stderr)
+			}
+			var got map[string]any
+			if err := json.Unmarshal([]byte(stdout), &got); err != nil {
+				t.Fatalf("stdout is not JSON: %v\n%s", err, stdout)
+			}
+			if got["completed"] != 5.0 || got["failed"] != 0.0 || got["total_output_tokens"] != 30.0 {
+				t.Errorf("completed %v, failed %v, output tokens %v; want 5, 0, 30", got["completed"], got["failed"], got["total_output_tokens"])
+			}
+		})
+	}
+}
+
+// TestHFDryRun: --dry-run shows the hf requests (MT-Bench's first turns,
+// shuffled by the datasets library's streaming shuffle, --output-len
+// reaching --hf-output-len as in vLLM, ids by row, oversampled past the
+// file's 30 rows); vLLM's refusals are usage errors.
+func TestHFDryRun(t *testing.T) {
+	t.Parallel()
+	stdout, stderr, code := runMain(t, "serve", "--dry-run", "--model", "m", "--tokenizer", "gobench-builtin",
+		"--dataset-name", "hf", "--dataset-path", hfData("mtbench"), "--hf-name", "philschmid/mt-bench", "--skip-chat-template",
+		"--num-prompts", "32", "--output-len", "7", "--request-id-prefix", "mt-", "--seed", "3")
+	if code != 0 {
+		t.Fatalf("exit %d\n%s\n%s", code, stdout, stderr)
+	}
+	reqs := dryRunRequests(t, stdout)
+	if len(reqs) != 32 {
+		t.Fatalf("%d requests, want 32:\n%s", len(reqs), stdout)
+	}
+	for i, r := range reqs {
+		if r.OutputLen != 7 || r.RequestID != "mt-"+itoa(i) {
+			t.Errorf("request %+v: want 7 output tokens, id mt-%d", r, i)
+		}
+	}
+	golden.Check(t, []byte(stdout))
+
+	for _, tc := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"--dataset-path", "some/dataset"}, "Unsupported dataset path: some/dataset."},
+		{[]string{"--dataset-path", hfData("mtbench"), "--hf-name", "Lin-Chen/MMStar"}, "Multi-modal content is not supported on backend 'openai'"},
+		{[]string{"--dataset-path", hfData("mtbench"), "--hf-name", "philschmid/mt-bench", "--hf-split", "test"}, `Unknown split "test"`},
+		{[]string{"--dataset-path", hfData("sharegpt"), "--hf-name", "Aeala/ShareGPT_Vicuna_unfiltered"}, "ConversationDataset needs --hf-split"},
+		{[]string{"--dataset-path", "philschmid/mt-bench"}, "Hub downloads are not supported yet"},
+	} {
+		args := append([]string{"serve", "--dry-run", "--model", "m", "--tokenizer", "gobench-builtin", "--dataset-name", "hf"}, tc.args...)
+		_, stderr, code := runMain(t, args...)
+		if code != 2 || !strings.Contains(stderr, tc.want) {
+			t.Errorf("%v: exit %d, want 2 and %q in\n%s", tc.args, code, tc.want, stderr)
+		}
+	}
+}

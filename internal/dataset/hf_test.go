@@ -1,0 +1,95 @@
+package dataset
+
+import (
+	"errors"
+	"io"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/gobench/gobench/internal/exitcode"
+	"github.com/google/go-cmp/cmp"
+)
+
+// hfCase is one case of testdata/hf/hf_golden.json.
+type hfCase struct {
+	Dir              string  `json:"dir"`
+	Split            string  `json:"split"`
+	HFName           string  `json:"hf_name"`
+	Seed             int64   `json:"seed"`
+	NumPrompts       int     `json:"num_prompts"`
+	NoStream         bool    `json:"no_stream"`
+	DisableShuffle   bool    `json:"disable_shuffle"`
+	OutputLen        *int    `json:"output_len"`
+	SkipChatTemplate bool    `json:"skip_chat_template"`
+	MinDistance      float64 `json:"min_distance"`
+	MaxDistance      float64 `json:"max_distance"`
+	Samples          []goldenSample
+}
+
+func (c hfCase) options(path string) Options {
+	return Options{Name: "hf", Path: path, HFName: c.HFName, NumPrompts: c.NumPrompts, Seed: c.Seed,
+		RequestIDPrefix: "hf-", NoStream: c.NoStream, DisableShuffle: c.DisableShuffle, HFOutputLen: c.OutputLen,
+		SkipChatTemplate: c.SkipChatTemplate, BlazeditMinDistance: c.MinDistance, BlazeditMaxDistance: c.MaxDistance,
+		Backend: "openai", HFSplit: c.Split}
+}
+
+// TestHFMatchesVLLM compares with samples produced by a copy of vLLM's
+// HuggingFace text classes and of the datasets library's shuffles
+// (tools/gen-dataset-vectors/gen_hf_vectors.py) on the same local files:
+// the streaming shuffle (three shards shuffled, a buffer of 1000 filled,
+// replaced and shuffled at the end, then oversampling), --no-stream's
+// permutation, --disable-shuffle, and each text class.
+func TestHFMatchesVLLM(t *testing.T) {
+	t.Parallel()
+	var cases []hfCase
+	readJSON(t, filepath.Join("hf", "hf_golden.json"), &cases)
+	if len(cases) == 0 {
+		t.Fatal("no cases in hf_golden.json")
+	}
+	for _, c := range cases {
+		got, err := Load(c.options(filepath.Join("testdata", "hf", c.Dir)), chatFake{newFake()}, nil, io.Discard)
+		if err != nil {
+			t.Fatalf("%s seed %d: %v", c.Dir, c.Seed, err)
+		}
+		if diff := cmp.Diff(c.Samples, toGolden(got)); diff != "" {
+			t.Errorf("%s seed %d stream=%v (-vllm +gobench):\n%s", c.Dir, c.Seed, !c.NoStream, diff)
+		}
+	}
+}
+
+func TestHFErrors(t *testing.T) {
+	t.Parallel()
+	dir := filepath.Join("testdata", "hf", "mtbench")
+	tests := []struct {
+		name string
+		opts Options
+		want string
+		ns   bool
+	}{
+		{"unknown id", Options{Path: dir}, "Unsupported dataset path: testdata/hf/mtbench. Huggingface dataset only supports dataset_path from one of following: {'AI-MO/NuminaMath-1.5'", false},
+		{"multimodal on completions", Options{Path: dir, HFName: "Lin-Chen/MMStar", Backend: "openai"}, "Multi-modal content is not supported on backend 'openai'", false},
+		{"multimodal class", Options{Path: dir, HFName: "Lin-Chen/MMStar", Backend: "openai-chat"}, "MMStarDataset (testdata/hf/mtbench) is not supported yet", true},
+		{"hub id", Options{Path: "philschmid/mt-bench"}, "Hub downloads are not supported yet", true},
+		{"unknown split", Options{Path: dir, HFName: "philschmid/mt-bench", HFSplit: "test"}, `Unknown split "test"`, false},
+		{"no subset dir", Options{Path: dir, HFName: "philschmid/mt-bench", HFSubset: "x"}, "--hf-subset x: testdata/hf/mtbench has no directory x", false},
+		{"wrong column", Options{Path: dir, HFName: "openai/gsm8k", HFSubset: ".", HFSplit: "train"}, `train.jsonl:3: no column "question"`, false},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			o := tc.opts
+			o.Name, o.NumPrompts, o.BlazeditMaxDistance = "hf", 3, 1
+			if o.Backend == "" {
+				o.Backend = "openai"
+			}
+			_, err := Load(o, chatFake{newFake()}, nil, io.Discard)
+			if err == nil || !strings.Contains(err.Error(), tc.want) {
+				t.Fatalf("err = %v, want it to contain %q", err, tc.want)
+			}
+			if errors.Is(err, exitcode.ErrNotSupported) != tc.ns {
+				t.Errorf("errors.Is(err, ErrNotSupported) = %v, want %v", !tc.ns, tc.ns)
+			}
+		})
+	}
+}

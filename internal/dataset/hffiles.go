@@ -1,0 +1,155 @@
+package dataset
+
+import (
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+)
+
+// splitKeywords are the datasets library's names for its three default
+// splits in file and directory names (datasets/data_files.py
+// SPLIT_KEYWORDS): a file named dev-00000.parquet belongs to
+// "validation".
+var splitKeywords = [][]string{
+	{"train", "training"},
+	{"validation", "valid", "dev", "val"},
+	{"test", "testing", "eval", "evaluation"},
+}
+
+// keywordsOf returns the names that select split: its synonyms for a
+// default split, else the split's own name.
+func keywordsOf(split string) []string {
+	for _, k := range splitKeywords {
+		if slices.Contains(k, split) {
+			return k
+		}
+	}
+	return []string{split}
+}
+
+// isSep is the datasets library's NON_WORDS_CHARS ("-._ 0-9"), which
+// delimit a split keyword in a name.
+func isSep(c byte) bool { return strings.IndexByte("-._ 0123456789", c) >= 0 }
+
+// nameHas reports whether name holds keyword as the datasets library's
+// patterns find it: at the start followed by a separator ("{kw}[sep]*") or
+// between separators ("*[sep]{kw}[sep]*"); a directory also by its whole
+// name ("{kw}/**") or at its end after a separator ("*[sep]{kw}/**").
+func nameHas(name, keyword string, dir bool) bool {
+	for i := 0; i+len(keyword) <= len(name); i++ {
+		if name[i:i+len(keyword)] != keyword {
+			continue
+		}
+		end := i + len(keyword)
+		before := i == 0 || isSep(name[i-1])
+		after := end < len(name) && isSep(name[end])
+		if dir && end == len(name) {
+			after = true
+		}
+		if before && after {
+			return true
+		}
+	}
+	return false
+}
+
+// inSplit reports whether the relative path rel belongs to a split named
+// by one of keywords: by its file name, or (byDir) by a directory name.
+func inSplit(rel string, keywords []string, byDir bool) bool {
+	parts := strings.Split(rel, "/")
+	for _, kw := range keywords {
+		if !byDir && nameHas(parts[len(parts)-1], kw, false) {
+			return true
+		}
+		if byDir {
+			for _, d := range parts[:len(parts)-1] {
+				if nameHas(d, kw, true) {
+					return true
+				}
+			}
+		}
+	}
+	return false
+}
+
+// hfDataFiles lists the data files of a local dataset for a subset and a
+// split, sorted, as load_dataset resolves a directory without a loading
+// script: --hf-subset is a subdirectory; the split is chosen by the
+// keywords in the file names, else in the directory names, else every file
+// is the "train" split. A file given directly is the whole dataset.
+func hfDataFiles(root, subset, split string) ([]string, error) {
+	st, err := os.Stat(root)
+	if err != nil {
+		return nil, fmt.Errorf("--dataset-path: %w", err)
+	}
+	if !st.IsDir() {
+		return []string{root}, nil
+	}
+	if subset != "" {
+		sub := filepath.Join(root, subset)
+		if st, err := os.Stat(sub); err != nil || !st.IsDir() {
+			return nil, fmt.Errorf("--hf-subset %s: %s has no directory %s", subset, root, subset)
+		}
+		root = sub
+	}
+	var rels []string
+	err = filepath.WalkDir(root, func(p string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		if strings.HasPrefix(d.Name(), ".") && p != root {
+			if d.IsDir() {
+				return filepath.SkipDir
+			}
+			return nil
+		}
+		if _, ok := hfFormats[strings.ToLower(filepath.Ext(p))]; (ok || strings.HasSuffix(p, ".arrow")) && !d.IsDir() {
+			rel, _ := filepath.Rel(root, p)
+			rels = append(rels, filepath.ToSlash(rel))
+		}
+		return nil
+	})
+	if err != nil {
+		return nil, fmt.Errorf("--dataset-path: %w", err)
+	}
+	if len(rels) == 0 {
+		return nil, fmt.Errorf("--dataset-path %s: no data files (.parquet, .jsonl, .json, .csv)", root)
+	}
+	picked, err := pickSplit(rels, split)
+	if err != nil {
+		return nil, fmt.Errorf("--dataset-path %s: %w", root, err)
+	}
+	slices.Sort(picked)
+	out := make([]string, len(picked))
+	for i, rel := range picked {
+		out[i] = filepath.Join(root, filepath.FromSlash(rel))
+	}
+	return out, nil
+}
+
+// pickSplit selects the files of split among rels.
+func pickSplit(rels []string, split string) ([]string, error) {
+	known := append(slices.Concat(splitKeywords...), split)
+	for _, byDir := range []bool{false, true} {
+		if !slices.ContainsFunc(rels, func(r string) bool { return inSplit(r, known, byDir) }) {
+			continue
+		}
+		var out []string
+		for _, r := range rels {
+			if inSplit(r, keywordsOf(split), byDir) {
+				out = append(out, r)
+			}
+		}
+		if len(out) == 0 {
+			return nil, fmt.Errorf("Unknown split %q: no data file is named for it (--hf-split)", split)
+		}
+		return out, nil
+	}
+	if split != "train" {
+		return nil, fmt.Errorf(`Unknown split %q. Should be one of ['train'] (no data file is named for a split, so every file is "train")`, split)
+	}
+	return rels, nil
+}
