@@ -1,9 +1,16 @@
 package cli
 
 import (
+	"bytes"
+	"context"
 	"encoding/json"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"os"
 	"path/filepath"
 	"strings"
+	"sync/atomic"
 	"testing"
 
 	"github.com/gobench/gobench/internal/golden"
@@ -79,12 +86,73 @@ func TestHFDryRun(t *testing.T) {
 		{[]string{"--dataset-path", hfData("mtbench"), "--hf-name", "Lin-Chen/MMStar"}, "Multi-modal content is not supported on backend 'openai'"},
 		{[]string{"--dataset-path", hfData("mtbench"), "--hf-name", "philschmid/mt-bench", "--hf-split", "test"}, `Unknown split "test"`},
 		{[]string{"--dataset-path", hfData("sharegpt"), "--hf-name", "Aeala/ShareGPT_Vicuna_unfiltered"}, "ConversationDataset needs --hf-split"},
-		{[]string{"--dataset-path", "philschmid/mt-bench"}, "Hub downloads are not supported yet"},
+		{[]string{"--dataset-path", "no/such/id", "--hf-name", "philschmid/mt-bench"}, "not a local file or directory, nor a Hub dataset id"},
 	} {
 		args := append([]string{"serve", "--dry-run", "--model", "m", "--tokenizer", "gobench-builtin", "--dataset-name", "hf"}, tc.args...)
 		_, stderr, code := runMain(t, args...)
 		if code != 2 || !strings.Contains(stderr, tc.want) {
 			t.Errorf("%v: exit %d, want 2 and %q in\n%s", tc.args, code, tc.want, stderr)
+		}
+	}
+}
+
+// TestHFFromHubAgainstSim: --dataset-path a Hub dataset id downloads its
+// data files from HF_ENDPOINT (a Hub on 127.0.0.1) into HF_HUB_CACHE, with
+// HF_TOKEN, and the run completes against the simulator; a second run with
+// HF_HUB_OFFLINE=1 reads the cache and sends nothing to the Hub.
+func TestHFFromHubAgainstSim(t *testing.T) {
+	t.Parallel()
+	const commit = "89abcdef0123456789abcdef0123456789abcdef"
+	data, err := os.ReadFile(filepath.Join(hfData("instructcoder"), "train.jsonl"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var hits atomic.Int64
+	hub := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		hits.Add(1)
+		if r.Header.Get("Authorization") != "Bearer hf_x" {
+			http.Error(w, "token", http.StatusUnauthorized)
+			return
+		}
+		switch r.URL.Path {
+		case "/api/datasets/likaixin/InstructCoder/revision/main":
+			_, _ = io.WriteString(w, `{"sha": "`+commit+`", "siblings": [{"rfilename": "train.jsonl"}]}`)
+		case "/datasets/likaixin/InstructCoder/resolve/" + commit + "/train.jsonl":
+			w.Header().Set("X-Repo-Commit", commit)
+			w.Header().Set("ETag", `"e1"`)
+			_, _ = w.Write(data)
+		default:
+			http.NotFound(w, r)
+		}
+	}))
+	defer hub.Close()
+	env := map[string]string{"HF_ENDPOINT": hub.URL, "HF_TOKEN": "hf_x", "HF_HUB_CACHE": t.TempDir()}
+	run := func() (string, string, int) {
+		var out, errOut bytes.Buffer
+		code := Main(context.Background(), []string{"serve", "--sim", "--sim-ttft", "0.005", "--sim-itl", "0.001",
+			"--disable-tqdm", "--format", "json", "--backend", "openai-chat", "--tokenizer", chatTokenizerDir(t),
+			"--dataset-name", "hf", "--dataset-path", "likaixin/InstructCoder", "--num-prompts", "4", "--hf-output-len", "3",
+			"--ignore-eos"}, Deps{Stdout: &out, Stderr: &errOut, Version: "test", Getenv: func(k string) string { return env[k] }})
+		return out.String(), errOut.String(), code
+	}
+	for _, offline := range []bool{false, true} {
+		if offline {
+			env["HF_HUB_OFFLINE"] = "1"
+		}
+		before := hits.Load()
+		stdout, stderr, code := run()
+		if code != 0 {
+			t.Fatalf("offline=%v: exit %d\n%s\n%s", offline, code, stdout, stderr)
+		}
+		var got map[string]any
+		if err := json.Unmarshal([]byte(stdout), &got); err != nil {
+			t.Fatalf("stdout is not JSON: %v\n%s", err, stdout)
+		}
+		if got["completed"] != 4.0 || got["total_output_tokens"] != 12.0 {
+			t.Errorf("offline=%v: completed %v, output tokens %v; want 4, 12", offline, got["completed"], got["total_output_tokens"])
+		}
+		if n := hits.Load() - before; (n == 0) != offline {
+			t.Errorf("offline=%v: %d requests to the Hub", offline, n)
 		}
 	}
 }

@@ -131,6 +131,11 @@ type Options struct {
 	// durations.
 	ASRMinAudioLenSec float64
 	ASRMaxAudioLenSec float64
+
+	// Hub reaches the Hugging Face Hub for the hf dataset when
+	// --dataset-path is a dataset id (the run fills it); nil: local
+	// copies only.
+	Hub *Hub
 }
 
 // DefaultOptions are vLLM's defaults of the dataset flags

@@ -4,7 +4,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"os"
 	"slices"
 	"sort"
 	"strings"
@@ -163,7 +162,7 @@ func HF(opts Options, tok tokenizer.Tokenizer, g *Globals, warn io.Writer) ([]Sa
 		// which the classes cannot iterate.
 		return nil, exitcode.Usagef("--dataset-name hf: %s needs --hf-split", c.name)
 	}
-	root, err := hfLocalRoot(opts.Path)
+	root, err := hfRoot(opts, subset, split)
 	if err != nil {
 		return nil, err
 	}
@@ -188,12 +187,4 @@ func HF(opts Options, tok tokenizer.Tokenizer, g *Globals, warn io.Writer) ([]Sa
 		return nil, fmt.Errorf("--dataset-name hf: %s: no row of %s gave a sample", c.name, opts.Path)
 	}
 	return oversample(samples, opts, g.Random, warn)
-}
-
-// hfLocalRoot returns the local file or directory --dataset-path names.
-func hfLocalRoot(path string) (string, error) {
-	if _, err := os.Stat(path); err != nil {
-		return "", fmt.Errorf("--dataset-path %s: not a local file or directory (Hub downloads are %w): %w", path, exitcode.ErrNotSupported, err)
-	}
-	return path, nil
 }

@@ -70,10 +70,11 @@ func TestHFErrors(t *testing.T) {
 		{"unknown id", Options{Path: dir}, "Unsupported dataset path: testdata/hf/mtbench. Huggingface dataset only supports dataset_path from one of following: {'AI-MO/NuminaMath-1.5'", false},
 		{"multimodal on completions", Options{Path: dir, HFName: "Lin-Chen/MMStar", Backend: "openai"}, "Multi-modal content is not supported on backend 'openai'", false},
 		{"multimodal class", Options{Path: dir, HFName: "Lin-Chen/MMStar", Backend: "openai-chat"}, "MMStarDataset (testdata/hf/mtbench) is not supported yet", true},
-		{"hub id", Options{Path: "philschmid/mt-bench"}, "Hub downloads are not supported yet", true},
+		{"hub id without a Hub", Options{Path: "philschmid/mt-bench"}, "Hub downloads are not supported yet", true},
+		{"neither", Options{Path: "no/such/id", HFName: "philschmid/mt-bench"}, "not a local file or directory, nor a Hub dataset id", false},
 		{"unknown split", Options{Path: dir, HFName: "philschmid/mt-bench", HFSplit: "test"}, `Unknown split "test"`, false},
-		{"no subset dir", Options{Path: dir, HFName: "philschmid/mt-bench", HFSubset: "x"}, "--hf-subset x: testdata/hf/mtbench has no directory x", false},
-		{"wrong column", Options{Path: dir, HFName: "openai/gsm8k", HFSubset: ".", HFSplit: "train"}, `train.jsonl:3: no column "question"`, false},
+		{"no subset dir", Options{Path: dir, HFName: "philschmid/mt-bench", HFSubset: "x"}, "--dataset-path testdata/hf/mtbench: --hf-subset x: no directory x with data files", false},
+		{"wrong column", Options{Path: dir, HFName: "openai/openai_humaneval", HFSplit: "train"}, `train.jsonl:3: no column "prompt"`, false},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {

@@ -1,9 +1,11 @@
 package dataset
 
 import (
+	"errors"
 	"fmt"
 	"io/fs"
 	"os"
+	"path"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -75,11 +77,8 @@ func inSplit(rel string, keywords []string, byDir bool) bool {
 	return false
 }
 
-// hfDataFiles lists the data files of a local dataset for a subset and a
-// split, sorted, as load_dataset resolves a directory without a loading
-// script: --hf-subset is a subdirectory; the split is chosen by the
-// keywords in the file names, else in the directory names, else every file
-// is the "train" split. A file given directly is the whole dataset.
+// hfDataFiles lists the data files of a local dataset (a file, or a
+// directory in the Hub's layout) for a subset and a split, sorted.
 func hfDataFiles(root, subset, split string) ([]string, error) {
 	st, err := os.Stat(root)
 	if err != nil {
@@ -88,26 +87,17 @@ func hfDataFiles(root, subset, split string) ([]string, error) {
 	if !st.IsDir() {
 		return []string{root}, nil
 	}
-	if subset != "" {
-		sub := filepath.Join(root, subset)
-		if st, err := os.Stat(sub); err != nil || !st.IsDir() {
-			return nil, fmt.Errorf("--hf-subset %s: %s has no directory %s", subset, root, subset)
-		}
-		root = sub
-	}
 	var rels []string
 	err = filepath.WalkDir(root, func(p string, d fs.DirEntry, err error) error {
 		if err != nil {
 			return err
 		}
-		if strings.HasPrefix(d.Name(), ".") && p != root {
-			if d.IsDir() {
-				return filepath.SkipDir
-			}
-			return nil
-		}
-		if _, ok := hfFormats[strings.ToLower(filepath.Ext(p))]; (ok || strings.HasSuffix(p, ".arrow")) && !d.IsDir() {
-			rel, _ := filepath.Rel(root, p)
+		rel, _ := filepath.Rel(root, p)
+		switch {
+		case p == root:
+		case strings.HasPrefix(d.Name(), ".") && d.IsDir():
+			return filepath.SkipDir
+		case !d.IsDir():
 			rels = append(rels, filepath.ToSlash(rel))
 		}
 		return nil
@@ -115,19 +105,49 @@ func hfDataFiles(root, subset, split string) ([]string, error) {
 	if err != nil {
 		return nil, fmt.Errorf("--dataset-path: %w", err)
 	}
-	if len(rels) == 0 {
-		return nil, fmt.Errorf("--dataset-path %s: no data files (.parquet, .jsonl, .json, .csv)", root)
-	}
-	picked, err := pickSplit(rels, split)
+	picked, err := selectFiles(rels, subset, split)
 	if err != nil {
 		return nil, fmt.Errorf("--dataset-path %s: %w", root, err)
 	}
-	slices.Sort(picked)
 	out := make([]string, len(picked))
 	for i, rel := range picked {
 		out[i] = filepath.Join(root, filepath.FromSlash(rel))
 	}
 	return out, nil
+}
+
+// selectFiles picks, among a repository's files (paths relative to its
+// root, with "/"), the data files of a subset and a split, sorted, as
+// load_dataset resolves a repository without a loading script:
+// --hf-subset is a directory; the split is chosen by the keywords in the
+// file names, else in the directory names, else every file is the
+// "train" split.
+func selectFiles(rels []string, subset, split string) ([]string, error) {
+	var data []string
+	for _, r := range rels {
+		name := r[strings.LastIndexByte(r, '/')+1:]
+		_, ok := hfFormats[strings.ToLower(path.Ext(name))]
+		if (ok || strings.HasSuffix(name, ".arrow")) && !strings.HasPrefix(name, ".") && (subset == "" || strings.HasPrefix(r, subset+"/")) {
+			data = append(data, strings.TrimPrefix(r, subset+"/"))
+		}
+	}
+	if len(data) == 0 && subset != "" {
+		return nil, fmt.Errorf("--hf-subset %s: no directory %s with data files", subset, subset)
+	}
+	if len(data) == 0 {
+		return nil, errors.New("no data files (.parquet, .jsonl, .json, .csv)")
+	}
+	picked, err := pickSplit(data, split)
+	if err != nil {
+		return nil, err
+	}
+	slices.Sort(picked)
+	if subset != "" {
+		for i := range picked {
+			picked[i] = subset + "/" + picked[i]
+		}
+	}
+	return picked, nil
 }
 
 // pickSplit selects the files of split among rels.
