@@ -4,6 +4,9 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"errors"
+	"image"
+	pngenc "image/png"
 	"io"
 	"net/http"
 	"net/http/httptest"
@@ -14,6 +17,7 @@ import (
 	"testing"
 
 	"github.com/gobench/gobench/internal/golden"
+	"github.com/parquet-go/parquet-go"
 )
 
 // hfData is a local copy of one of the hf dataset's test sets (JSON Lines
@@ -83,7 +87,7 @@ func TestHFDryRun(t *testing.T) {
 		want string
 	}{
 		{[]string{"--dataset-path", "some/dataset"}, "Unsupported dataset path: some/dataset."},
-		{[]string{"--dataset-path", hfData("mtbench"), "--hf-name", "Lin-Chen/MMStar"}, "Multi-modal content is not supported on backend 'openai'"},
+		{[]string{"--dataset-path", hfData("mtbench"), "--hf-name", "Lin-Chen/MMStar"}, "Multi-modal content is only supported on 'openai-chat' and 'openai-audio' backends."},
 		{[]string{"--dataset-path", hfData("mtbench"), "--hf-name", "philschmid/mt-bench", "--hf-split", "test"}, `Unknown split "test"`},
 		{[]string{"--dataset-path", hfData("sharegpt"), "--hf-name", "Aeala/ShareGPT_Vicuna_unfiltered"}, "ConversationDataset needs --hf-split"},
 		{[]string{"--dataset-path", "no/such/id", "--hf-name", "philschmid/mt-bench"}, "not a local file or directory, nor a Hub dataset id"},
@@ -154,5 +158,76 @@ func TestHFFromHubAgainstSim(t *testing.T) {
 		if n := hits.Load() - before; (n == 0) != offline {
 			t.Errorf("offline=%v: %d requests to the Hub", offline, n)
 		}
+	}
+}
+
+// TestHFMultimodal: MMStar from a local Parquet copy with a PNG stored in
+// the data runs against the simulator on openai-chat (the image goes into
+// the sample's chat content parts); a completions backend is vLLM's
+// refusal; ASR clips (WAV) show in --dry-run on openai-chat.
+func TestHFMultimodal(t *testing.T) {
+	t.Parallel()
+	var png bytes.Buffer
+	img := image.NewGray(image.Rect(0, 0, 4, 4))
+	if err := pngenc.Encode(&png, img); err != nil {
+		t.Fatal(err)
+	}
+	type picture struct {
+		Bytes []byte `parquet:"bytes"`
+	}
+	type row struct {
+		Question string  `parquet:"question"`
+		Image    picture `parquet:"image"`
+	}
+	dir := t.TempDir()
+	f, err := os.Create(filepath.Join(dir, "val.parquet"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	w := parquet.NewGenericWriter[row](f)
+	if _, err := w.Write([]row{{"What is shown? Options: A", picture{png.Bytes()}}, {"How many? Options: B", picture{png.Bytes()}}}); err != nil {
+		t.Fatal(err)
+	}
+	if err := errors.Join(w.Close(), f.Close()); err != nil {
+		t.Fatal(err)
+	}
+	args := []string{"serve", "--sim", "--sim-ttft", "0.005", "--sim-itl", "0.001", "--disable-tqdm", "--format", "json",
+		"--tokenizer", "gobench-builtin", "--dataset-name", "hf", "--dataset-path", dir, "--hf-name", "Lin-Chen/MMStar",
+		"--num-prompts", "3"}
+	stdout, stderr, code := runMain(t, append(args, "--backend", "openai-chat")...)
+	if code != 0 || !strings.Contains(stdout, `"completed": 3`) {
+		t.Errorf("openai-chat: exit %d\n%s\n%s", code, stdout, stderr)
+	}
+	_, stderr, code = runMain(t, append(args, "--backend", "openai")...)
+	if code != 2 || !strings.Contains(stderr, "Multi-modal content is only supported on 'openai-chat' and 'openai-audio' backends.") {
+		t.Errorf("openai: exit %d\n%s", code, stderr)
+	}
+
+	// The clips' paths are relative to the working directory, as in vLLM:
+	// the dataset's tests run in internal/dataset.
+	abs, err := filepath.Abs(filepath.Join("..", "dataset"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	jsonl, err := os.ReadFile(filepath.Join(hfData("asr"), "train.jsonl"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	asrDir := t.TempDir()
+	jsonl = bytes.ReplaceAll(jsonl, []byte(`"testdata/`), []byte(`"`+filepath.ToSlash(abs)+`/testdata/`))
+	if err := os.WriteFile(filepath.Join(asrDir, "train.jsonl"), jsonl, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	stdout, stderr, code = runMain(t, "serve", "--dry-run", "--model", "m", "--backend", "openai-chat", "--tokenizer", "gobench-builtin",
+		"--dataset-name", "hf", "--dataset-path", asrDir, "--hf-name", "openslr/librispeech_asr", "--num-prompts", "4",
+		"--asr-min-audio-len-sec", "1", "--hf-output-len", "5")
+	if code != 0 {
+		t.Fatalf("asr: exit %d\n%s\n%s", code, stdout, stderr)
+	}
+	if reqs := dryRunRequests(t, stdout); len(reqs) != 4 || reqs[0].OutputLen != 5 {
+		t.Errorf("asr requests %+v", reqs)
+	}
+	if !strings.Contains(stderr, "samples discarded from dataset due to their length") {
+		t.Errorf("asr: no discard warning in\n%s", stderr)
 	}
 }

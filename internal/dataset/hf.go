@@ -36,23 +36,23 @@ type hfClass struct {
 // (vllm/benchmarks/datasets/datasets.py@003cf0297 get_samples, "hf").
 var hfClasses = []hfClass{
 	{name: "VisionArenaDataset", paths: []string{"lmarena-ai/VisionArena-Chat", "lmarena-ai/vision-arena-bench-v0.1"},
-		split: "train", clearSubset: true, multimodal: true},
+		split: "train", clearSubset: true, multimodal: true, sample: visionArena},
 	{name: "MMVUDataset", paths: []string{"yale-nlp/MMVU"}, split: "validation", clearSubset: true, multimodal: true},
 	{name: "InstructCoderDataset", paths: []string{"likaixin/InstructCoder"}, split: "train", sample: instructCoder},
 	{name: "MTBenchDataset", paths: []string{"philschmid/mt-bench"}, split: "train", sample: firstTurnColumn("turns", 256)},
 	{name: "HumanEvalDataset", paths: []string{"openai/openai_humaneval"}, split: "test", sample: textColumn("prompt", 256)},
 	{name: "GSM8KDataset", paths: []string{"openai/gsm8k"}, split: "test", subset: "main", sample: textColumn("question", 256)},
-	{name: "MultiModalConversationDataset", paths: []string{"lmms-lab/LLaVA-OneVision-Data"}, multimodal: true},
+	{name: "MultiModalConversationDataset", paths: []string{"lmms-lab/LLaVA-OneVision-Data"}, multimodal: true, sample: conversation},
 	{name: "ConversationDataset", paths: []string{"Aeala/ShareGPT_Vicuna_unfiltered"}, sample: conversation},
 	{name: "AIMODataset", paths: []string{"AI-MO/aimo-validation-aime", "AI-MO/NuminaMath-1.5", "AI-MO/NuminaMath-CoT"},
 		split: "train", sample: aimo},
 	{name: "NextEditPredictionDataset", paths: []string{"zed-industries/zeta"}, split: "train", sample: nextEdit},
 	{name: "ASRDataset", paths: []string{"openslr/librispeech_asr", "facebook/voxpopuli", "LIUM/tedlium", "edinburghcstr/ami",
-		"speechcolab/gigaspeech", "kensho/spgispeech"}, split: "train", multimodal: true},
+		"speechcolab/gigaspeech", "kensho/spgispeech"}, split: "train", multimodal: true, sample: asr},
 	{name: "BlazeditDataset", paths: []string{"vdaita/edit_5k_char", "vdaita/edit_10k_char"}, split: "train", sample: blazedit},
 	{name: "MLPerfDataset", paths: []string{"mgoin/mlperf-inference-llama2-data", "mgoin/mlperf-inference-llama3.1-data"},
 		split: "train", sample: mlperf},
-	{name: "MMStarDataset", paths: []string{"Lin-Chen/MMStar"}, split: "val", clearSubset: true, multimodal: true},
+	{name: "MMStarDataset", paths: []string{"Lin-Chen/MMStar"}, split: "val", clearSubset: true, multimodal: true, sample: mmstar},
 }
 
 // multimodalBackends are the backends vLLM lets a multimodal class run
@@ -142,7 +142,8 @@ func HF(opts Options, tok tokenizer.Tokenizer, g *Globals, warn io.Writer) ([]Sa
 		return nil, exitcode.Usage(err)
 	}
 	if c.multimodal && !slices.Contains(multimodalBackends, opts.Backend) && !strings.Contains(opts.Backend, "embeddings-") {
-		return nil, exitcode.Usagef("Multi-modal content is not supported on backend '%s'; use one of ['%s'].", opts.Backend, strings.Join(multimodalBackends, "', '"))
+		// vllm/benchmarks/datasets/datasets.py@11dfa3169 get_samples.
+		return nil, exitcode.Usagef("Multi-modal content is only supported on 'openai-chat' and 'openai-audio' backends.")
 	}
 	if c.sample == nil {
 		return nil, fmt.Errorf("--dataset-name hf: %s (%s) is %w", c.name, opts.Path, exitcode.ErrNotSupported)

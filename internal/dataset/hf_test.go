@@ -1,37 +1,98 @@
 package dataset
 
 import (
+	"encoding/json"
 	"errors"
 	"io"
+	"math"
 	"path/filepath"
 	"strings"
 	"testing"
 
 	"github.com/gobench/gobench/internal/exitcode"
+	"github.com/gobench/gobench/internal/pyjson"
 	"github.com/google/go-cmp/cmp"
 )
 
 // hfCase is one case of testdata/hf/hf_golden.json.
 type hfCase struct {
-	Dir              string  `json:"dir"`
-	Split            string  `json:"split"`
-	HFName           string  `json:"hf_name"`
-	Seed             int64   `json:"seed"`
-	NumPrompts       int     `json:"num_prompts"`
-	NoStream         bool    `json:"no_stream"`
-	DisableShuffle   bool    `json:"disable_shuffle"`
-	OutputLen        *int    `json:"output_len"`
-	SkipChatTemplate bool    `json:"skip_chat_template"`
-	MinDistance      float64 `json:"min_distance"`
-	MaxDistance      float64 `json:"max_distance"`
-	Samples          []goldenSample
+	Dir              string   `json:"dir"`
+	Split            string   `json:"split"`
+	HFName           string   `json:"hf_name"`
+	Seed             int64    `json:"seed"`
+	NumPrompts       int      `json:"num_prompts"`
+	NoStream         bool     `json:"no_stream"`
+	DisableShuffle   bool     `json:"disable_shuffle"`
+	OutputLen        *int     `json:"output_len"`
+	SkipChatTemplate bool     `json:"skip_chat_template"`
+	MinDistance      float64  `json:"min_distance"`
+	MaxDistance      float64  `json:"max_distance"`
+	ASRMin           float64  `json:"asr_min"`
+	ASRMax           *float64 `json:"asr_max"`
+	Samples          []hfSample
+}
+
+// hfSample is a golden sample with its media: the image part as JSON, or
+// the clip's duration.
+type hfSample struct {
+	Prompt            string          `json:"prompt"`
+	PromptLen         int             `json:"prompt_len"`
+	ExpectedOutputLen int             `json:"expected_output_len"`
+	RequestID         string          `json:"request_id"`
+	MultiModal        json.RawMessage `json:"multi_modal_data,omitempty"`
+	AudioDuration     *float64        `json:"audio_duration,omitempty"`
+}
+
+// toHFGolden is toGolden with the media.
+func toHFGolden(t *testing.T, ss []Sample) []hfSample {
+	t.Helper()
+	out := make([]hfSample, len(ss))
+	for i, s := range ss {
+		out[i].Prompt, out[i].PromptLen, out[i].ExpectedOutputLen, out[i].RequestID = s.Prompt, s.PromptLen, s.ExpectedOutputLen, s.RequestID
+		if len(s.MultiModal) == 1 {
+			b, err := s.MultiModal[0].MarshalJSON()
+			if err != nil {
+				t.Fatal(err)
+			}
+			out[i].MultiModal = b
+		}
+		if s.Audio != nil {
+			out[i].AudioDuration = &s.Audio.Duration
+		}
+	}
+	return out
+}
+
+// compactJSON rewrites the golden's media in the compact form.
+func compactJSON(t *testing.T, ss []hfSample) []hfSample {
+	t.Helper()
+	for i := range ss {
+		if len(ss[i].MultiModal) > 0 && string(ss[i].MultiModal) != "null" {
+			o, err := pyjson.DecodeObject(ss[i].MultiModal)
+			if err != nil {
+				t.Fatal(err)
+			}
+			ss[i].MultiModal, _ = o.MarshalJSON()
+		} else {
+			ss[i].MultiModal = nil
+		}
+	}
+	return ss
 }
 
 func (c hfCase) options(path string) Options {
 	return Options{Name: "hf", Path: path, HFName: c.HFName, NumPrompts: c.NumPrompts, Seed: c.Seed,
 		RequestIDPrefix: "hf-", NoStream: c.NoStream, DisableShuffle: c.DisableShuffle, HFOutputLen: c.OutputLen,
 		SkipChatTemplate: c.SkipChatTemplate, BlazeditMinDistance: c.MinDistance, BlazeditMaxDistance: c.MaxDistance,
-		Backend: "openai", HFSplit: c.Split}
+		Backend: "openai-chat", HFSplit: c.Split, ASRMinAudioLenSec: c.ASRMin, ASRMaxAudioLenSec: max(asrMax(c.ASRMax), 0)}
+}
+
+// asrMax is the golden's --asr-max-audio-len-sec (null: inf).
+func asrMax(v *float64) float64 {
+	if v == nil {
+		return math.Inf(1)
+	}
+	return *v
 }
 
 // TestHFMatchesVLLM compares with samples produced by a copy of vLLM's
@@ -52,7 +113,7 @@ func TestHFMatchesVLLM(t *testing.T) {
 		if err != nil {
 			t.Fatalf("%s seed %d: %v", c.Dir, c.Seed, err)
 		}
-		if diff := cmp.Diff(c.Samples, toGolden(got)); diff != "" {
+		if diff := cmp.Diff(compactJSON(t, c.Samples), toHFGolden(t, got)); diff != "" {
 			t.Errorf("%s seed %d stream=%v (-vllm +gobench):\n%s", c.Dir, c.Seed, !c.NoStream, diff)
 		}
 	}
@@ -68,8 +129,8 @@ func TestHFErrors(t *testing.T) {
 		ns   bool
 	}{
 		{"unknown id", Options{Path: dir}, "Unsupported dataset path: testdata/hf/mtbench. Huggingface dataset only supports dataset_path from one of following: {'AI-MO/NuminaMath-1.5'", false},
-		{"multimodal on completions", Options{Path: dir, HFName: "Lin-Chen/MMStar", Backend: "openai"}, "Multi-modal content is not supported on backend 'openai'", false},
-		{"multimodal class", Options{Path: dir, HFName: "Lin-Chen/MMStar", Backend: "openai-chat"}, "MMStarDataset (testdata/hf/mtbench) is not supported yet", true},
+		{"multimodal on completions", Options{Path: dir, HFName: "Lin-Chen/MMStar", Backend: "openai"}, "Multi-modal content is only supported on 'openai-chat' and 'openai-audio' backends.", false},
+		{"multimodal class", Options{Path: dir, HFName: "yale-nlp/MMVU", Backend: "openai-chat"}, "MMVUDataset (testdata/hf/mtbench) is not supported yet", true},
 		{"hub id without a Hub", Options{Path: "philschmid/mt-bench"}, "Hub downloads are not supported yet", true},
 		{"neither", Options{Path: "no/such/id", HFName: "philschmid/mt-bench"}, "not a local file or directory, nor a Hub dataset id", false},
 		{"unknown split", Options{Path: dir, HFName: "philschmid/mt-bench", HFSplit: "test"}, `Unknown split "test"`, false},

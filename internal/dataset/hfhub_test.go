@@ -77,7 +77,7 @@ func TestHFFromHub(t *testing.T) {
 	url, requests := fakeHub(t, data)
 	cache := t.TempDir()
 	env := map[string]string{"HF_ENDPOINT": url, "HF_TOKEN": hubToken, "HF_HUB_CACHE": cache}
-	var want []goldenSample
+	var want []hfSample
 	var cases []hfCase
 	readJSON(t, filepath.Join("hf", "hf_golden.json"), &cases)
 	var c hfCase
@@ -93,7 +93,7 @@ func TestHFFromHub(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if diff := cmp.Diff(want, toGolden(got)); diff != "" {
+	if diff := cmp.Diff(want, toHFGolden(t, got)); diff != "" {
 		t.Errorf("(-local +hub):\n%s", diff)
 	}
 	reqs := requests()
@@ -119,7 +119,7 @@ func TestHFFromHub(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if diff := cmp.Diff(want, toGolden(again)); diff != "" {
+	if diff := cmp.Diff(want, toHFGolden(t, again)); diff != "" {
 		t.Errorf("offline (-local +cache):\n%s", diff)
 	}
 	if n := len(requests()); n != len(reqs) {

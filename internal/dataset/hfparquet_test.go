@@ -129,7 +129,7 @@ func TestHFCSV(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if diff := cmp.Diff(c.Samples, toGolden(got)); diff != "" {
+		if diff := cmp.Diff(compactJSON(t, c.Samples), toHFGolden(t, got)); diff != "" {
 			t.Errorf("seed %d (-vllm +gobench):\n%s", c.Seed, diff)
 		}
 	}

@@ -6,6 +6,7 @@ import (
 	"strings"
 	"unicode/utf8"
 
+	"github.com/gobench/gobench/internal/pyjson"
 	"github.com/gobench/gobench/internal/tokenizer"
 )
 
@@ -160,60 +161,65 @@ func instructCoder(r *hfRun, rows rowIter) ([]Sample, error) {
 	})
 }
 
-// conversation is ConversationDataset: rows with at least two turns; the
-// first is the prompt (no chat template), the second's length the output
-// unless --hf-output-len; is_valid_sequence filters when the output is the
-// completion's; ids count accepted rows.
+// conversation is ConversationDataset (and MultiModalConversationDataset,
+// the same code): rows with at least two turns; the first is the prompt
+// (no chat template), the second's length the output unless
+// --hf-output-len; is_valid_sequence filters when the output is the
+// completion's; a row with an "image" column carries it (process_image);
+// ids count accepted rows.
 func conversation(r *hfRun, rows rowIter) ([]Sample, error) {
-	return promptCompletion(r, rows, 1024, 2048, func(row hfRow) (string, string, bool, error) {
+	return promptCompletion(r, rows, 1024, 2048, func(row hfRow) (pair, error) {
 		conv, err := row.list("conversations")
 		if err != nil || len(conv) < 2 {
-			return "", "", false, err
-		}
-		if _, ok := row.cols["image"]; ok {
-			return "", "", false, fmt.Errorf("%s: the row has an image: multimodal conversations are not supported yet", row.where)
+			return pair{}, err
 		}
 		var turns [2]string
 		for k := range turns {
 			m, ok := conv[k].(map[string]any)
 			v, ok2 := m["value"].(string)
 			if !ok || !ok2 {
-				return "", "", false, fmt.Errorf("%s: conversations[%d].value must be text", row.where, k)
+				return pair{}, fmt.Errorf("%s: conversations[%d].value must be text", row.where, k)
 			}
 			turns[k] = v
 		}
-		return turns[0], turns[1], true, nil
+		return pair{prompt: turns[0], completion: turns[1], keep: true}, nil
 	})
 }
 
 // aimo is AIMODataset: problem and solution, with is_valid_sequence's
 // max_prompt_len=2048, max_total_len=32000.
 func aimo(r *hfRun, rows rowIter) ([]Sample, error) {
-	return promptCompletion(r, rows, 2048, 32000, func(row hfRow) (string, string, bool, error) {
+	return promptCompletion(r, rows, 2048, 32000, func(row hfRow) (pair, error) {
 		p, err := row.str("problem")
 		if err != nil {
-			return "", "", false, err
+			return pair{}, err
 		}
 		c, err := row.str("solution")
-		return p, c, err == nil, err
+		return pair{prompt: p, completion: c, keep: err == nil, noImage: true}, err
 	})
 }
 
+// pair is one row of ConversationDataset or AIMODataset: its prompt and
+// completion; keep=false skips the row (the filter before the loop);
+// noImage: the class never reads an "image" column (AIMO).
+type pair struct {
+	prompt, completion string
+	keep, noImage      bool
+}
+
 // promptCompletion is the shape of ConversationDataset and AIMODataset.
-// pair returns the prompt and the completion, or keep=false to skip the
-// row (the filter before the loop).
-func promptCompletion(r *hfRun, rows rowIter, maxPrompt, maxTotal int, pair func(hfRow) (p, c string, keep bool, err error)) ([]Sample, error) {
+func promptCompletion(r *hfRun, rows rowIter, maxPrompt, maxTotal int, read func(hfRow) (pair, error)) ([]Sample, error) {
 	var samples []Sample
 	dynamic := r.opts.HFOutputLen == nil
 	err := eachRow(rows, func(_ int, row hfRow) (bool, error) {
 		if len(samples) >= r.opts.NumPrompts {
 			return true, nil
 		}
-		p, c, keep, err := pair(row)
-		if err != nil || !keep {
+		pr, err := read(row)
+		if err != nil || !pr.keep {
 			return false, err
 		}
-		promptLen, completionLen := r.count(p), r.count(c)
+		promptLen, completionLen := r.count(pr.prompt), r.count(pr.completion)
 		out := completionLen
 		if !dynamic {
 			out = *r.opts.HFOutputLen
@@ -225,7 +231,15 @@ func promptCompletion(r *hfRun, rows rowIter, maxPrompt, maxTotal int, pair func
 		if dynamic && !isValidSequence(promptLen, completionLen, maxPrompt, maxTotal) {
 			return false, nil
 		}
-		samples = append(samples, Sample{Prompt: p, PromptLen: promptLen, ExpectedOutputLen: out, RequestID: r.id(len(samples))})
+		s := Sample{Prompt: pr.prompt, PromptLen: promptLen, ExpectedOutputLen: out, RequestID: r.id(len(samples))}
+		if img, ok := row.cols["image"]; ok && !pr.noImage {
+			part, err := processImage(img, row.where)
+			if err != nil {
+				return false, err
+			}
+			s.MultiModal = []*pyjson.Object{part}
+		}
+		samples = append(samples, s)
 		return false, nil
 	})
 	return samples, err

@@ -25,6 +25,7 @@ import json
 import os
 import random
 import sys
+import wave
 from copy import deepcopy
 
 import numpy as np
@@ -133,27 +134,6 @@ def tmpl(tokenizer, prompt, skip_chat_template):
         return prompt
     return tokenizer.apply_chat_template([{"role": "user", "content": prompt}], add_generation_prompt=True,
                                          tokenize=False)
-
-
-def conversation(data, tokenizer, num_requests, prefix, output_len, **kw):
-    filtered_data = data.filter(lambda x: len(x["conversations"]) >= 2)
-    sampled_requests = []
-    ind = 0
-    dynamic_output = output_len is None
-    for item in filtered_data:
-        if len(sampled_requests) >= num_requests:
-            break
-        conv = item["conversations"]
-        prompt, completion = conv[0]["value"], conv[1]["value"]
-        prompt_len = len(tokenizer(prompt).input_ids)
-        completion_len = len(tokenizer(completion).input_ids)
-        output_len = completion_len if dynamic_output else output_len
-        assert isinstance(output_len, int) and output_len > 0
-        if dynamic_output and not is_valid_sequence(prompt_len, completion_len):
-            continue
-        sampled_requests.append(S(prompt, prompt_len, output_len, prefix + str(ind)))
-        ind += 1
-    return sampled_requests
 
 
 def instruct_coder(data, tokenizer, num_requests, prefix, output_len, skip_chat_template=False, **kw):
@@ -284,7 +264,128 @@ def mlperf(data, tokenizer, num_requests, prefix, output_len, **kw):
     return out
 
 
+def process_image(image, ensure_client_side_data=False):
+    """process_image's str branch (the rows here carry URLs and paths;
+    images stored as bytes go through Pillow, which is not copied)."""
+    if isinstance(image, str):
+        image_url = (
+            image
+            if image.startswith(("http://", "https://", "file://", "data:image/"))
+            else f"file://{image}"
+        )
+        return {"type": "image_url", "image_url": {"url": image_url}}
+    raise ValueError(f"Invalid image input {image}.")
+
+
+def conversation(data, tokenizer, num_requests, prefix, output_len, **kw):
+    """ConversationDataset and MultiModalConversationDataset (the same
+    code)."""
+    filtered_data = data.filter(lambda x: len(x["conversations"]) >= 2)
+    sampled_requests = []
+    ind = 0
+    dynamic_output = output_len is None
+    for item in filtered_data:
+        if len(sampled_requests) >= num_requests:
+            break
+        conv = item["conversations"]
+        prompt, completion = conv[0]["value"], conv[1]["value"]
+        prompt_len = len(tokenizer(prompt).input_ids)
+        completion_len = len(tokenizer(completion).input_ids)
+        output_len = completion_len if dynamic_output else output_len
+        assert isinstance(output_len, int) and output_len > 0
+        if dynamic_output and not is_valid_sequence(prompt_len, completion_len):
+            continue
+        mm_content = process_image(item["image"]) if "image" in item else None
+        r = S(prompt, prompt_len, output_len, prefix + str(ind))
+        r["multi_modal_data"] = mm_content
+        sampled_requests.append(r)
+        ind += 1
+    return sampled_requests
+
+
+VISION_ARENA = {
+    "lmarena-ai/VisionArena-Chat": lambda x: x["conversation"][0][0]["content"],
+    "lmarena-ai/vision-arena-bench-v0.1": lambda x: x["turns"][0][0]["content"],
+}
+
+
+def vision_arena(hf_name):
+    def sample(data, tokenizer, num_requests, prefix, output_len, **kw):
+        parser_fn = VISION_ARENA.get(hf_name)
+        output_len = output_len if output_len is not None else 128
+        out = []
+        for i, item in enumerate(data):
+            if len(out) >= num_requests:
+                break
+            prompt = parser_fn(item)
+            mm_content = process_image(item["images"][0])
+            prompt_len = len(tokenizer.encode(prompt))
+            r = S(prompt, prompt_len, output_len, prefix + str(i))
+            r["multi_modal_data"] = mm_content
+            out.append(r)
+        return out
+    return sample
+
+
+def mmstar(data, tokenizer, num_requests, prefix, output_len, **kw):
+    output_len = output_len if output_len is not None else 128
+    out = []
+    for ind, item in enumerate(data):
+        if len(out) >= num_requests:
+            break
+        full_q = item.get("question", "")
+        question_text = full_q.split("Options:", 1)[0].strip()
+        mm_content = process_image(item["image"])
+        prompt_len = len(tokenizer(question_text).input_ids)
+        r = S(question_text, prompt_len, output_len, prefix + str(ind))
+        r["multi_modal_data"] = mm_content
+        out.append(r)
+    return out
+
+
+def wav_info_duration(path):
+    """soundfile.info(path).duration for a WAV file, with the standard
+    library's wave module."""
+    with wave.open(path, "rb") as w:
+        return w.getnframes() / w.getframerate()
+
+
+def asr(data, tokenizer, num_requests, prefix, output_len, asr_min_audio_len_sec=None,
+        asr_max_audio_len_sec=None, **kw):
+    output_len = output_len if output_len is not None else 1024
+    name_or_path = getattr(tokenizer, "name_or_path", "")
+    if "openai" in name_or_path:
+        prompt = "<|startoftranscript|><|en|><|transcribe|><|notimestamps|>"
+    else:
+        prompt = ""
+    prompt_len = len(tokenizer(prompt).input_ids)
+    sampled_requests = []
+    ind = 0
+    asr_min = float(asr_min_audio_len_sec or 0.0)
+    asr_max = float(asr_max_audio_len_sec or float("inf"))
+    for item in data:
+        if len(sampled_requests) >= num_requests:
+            break
+        audio = item["audio"]
+        if isinstance(audio, dict) and audio.get("path"):
+            duration_s = wav_info_duration(audio["path"])
+        else:
+            raise ValueError("ASR samples must provide decoded audio arrays, embedded audio bytes, or a local audio path.")
+        if duration_s < asr_min or duration_s > asr_max:
+            continue
+        r = S(prompt, prompt_len, output_len, prefix + str(ind))
+        r["audio_duration"] = duration_s
+        sampled_requests.append(r)
+        ind += 1
+    return sampled_requests
+
+
 CLASSES = {
+    "lmms-lab/LLaVA-OneVision-Data": conversation,
+    "lmarena-ai/VisionArena-Chat": vision_arena("lmarena-ai/VisionArena-Chat"),
+    "lmarena-ai/vision-arena-bench-v0.1": vision_arena("lmarena-ai/vision-arena-bench-v0.1"),
+    "Lin-Chen/MMStar": mmstar,
+    "openslr/librispeech_asr": asr,
     "Aeala/ShareGPT_Vicuna_unfiltered": conversation,
     "likaixin/InstructCoder": instruct_coder,
     "philschmid/mt-bench": single_turn(lambda x: x["turns"][0], 256),
@@ -357,6 +458,35 @@ def inputs():
     one("mlperf", "mgoin/mlperf-inference-llama3.1-data",
         [{"system_prompt": "be brief", "question": f"q{i} " + text(i, i % 7), "output": text(i + 5, i % 9)}
          for i in range(40)])
+    # Multimodal: images as URLs and paths (process_image's str branch).
+    one("llava", "lmms-lab/LLaVA-OneVision-Data",
+        [{"conversations": [{"from": "human", "value": f"look {i} " + text(i, 1 + i % 5)},
+                            {"from": "gpt", "value": text(i + 2, i % 6)}],
+          "image": f"https://img.example/{i}.png" if i % 2 else f"imgs/{i}.jpg"} for i in range(30)])
+    one("visionarena", "lmarena-ai/VisionArena-Chat",
+        [{"conversation": [[{"role": "user", "content": f"what is {i} " + text(i, 2)}]],
+          "images": [f"data:image/png;base64,AAA{i}"]} for i in range(20)])
+    one("visionbench", "lmarena-ai/vision-arena-bench-v0.1",
+        [{"turns": [[{"role": "user", "content": f"bench {i} " + text(i, 3)}]],
+          "images": [f"http://x/{i}.jpg", "second"]} for i in range(10)])
+    one("mmstar", "Lin-Chen/MMStar",
+        [{"question": f"  q{i} " + text(i, 2) + " \nOptions: A: a, B: b" + (" Options: C" if i % 3 == 0 else ""),
+          "image": f"file:///data/{i}.png"} for i in range(15)], "val")
+    # ASR: WAV clips of 2 kHz, 16-bit, mono or stereo, 0.1 to 2.0 s.
+    clips = os.path.join(OUT, "asr", "clips")
+    os.makedirs(clips, exist_ok=True)
+    rows = []
+    for i in range(12):
+        path = os.path.join(clips, f"c{i}.wav")
+        channels = 1 + i % 2
+        frames = 200 + 325 * i
+        with wave.open(path, "wb") as w:
+            w.setnchannels(channels)
+            w.setsampwidth(2)
+            w.setframerate(2000)
+            w.writeframes(bytes((k * 7 + i) % 256 for k in range(frames * channels * 2)))
+        rows.append({"audio": {"path": f"testdata/hf/asr/clips/c{i}.wav", "bytes": None}, "text": text(i, 3)})
+    one("asr", "openslr/librispeech_asr", rows)
     return sets
 
 
@@ -365,6 +495,9 @@ def main():
     tok = ChatFakeTokenizer()
     sets = inputs()
     cases = []
+    # ASRDataset reads its local audio paths relative to the working
+    # directory: Go's tests run in internal/dataset.
+    os.chdir(os.path.join(OUT, "..", ".."))
     for name, seed, n, stream, noshuf, output_len, skip, extra in [
         ("sharegpt", 0, 30, True, False, None, False, {}),
         ("sharegpt", 7, 2200, True, False, None, False, {}),
@@ -382,15 +515,25 @@ def main():
         ("zeta", 10, 12, True, False, None, False, {}),
         ("mlperf", 11, 30, True, False, None, False, {}),
         ("mlperf", 12, 10, True, True, 7, False, {}),
+        ("llava", 13, 12, True, False, None, False, {}),
+        ("visionarena", 14, 8, True, False, None, False, {}),
+        ("visionbench", 15, 12, False, False, 9, False, {}),
+        ("mmstar", 16, 20, True, False, None, False, {}),
+        ("asr", 17, 6, True, False, None, False, {"asr_min_audio_len_sec": 0.5, "asr_max_audio_len_sec": 2.0}),
+        ("asr", 18, 20, False, False, 50, False, {}),
     ]:
         hf_name, files = sets[name]
         data = Data(load([os.path.join(OUT, f) for f in files], seed, stream, noshuf))
         samples = CLASSES[hf_name](data, tok, n, "hf-", output_len, skip_chat_template=skip, **extra)
         oversample(samples, n, seed, "hf-")  # maybe_oversample_requests
+        for r in samples:
+            if r.get("multi_modal_data", 0) is None:  # text rows: keep the file small
+                del r["multi_modal_data"]
         # ConversationDataset has no default split: vLLM needs --hf-split.
-        cases.append({"dir": name, "split": "train" if name == "sharegpt" else "", "hf_name": hf_name, "seed": seed, "num_prompts": n, "no_stream": not stream,
+        cases.append({"dir": name, "split": "train" if name in ("sharegpt", "llava") else "", "hf_name": hf_name, "seed": seed, "num_prompts": n, "no_stream": not stream,
                       "disable_shuffle": noshuf, "output_len": output_len, "skip_chat_template": skip,
                       "min_distance": extra.get("min_distance", 0.0), "max_distance": extra.get("max_distance", 1.0),
+                      "asr_min": extra.get("asr_min_audio_len_sec", 0.0), "asr_max": extra.get("asr_max_audio_len_sec"),
                       "samples": samples})
     with open(os.path.join(OUT, "hf_golden.json"), "w", encoding="utf-8") as f:
         json.dump(cases, f, indent=1, ensure_ascii=False)
