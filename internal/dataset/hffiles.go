@@ -120,8 +120,9 @@ func hfDataFiles(root, subset, split string) ([]string, error) {
 // root, with "/"), the data files of a subset and a split, sorted, as
 // load_dataset resolves a repository without a loading script:
 // --hf-subset is a directory; the split is chosen by the keywords in the
-// file names, else in the directory names, else every file is the
-// "train" split.
+// file names, else in the directory names, else every file is in the
+// split (load_dataset's "train", or the one split a README's configs
+// name).
 func selectFiles(rels []string, subset, split string) ([]string, error) {
 	var data []string
 	for _, r := range rels {
@@ -168,8 +169,8 @@ func pickSplit(rels []string, split string) ([]string, error) {
 		}
 		return out, nil
 	}
-	if split != "train" {
-		return nil, fmt.Errorf(`Unknown split %q. Should be one of ['train'] (no data file is named for a split, so every file is "train")`, split)
-	}
+	// No file is named for a split: load_dataset makes them all "train",
+	// unless the README's configs name the split (MMStar's "val" is one
+	// file), which gobench does not read; so every split is every file.
 	return rels, nil
 }
