@@ -143,7 +143,6 @@ func TestServeFlagErrors(t *testing.T) {
 		{[]string{"--random-range-ratio", `{"input": 0.1}`}, "When range_ratio is a dict it must contain 'input' and 'output' keys, got: ['input']"},
 		// Features not built yet are refused, never ignored.
 		{[]string{"--plot-timeline"}, "--plot-timeline: the HTML timeline not supported yet"},
-		{[]string{"--hf-subset", "x"}, "the hf dataset not supported yet"},
 		{[]string{"--probe-request-rate", "-1"}, "argument --probe-request-rate: must be a positive rate"},
 		{[]string{"--probe-request-rate", "1", "--backend", "openai-audio"}, "probes are text requests"},
 		{[]string{"--random-batch-size", "0"}, "argument --random-batch-size: must be at least 1 (got 0)"},

@@ -210,7 +210,7 @@ func TestCompletion(t *testing.T) {
 			"vllm-rerank", "openai-responses"}, noFiles},
 		{[]string{"serve", "--backend", "openai-"}, []string{"openai-chat", "openai-audio", "openai-embeddings", "openai-embeddings-chat",
 			"openai-embeddings-clip", "openai-embeddings-vlm2vec", "openai-responses"}, noFiles},
-		{[]string{"serve", "--dataset-name", ""}, []string{"sharegpt", "burstgpt", "sonnet", "random", "random-mm", "random-rerank", "custom",
+		{[]string{"serve", "--dataset-name", ""}, []string{"sharegpt", "burstgpt", "sonnet", "random", "random-mm", "random-rerank", "hf", "custom",
 			"custom_audio", "custom_image", "custom_mm", "prefix_repetition", "spec_bench", "speed_bench", "timed_trace"}, noFiles},
 		{[]string{"serve", "--tokenizer-mode", "s"}, []string{"slow", "server"}, noFiles},
 		{[]string{"serve", "--percentile-metrics", "ttft,e"}, []string{"ttft,e2el", "ttft,e2el_including_client_queue"},

@@ -269,6 +269,7 @@ func (f *serveFlags) datasetOptions() error {
 		d.RandomOutputLen = f.outputLen.v
 		v := f.outputLen.v
 		d.SharegptOutputLen = &v
+		d.HFOutputLen = &v
 		d.CustomOutputLen = v
 		d.PrefixRepetitionOutputLen = v
 		d.SonnetOutputLen = v

@@ -149,9 +149,13 @@ func serveHelpGroups() []helpGroup {
 }
 
 // ownDataset reports whether a dataset flag belongs to one dataset (its
-// name starts with the dataset's, as --sonnet-input-len does) rather
-// than to all of them (--dataset-path, --no-oversample, ...).
+// Spec lists it, or its name starts with the dataset's, as
+// --sonnet-input-len does) rather than to all of them (--dataset-path,
+// --no-oversample, ...).
 func ownDataset(flag string) bool {
+	if _, ok := dataset.FlagOwner(flag); ok {
+		return true
+	}
 	for _, d := range dataset.Names() {
 		if strings.HasPrefix(flag, strings.ReplaceAll(d, "_", "-")+"-") {
 			return true

@@ -17,6 +17,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"math"
 	"slices"
 
 	"github.com/gobench/gobench/internal/numpyrand"
@@ -171,6 +172,28 @@ type Options struct {
 	// apply_multimodal_chat_transformation) instead of a text prompt with
 	// media beside it.
 	EnableMultimodalChat bool
+	// HFSubset, HFSplit and HFName are --hf-subset, --hf-split and
+	// --hf-name ("" for None); HFOutputLen is --hf-output-len (nil: each
+	// class's default); NoStream is --no-stream (the datasets library's
+	// Dataset.shuffle instead of the streaming shuffle).
+	HFSubset    string
+	HFSplit     string
+	HFName      string
+	HFOutputLen *int
+	NoStream    bool
+	// BlazeditMinDistance and BlazeditMaxDistance bound the Blazedit
+	// rows' norm_distance.
+	BlazeditMinDistance float64
+	BlazeditMaxDistance float64
+	// ASRMinAudioLenSec and ASRMaxAudioLenSec bound the ASR clips'
+	// durations.
+	ASRMinAudioLenSec float64
+	ASRMaxAudioLenSec float64
+
+	// Hub reaches the Hugging Face Hub for the hf dataset when
+	// --dataset-path is a dataset id (the run fills it); nil: local
+	// copies only.
+	Hub *Hub
 }
 
 // DefaultOptions are vLLM's defaults of the dataset flags
@@ -183,7 +206,8 @@ func DefaultOptions() Options {
 		SpecBenchOutputLen: 256, SpeedBenchSubset: "qualitative", SpeedBenchOutputLen: 4096,
 		TimedTraceChunkHashSize: 16, TimedTraceSecMultiplier: 1, TimedTraceLabelTimestamp: "timestamp",
 		TimedTraceLabelInputLength: "input_length", TimedTraceLabelOutputLength: "output_length", TimedTraceLabelHashIDs: "hash_ids",
-		RandomMMBaseItemsPerRequest: 1, RandomMMLimitMMPerPrompt: DefaultMMLimits, RandomMMBucketConfig: DefaultMMBuckets}
+		RandomMMBaseItemsPerRequest: 1, RandomMMLimitMMPerPrompt: DefaultMMLimits, RandomMMBucketConfig: DefaultMMBuckets,
+		BlazeditMaxDistance: 1, ASRMaxAudioLenSec: math.Inf(1)}
 }
 
 // Bounds of the counts and lengths the dataset flags take: far beyond any
@@ -313,6 +337,9 @@ func validateLengths(spec *Spec, opts Options) error {
 	}
 	if opts.SharegptOutputLen != nil {
 		lengths = append(lengths, length{"sharegpt-output-len", *opts.SharegptOutputLen, 0})
+	}
+	if opts.HFOutputLen != nil {
+		lengths = append(lengths, length{"hf-output-len", *opts.HFOutputLen, 0})
 	}
 	for _, l := range lengths {
 		switch {

@@ -3,14 +3,12 @@ package dataset
 import (
 	"bytes"
 	"encoding/json"
-	"errors"
 	"io"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 
-	"github.com/gobench/gobench/internal/exitcode"
 	"github.com/google/go-cmp/cmp"
 )
 
@@ -211,7 +209,6 @@ func TestLoadErrors(t *testing.T) {
 	}{
 		{"random with path", Options{Name: "random", Path: "x.json"},
 			"Cannot use 'random' dataset with --dataset-path. Please specify the appropriate --dataset-name (e.g., 'sharegpt', 'custom', 'sonnet') for your dataset file: x.json"},
-		{"unsupported", Options{Name: "hf"}, "--dataset-name hf: not supported yet"},
 		{"unknown", Options{Name: "nope"}, "Unknown dataset: nope"},
 		{"custom not jsonl", Options{Name: "custom", Path: "a.json", SkipChatTemplate: true}, "Only JSONL format is supported for CustomDataset."},
 		{"custom bad line", Options{Name: "custom", Path: write("bad.jsonl", "{\"prompt\":\"a\"}\n\n{oops\n"), SkipChatTemplate: true, NumPrompts: 1},
@@ -238,9 +235,6 @@ func TestLoadErrors(t *testing.T) {
 				t.Fatalf("err = %v, want it to contain %q", err, tt.want)
 			}
 		})
-	}
-	if _, err := Load(Options{Name: "hf"}, newFake(), nil, nil); !errors.Is(err, exitcode.ErrNotSupported) {
-		t.Errorf("not ErrNotSupported: %v", err)
 	}
 }
 

@@ -27,18 +27,13 @@ type Flag struct {
 // have yet.
 func (f *Flag) Pending() bool { return f.Field == nil }
 
-// pending is a Flag of a dataset gobench does not have yet.
-func pending(name, kind, def, help string) Flag {
-	return Flag{Name: name, Kind: kind, Default: def, Help: help}
-}
-
 // flags lists every dataset flag in vLLM's order
 // (vllm/benchmarks/datasets/datasets.py@11dfa3169 add_dataset_parser).
 var flags = []Flag{
 	{Name: "dataset-name", Choices: Names(), Field: func(o *Options) any { return &o.Name },
-		Help: "Dataset: random, random-mm, random-rerank, custom (JSONL with a prompt per line), custom_image, custom_mm, custom_audio (JSONL of prompts and WAV files, for openai-audio), sharegpt, sonnet, prefix_repetition, burstgpt, spec_bench, speed_bench and timed_trace are supported; vLLM's others are refused for now."},
+		Help: "Dataset: every one of vLLM's: random, random-mm, random-rerank, custom (JSONL with a prompt per line), custom_image, custom_mm, custom_audio (JSONL of prompts and WAV files, for openai-audio), sharegpt, sonnet, prefix_repetition, burstgpt, spec_bench, speed_bench, timed_trace and hf (vLLM's Hugging Face datasets, local or from the Hub)."},
 	{Name: "dataset-path", Field: func(o *Options) any { return &o.Path },
-		Help: "Dataset file (sharegpt: JSON list; custom, spec_bench, timed_trace: .jsonl; burstgpt: CSV; sonnet: text, vLLM's sonnet.txt built in; speed_bench: a directory)."},
+		Help: "Dataset file (sharegpt: JSON list; custom, spec_bench, timed_trace: .jsonl; burstgpt: CSV; sonnet: text, vLLM's sonnet.txt built in; speed_bench: a directory; hf: a Parquet, JSON Lines, JSON or CSV file, a directory in the Hub's layout, or a Hub dataset id)."},
 	{Name: "no-oversample", Field: func(o *Options) any { return &o.NoOversample },
 		Help: "Do not repeat samples to reach --num-prompts when the file has fewer."},
 	{Name: "disable-shuffle", Field: func(o *Options) any { return &o.DisableShuffle },
@@ -47,7 +42,8 @@ var flags = []Flag{
 		Help: "Send custom prompts as they are, without the tokenizer's chat template."},
 	{Name: "enable-multimodal-chat", Field: func(o *Options) any { return &o.EnableMultimodalChat },
 		Help: "random-mm, custom_image, sharegpt: send the prompt and its media as one prebuilt chat message (vLLM's multimodal chat transformation)."},
-	pending("no-stream", "bool", "", "Load HF datasets without streaming (not supported yet)."),
+	{Name: "no-stream", Field: func(o *Options) any { return &o.NoStream },
+		Help: "hf: load the whole dataset and shuffle it at once (the datasets library's Dataset.shuffle) instead of its streaming shuffle buffer."},
 	{Name: "random-input-len", Field: func(o *Options) any { return &o.RandomInputLen },
 		Help: "Random dataset: input tokens per request (special tokens the tokenizer adds are subtracted)."},
 	{Name: "random-output-len", Field: func(o *Options) any { return &o.RandomOutputLen },
@@ -94,10 +90,14 @@ var flags = []Flag{
 		Help: "Send each request at its trace timestamp instead of --request-rate (the default for timed_trace)."},
 	{Name: "no-self-timed", Field: func(o *Options) any { return &o.NoSelfTimed },
 		Help: "timed_trace: ignore the timestamps and use --request-rate and --burstiness."},
-	pending("blazedit-min-distance", "float", "0", "hf blazedit option (not supported yet)."),
-	pending("blazedit-max-distance", "float", "1", "hf blazedit option (not supported yet)."),
-	pending("asr-max-audio-len-sec", "float", "inf", "hf ASR option (not supported yet)."),
-	pending("asr-min-audio-len-sec", "float", "0", "hf ASR option (not supported yet)."),
+	{Name: "blazedit-min-distance", Field: func(o *Options) any { return &o.BlazeditMinDistance },
+		Help: "hf Blazedit: skip rows whose normalised edit distance is below this."},
+	{Name: "blazedit-max-distance", Field: func(o *Options) any { return &o.BlazeditMaxDistance },
+		Help: "hf Blazedit: skip rows whose normalised edit distance is above this."},
+	{Name: "asr-max-audio-len-sec", Field: func(o *Options) any { return &o.ASRMaxAudioLenSec },
+		Help: "hf ASR: skip clips longer than this many seconds."},
+	{Name: "asr-min-audio-len-sec", Field: func(o *Options) any { return &o.ASRMinAudioLenSec },
+		Help: "hf ASR: skip clips shorter than this many seconds."},
 	{Name: "random-mm-base-items-per-request", Field: func(o *Options) any { return &o.RandomMMBaseItemsPerRequest },
 		Help: "random-mm: media items per request, n; the count is drawn from [floor(n·(1-r)), ceil(n·(1+r))]."},
 	{Name: "random-mm-num-mm-items-range-ratio", Field: func(o *Options) any { return &o.RandomMMNumMMItemsRangeRatio },
@@ -106,10 +106,14 @@ var flags = []Flag{
 		Help: `random-mm: most items per request of each modality, JSON (e.g. '{"image": 3, "video": 0}').`},
 	{Name: "random-mm-bucket-config", Field: func(o *Options) any { return &o.RandomMMBucketConfig },
 		Help: "random-mm: {(height, width, frames): probability, ...}; frames 1 is an image, more a video."},
-	pending("hf-subset", "string", "", "hf dataset option (not supported yet)."),
-	pending("hf-split", "string", "", "hf dataset option (not supported yet)."),
-	pending("hf-name", "string", "", "hf dataset option (not supported yet)."),
-	pending("hf-output-len", "int", "0", "hf dataset option (not supported yet)."),
+	{Name: "hf-subset", Field: func(o *Options) any { return &o.HFSubset },
+		Help: "hf: the dataset's subset (config): a subdirectory of a local --dataset-path."},
+	{Name: "hf-split", Field: func(o *Options) any { return &o.HFSplit },
+		Help: "hf: the split (train, validation, test, ...), chosen by the data files' names; default: the class's."},
+	{Name: "hf-name", Field: func(o *Options) any { return &o.HFName },
+		Help: "hf: the Hub id that picks vLLM's dataset class when --dataset-path is a local copy."},
+	{Name: "hf-output-len", Field: func(o *Options) any { return &o.HFOutputLen },
+		Help: "hf: output tokens per request instead of the class's default (or each row's reference length)."},
 	{Name: "prefix-repetition-prefix-len", Field: func(o *Options) any { return &o.PrefixRepetitionPrefixLen },
 		Help: "prefix_repetition: tokens of each shared prefix."},
 	{Name: "prefix-repetition-suffix-len", Field: func(o *Options) any { return &o.PrefixRepetitionSuffixLen },

@@ -6,7 +6,6 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/gobench/gobench/internal/exitcode"
 	"github.com/google/go-cmp/cmp"
 )
 
@@ -21,8 +20,8 @@ func TestSpecs(t *testing.T) {
 	if diff := cmp.Diff(want, Names()); diff != "" {
 		t.Errorf("names (-vllm +gobench):\n%s", diff)
 	}
-	if diff := cmp.Diff([]string{"sharegpt", "burstgpt", "sonnet", "random", "random-mm", "random-rerank", "custom", "custom_audio",
-		"custom_image", "custom_mm", "prefix_repetition", "spec_bench", "speed_bench", "timed_trace"}, Supported()); diff != "" {
+	// Every dataset vLLM has is built now.
+	if diff := cmp.Diff(Names(), Supported()); diff != "" {
 		t.Errorf("supported (-want +got):\n%s", diff)
 	}
 	described := map[string]Flag{}
@@ -86,7 +85,6 @@ func TestValidate(t *testing.T) {
 		{"unknown", Options{Name: "nope"}, "Unknown dataset: nope", nil},
 		{"path forbidden", Options{Name: "random", Path: "x.json"}, "Cannot use 'random' dataset with --dataset-path", nil},
 		{"forbidden before unsupported", Options{Name: "prefix_repetition", Path: "x"}, "Cannot use 'prefix_repetition'", nil},
-		{"unsupported", Options{Name: "hf"}, "--dataset-name hf: not supported yet (supported: sharegpt, burstgpt, sonnet, random, random-mm, random-rerank, custom, custom_audio, custom_image, custom_mm, prefix_repetition, spec_bench, speed_bench, timed_trace)", exitcode.ErrNotSupported},
 		{"path required", Options{Name: "custom"}, "--dataset-name custom needs --dataset-path", nil},
 		{"range ratio", Options{Name: "random", RandomRangeRatio: RangeRatio{1, 0}}, "input_range_ratio must be in [0, 1).", nil},
 		{"range ratio ignored elsewhere", Options{Name: "custom", Path: "a.jsonl", RandomRangeRatio: RangeRatio{1, 0}}, "", nil},

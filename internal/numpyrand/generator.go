@@ -174,3 +174,37 @@ func (g *Generator) ChoiceP(p []float64) (int, error) {
 	}
 	return len(cdf), nil
 }
+
+// Shuffle is rng.shuffle(x) on a sequence of n items (a Python list or a
+// 1-D array, as rng.permutation(n) shuffles its arange): Fisher-Yates from
+// the end, each j drawn by random_interval(i), which masks 32-bit draws
+// (PCG64's buffered halves) while i fits in 32 bits and 64-bit draws above,
+// rejecting values past i. The Hugging Face datasets library shuffles with
+// it (Dataset.shuffle's permutation, a streaming dataset's shard order and
+// the leftover of its shuffle buffer).
+func (g *Generator) Shuffle(n int, swap func(i, j int)) {
+	for i := n - 1; i > 0; i-- {
+		swap(i, int(g.interval(uint64(i))))
+	}
+}
+
+// interval is NumPy's random_interval(max): a uniform value in [0, max]
+// by masked rejection.
+func (g *Generator) interval(limit uint64) uint64 {
+	if limit == 0 {
+		return 0
+	}
+	mask := genMask(limit)
+	if limit <= math.MaxUint32 {
+		for {
+			if v := uint64(g.bg.next32()) & mask; v <= limit {
+				return v
+			}
+		}
+	}
+	for {
+		if v := g.bg.next64() & mask; v <= limit {
+			return v
+		}
+	}
+}

@@ -236,6 +236,7 @@ func (p *Plan) samples(ctx context.Context, env Env) ([]dataset.Sample, error) {
 		// dataset draws from: say so before it fails obscurely.
 		return nil, fmt.Errorf("--dataset-name %s with tokenizer %s: %w", d.Name, p.Tokenizer.Name(), hub.ErrNoVocabulary)
 	}
+	d.Hub = datasetHub(ctx, env)
 	p.global = dataset.NewGlobals(o.Seed)
 	samples, err := dataset.Load(d, p.Tokenizer, p.global, env.Stderr)
 	if err != nil {
@@ -254,6 +255,21 @@ func (p *Plan) samples(ctx context.Context, env Env) ([]dataset.Sample, error) {
 		return nil, errors.New("the dataset produced no request")
 	}
 	return samples, nil
+}
+
+// datasetHub is the Hugging Face Hub as the hf dataset reaches it: the
+// environment's HF_* variables, and downloads that, like the tokenizer's,
+// never use --insecure (which is about the benchmarked server).
+func datasetHub(ctx context.Context, env Env) *dataset.Hub {
+	getenv := env.Getenv
+	if getenv == nil {
+		getenv = func(string) string { return "" }
+	}
+	transport := env.Transport
+	if transport == nil {
+		transport = NewTransport
+	}
+	return &dataset.Hub{Ctx: ctx, Getenv: getenv, HTTP: &http.Client{Transport: transport(0, false), Timeout: time.Hour}}
 }
 
 // ignoreEOS tells whether requests carry ignore_eos: --ignore-eos, or

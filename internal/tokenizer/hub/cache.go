@@ -6,8 +6,9 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
-	"regexp"
 	"strings"
+
+	"github.com/gobench/gobench/internal/hfhub"
 )
 
 // The files of a tokenizer, as transformers' AutoTokenizer looks for them.
@@ -18,50 +19,19 @@ var (
 	optionalFiles = []string{"tokenizer_config.json", "special_tokens_map.json", "chat_template.jinja"}
 )
 
-// repoIDPattern is what the Hub accepts as a model id: "name" or
-// "org/name", made of letters, digits, '-', '_' and '.'.
-var repoIDPattern = regexp.MustCompile(`^(?:[A-Za-z0-9][A-Za-z0-9._-]*/)?[A-Za-z0-9][A-Za-z0-9._-]*$`)
-
-// commitPattern is a full commit hash, which names a snapshot directly.
-var commitPattern = regexp.MustCompile(`^[0-9a-f]{40}$`)
-
-// isRepoID reports whether name can be a Hugging Face model id.
+// isRepoID reports whether name can be a Hugging Face model id (not a
+// tokenizer.json path).
 func isRepoID(name string) bool {
-	return repoIDPattern.MatchString(name) && !strings.Contains(name, "..") && !strings.HasSuffix(name, ".json")
+	return hfhub.IsRepoID(name) && !strings.HasSuffix(name, ".json")
 }
 
-// cacheDir is the Hugging Face hub cache, chosen as huggingface_hub chooses
-// it: HF_HUB_CACHE (or its old name HUGGINGFACE_HUB_CACHE), else
-// HF_HOME/hub, else $XDG_CACHE_HOME/huggingface/hub, else
-// ~/.cache/huggingface/hub. It also returns which variable decided, for
-// messages.
-func cacheDir(getenv func(string) string) (dir, from string) {
-	for _, v := range []string{"HF_HUB_CACHE", "HUGGINGFACE_HUB_CACHE"} {
-		if d := getenv(v); d != "" {
-			return expandHome(d, getenv), v
-		}
-	}
-	if d := getenv("HF_HOME"); d != "" {
-		return filepath.Join(expandHome(d, getenv), "hub"), "HF_HOME"
-	}
-	if d := getenv("XDG_CACHE_HOME"); d != "" {
-		return filepath.Join(expandHome(d, getenv), "huggingface", "hub"), "XDG_CACHE_HOME"
-	}
-	return filepath.Join(getenv("HOME"), ".cache", "huggingface", "hub"), "the default, ~/.cache/huggingface/hub"
-}
-
-// expandHome replaces a leading "~" as Python's os.path.expanduser does.
-func expandHome(p string, getenv func(string) string) string {
-	if p == "~" || strings.HasPrefix(p, "~/") {
-		return filepath.Join(getenv("HOME"), p[1:])
-	}
-	return p
-}
+// cacheDir is hfhub.CacheDir.
+func cacheDir(getenv func(string) string) (dir, from string) { return hfhub.CacheDir(getenv) }
 
 // repoFolder is the cache folder of a model repository:
 // models--org--name.
 func repoFolder(cache, repo string) string {
-	return filepath.Join(cache, "models--"+strings.ReplaceAll(repo, "/", "--"))
+	return (&hfhub.Client{Cache: cache}).Folder(model(repo))
 }
 
 // cachedSnapshot finds the snapshot folder of repo at revision in the
@@ -77,14 +47,14 @@ func cachedSnapshot(cache, repo, revision string) (string, error) {
 		return "", err
 	}
 	commit := revision
-	if !commitPattern.MatchString(revision) {
+	if !hfhub.CommitPattern.MatchString(revision) {
 		ref := filepath.Join(folder, "refs", filepath.FromSlash(revision))
 		b, err := os.ReadFile(ref)
 		if err != nil {
 			return "", fmt.Errorf("%s has no refs/%s: %w", folder, revision, err)
 		}
 		commit = strings.TrimSpace(string(b))
-		if !commitPattern.MatchString(commit) {
+		if !hfhub.CommitPattern.MatchString(commit) {
 			return "", fmt.Errorf("%s: %q is not a commit hash", ref, commit)
 		}
 	}

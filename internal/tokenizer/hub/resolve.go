@@ -24,6 +24,8 @@ import (
 
 	"github.com/gobench/gobench/internal/serverapi"
 	"github.com/gobench/gobench/internal/tokenizer"
+
+	"github.com/gobench/gobench/internal/hfhub"
 )
 
 // Tokenizer modes (--tokenizer-mode) that Resolve understands. vLLM's
@@ -36,7 +38,7 @@ const (
 )
 
 // DefaultEndpoint is the Hugging Face Hub, used when HF_ENDPOINT is unset.
-const DefaultEndpoint = "https://huggingface.co"
+const DefaultEndpoint = hfhub.DefaultEndpoint
 
 // ResolveOptions is what Resolve needs from its surroundings.
 type ResolveOptions struct {
@@ -208,10 +210,7 @@ func (r *resolver) download(ctx context.Context, cache, name, revision string) (
 		return "", fmt.Errorf("HF_ENDPOINT %q is not a URL", r.endpoint())
 	}
 	r.debug("tokenizer: downloading %s from %s into %s", name, ep.Redacted(), cache)
-	d := &downloader{client: r.opts.HTTP, endpoint: ep, token: r.getenv("HF_TOKEN"), cache: cache, debug: r.debug}
-	if d.token == "" {
-		d.token = r.getenv("HUGGING_FACE_HUB_TOKEN")
-	}
+	d := &downloader{client: r.opts.HTTP, endpoint: ep, token: hfhub.Token(r.getenv), cache: cache, debug: r.debug}
 	return d.download(ctx, name, revision)
 }
 
@@ -257,14 +256,5 @@ func (r *resolver) failure(name, cache string) error {
 	return errors.New(b.String())
 }
 
-// offline reports HF_HUB_OFFLINE (or TRANSFORMERS_OFFLINE) set to a true
-// value, as huggingface_hub reads it.
-func offline(getenv func(string) string) bool {
-	for _, v := range []string{"HF_HUB_OFFLINE", "TRANSFORMERS_OFFLINE"} {
-		switch strings.ToUpper(strings.TrimSpace(getenv(v))) {
-		case "1", "ON", "YES", "TRUE":
-			return true
-		}
-	}
-	return false
-}
+// offline is hfhub.Offline.
+func offline(getenv func(string) string) bool { return hfhub.Offline(getenv) }

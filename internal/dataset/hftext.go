@@ -1,0 +1,350 @@
+package dataset
+
+import (
+	"fmt"
+	"strconv"
+	"strings"
+	"unicode/utf8"
+
+	"github.com/gobench/gobench/internal/pyjson"
+	"github.com/gobench/gobench/internal/tokenizer"
+)
+
+// The text classes of vLLM's hf dataset, each a port of its sample()
+// (vllm/benchmarks/datasets/datasets.py@003cf0297). Request ids count
+// either every row read (enumerate(self.data)) or the accepted ones (ind),
+// as each class does.
+
+// str reads a text column; Python's f-strings would print None for a null,
+// which no real dataset has, so a null or another type is an error naming
+// the row.
+func (row hfRow) str(key string) (string, error) {
+	v, ok := row.cols[key]
+	if !ok {
+		return "", fmt.Errorf("%s: no column %q", row.where, key)
+	}
+	s, ok := v.(string)
+	if !ok {
+		return "", fmt.Errorf("%s: column %q must be text, got %s", row.where, key, typeName(v))
+	}
+	return s, nil
+}
+
+// float reads a number column (a CSV file's text is parsed).
+func (row hfRow) float(key string) (float64, error) {
+	switch v := row.cols[key].(type) {
+	case float64:
+		return v, nil
+	case float32:
+		return float64(v), nil
+	case int64:
+		return float64(v), nil
+	case int32:
+		return float64(v), nil
+	case int:
+		return float64(v), nil
+	case string:
+		f, err := strconv.ParseFloat(strings.TrimSpace(v), 64)
+		if err == nil {
+			return f, nil
+		}
+	}
+	return 0, fmt.Errorf("%s: column %q must be a number, got %s", row.where, key, typeName(row.cols[key]))
+}
+
+// list reads a list column.
+func (row hfRow) list(key string) ([]any, error) {
+	l, ok := row.cols[key].([]any)
+	if !ok {
+		return nil, fmt.Errorf("%s: column %q must be a list, got %s", row.where, key, typeName(row.cols[key]))
+	}
+	return l, nil
+}
+
+// typeName names a value's type as the data has it.
+func typeName(v any) string {
+	switch v.(type) {
+	case nil:
+		return "null (or no such column)"
+	case string:
+		return "text"
+	case []any:
+		return "a list"
+	case map[string]any:
+		return "a struct"
+	}
+	return fmt.Sprintf("%T", v)
+}
+
+// isValidSequence is vLLM's is_valid_sequence with min_len 4.
+func isValidSequence(promptLen, outputLen, maxPrompt, maxTotal int) bool {
+	return promptLen >= 4 && outputLen >= 4 && promptLen <= maxPrompt && promptLen+outputLen <= maxTotal
+}
+
+// eachRow calls f with every row and its index until f says stop.
+func eachRow(rows rowIter, f func(i int, row hfRow) (stop bool, err error)) error {
+	for i := 0; ; i++ {
+		row, ok, err := rows()
+		if err != nil || !ok {
+			return err
+		}
+		stop, err := f(i, row)
+		if err != nil || stop {
+			return err
+		}
+	}
+}
+
+// textColumn is HumanEvalDataset and GSM8KDataset: a text column,
+// chat-formatted, ids by row.
+func textColumn(col string, def int) func(r *hfRun, rows rowIter) ([]Sample, error) {
+	return func(r *hfRun, rows rowIter) ([]Sample, error) {
+		return promptPerRow(r, rows, def, func(row hfRow) (string, error) { return row.str(col) })
+	}
+}
+
+// firstTurnColumn is MTBenchDataset: the first item of a list column.
+func firstTurnColumn(col string, def int) func(r *hfRun, rows rowIter) ([]Sample, error) {
+	return func(r *hfRun, rows rowIter) ([]Sample, error) {
+		return promptPerRow(r, rows, def, func(row hfRow) (string, error) {
+			l, err := row.list(col)
+			if err != nil {
+				return "", err
+			}
+			if len(l) == 0 {
+				return "", fmt.Errorf("%s: column %q is empty", row.where, col)
+			}
+			s, ok := l[0].(string)
+			if !ok {
+				return "", fmt.Errorf("%s: %s[0] must be text, got %s", row.where, col, typeName(l[0]))
+			}
+			return s, nil
+		})
+	}
+}
+
+// promptPerRow is the shape of the single-turn classes: one
+// chat-formatted prompt per row, ids by row, the output length fixed.
+func promptPerRow(r *hfRun, rows rowIter, def int, prompt func(hfRow) (string, error)) ([]Sample, error) {
+	out := r.outputLen(def)
+	var samples []Sample
+	err := eachRow(rows, func(i int, row hfRow) (bool, error) {
+		if len(samples) >= r.opts.NumPrompts {
+			return true, nil
+		}
+		p, err := prompt(row)
+		if err != nil {
+			return false, err
+		}
+		if p, err = r.userPrompt(p, row.where); err != nil {
+			return false, err
+		}
+		samples = append(samples, Sample{Prompt: p, PromptLen: r.count(p), ExpectedOutputLen: out, RequestID: r.id(i)})
+		return false, nil
+	})
+	return samples, err
+}
+
+// instructCoder is InstructCoderDataset: the first --num-prompts rows
+// (take(n)), the code then the instruction.
+func instructCoder(r *hfRun, rows rowIter) ([]Sample, error) {
+	return promptPerRow(r, rows, 200, func(row hfRow) (string, error) {
+		in, err := row.str("input")
+		if err != nil {
+			return "", err
+		}
+		instr, err := row.str("instruction")
+		if err != nil {
+			return "", err
+		}
+		return in + "\n\n" + instr + " Just output the code, do not include any explanation.", nil
+	})
+}
+
+// conversation is ConversationDataset (and MultiModalConversationDataset,
+// the same code): rows with at least two turns; the first is the prompt
+// (no chat template), the second's length the output unless
+// --hf-output-len; is_valid_sequence filters when the output is the
+// completion's; a row with an "image" column carries it (process_image);
+// ids count accepted rows.
+func conversation(r *hfRun, rows rowIter) ([]Sample, error) {
+	return promptCompletion(r, rows, 1024, 2048, func(row hfRow) (pair, error) {
+		conv, err := row.list("conversations")
+		if err != nil || len(conv) < 2 {
+			return pair{}, err
+		}
+		var turns [2]string
+		for k := range turns {
+			m, ok := conv[k].(map[string]any)
+			v, ok2 := m["value"].(string)
+			if !ok || !ok2 {
+				return pair{}, fmt.Errorf("%s: conversations[%d].value must be text", row.where, k)
+			}
+			turns[k] = v
+		}
+		return pair{prompt: turns[0], completion: turns[1], keep: true}, nil
+	})
+}
+
+// aimo is AIMODataset: problem and solution, with is_valid_sequence's
+// max_prompt_len=2048, max_total_len=32000.
+func aimo(r *hfRun, rows rowIter) ([]Sample, error) {
+	return promptCompletion(r, rows, 2048, 32000, func(row hfRow) (pair, error) {
+		p, err := row.str("problem")
+		if err != nil {
+			return pair{}, err
+		}
+		c, err := row.str("solution")
+		return pair{prompt: p, completion: c, keep: err == nil, noImage: true}, err
+	})
+}
+
+// pair is one row of ConversationDataset or AIMODataset: its prompt and
+// completion; keep=false skips the row (the filter before the loop);
+// noImage: the class never reads an "image" column (AIMO).
+type pair struct {
+	prompt, completion string
+	keep, noImage      bool
+}
+
+// promptCompletion is the shape of ConversationDataset and AIMODataset.
+func promptCompletion(r *hfRun, rows rowIter, maxPrompt, maxTotal int, read func(hfRow) (pair, error)) ([]Sample, error) {
+	var samples []Sample
+	dynamic := r.opts.HFOutputLen == nil
+	err := eachRow(rows, func(_ int, row hfRow) (bool, error) {
+		if len(samples) >= r.opts.NumPrompts {
+			return true, nil
+		}
+		pr, err := read(row)
+		if err != nil || !pr.keep {
+			return false, err
+		}
+		promptLen, completionLen := r.count(pr.prompt), r.count(pr.completion)
+		out := completionLen
+		if !dynamic {
+			out = *r.opts.HFOutputLen
+		}
+		if out <= 0 {
+			// vLLM: assert isinstance(output_len, int) and output_len > 0.
+			return false, fmt.Errorf("%s: the output length must be positive (got %d)", row.where, out)
+		}
+		if dynamic && !isValidSequence(promptLen, completionLen, maxPrompt, maxTotal) {
+			return false, nil
+		}
+		s := Sample{Prompt: pr.prompt, PromptLen: promptLen, ExpectedOutputLen: out, RequestID: r.id(len(samples))}
+		if img, ok := row.cols["image"]; ok && !pr.noImage {
+			part, err := processImage(img, row.where)
+			if err != nil {
+				return false, err
+			}
+			s.MultiModal = []*pyjson.Object{part}
+		}
+		samples = append(samples, s)
+		return false, nil
+	})
+	return samples, err
+}
+
+// blazeditPrompt is BlazeditDataset's prompt (from blazedit's
+// create_refined_dataset.py).
+const blazeditPrompt = "Given a code file, please apply the change requests and generate the new file.\n\nOriginal file:\n```python\n%s\n```\n\nChange request:\n%s\n\nPlease generate the new code file in the \"New file\" section below."
+
+// blazedit is BlazeditDataset: rows whose norm_distance is within
+// --blazedit-min-distance and --blazedit-max-distance; ids by row, skipped
+// rows included.
+func blazedit(r *hfRun, rows rowIter) ([]Sample, error) {
+	out := r.outputLen(4000)
+	var samples []Sample
+	err := eachRow(rows, func(i int, row hfRow) (bool, error) {
+		if len(samples) >= r.opts.NumPrompts {
+			return true, nil
+		}
+		code, err := row.str("code")
+		if err != nil {
+			return false, err
+		}
+		change, err := row.str("change_request")
+		if err != nil {
+			return false, err
+		}
+		d, err := row.float("norm_distance")
+		if err != nil {
+			return false, err
+		}
+		if d < r.opts.BlazeditMinDistance || d > r.opts.BlazeditMaxDistance {
+			return false, nil
+		}
+		p, err := r.userPrompt(fmt.Sprintf(blazeditPrompt, code, change), row.where)
+		if err != nil {
+			return false, err
+		}
+		samples = append(samples, Sample{Prompt: p, PromptLen: r.count(p), ExpectedOutputLen: out, RequestID: r.id(i)})
+		return false, nil
+	})
+	return samples, err
+}
+
+// zetaPrompt is vLLM's zeta_prompt for zed-industries/zeta.
+const zetaPrompt = "### Instruction:\nYou are a code completion assistant and your task is to analyze user edits and then rewrite an excerpt that the user provides, suggesting the appropriate edits within the excerpt, taking into account the cursor location.\n\n### User Edits:\n\n%s\n\n### User Excerpt:\n\n%s\n\n### Response:\n\n"
+
+// nextEdit is NextEditPredictionDataset with _format_zeta_prompt: the
+// expected output is the reference from <|editable_region_start|> on (its
+// last character when the marker is missing, as Python's output[-1:]);
+// no chat template; ids by row; the count is checked after appending.
+func nextEdit(r *hfRun, rows rowIter) ([]Sample, error) {
+	var samples []Sample
+	err := eachRow(rows, func(i int, row hfRow) (bool, error) {
+		var f [3]string
+		for k, col := range []string{"events", "input", "output"} {
+			s, err := row.str(col)
+			if err != nil {
+				return false, err
+			}
+			f[k] = s
+		}
+		p := fmt.Sprintf(zetaPrompt, f[0], f[1])
+		expected := f[2]
+		if k := strings.Index(expected, "<|editable_region_start|>"); k >= 0 {
+			expected = expected[k:]
+		} else if expected != "" {
+			_, n := utf8.DecodeLastRuneInString(expected)
+			expected = expected[len(expected)-n:]
+		}
+		samples = append(samples, Sample{Prompt: p, PromptLen: r.count(p), ExpectedOutputLen: r.count(expected), RequestID: r.id(i)})
+		return len(samples) >= r.opts.NumPrompts, nil
+	})
+	return samples, err
+}
+
+// mlperf is MLPerfDataset: the system prompt and the question through the
+// chat template (always), the output length from the reference answer's
+// tokens without special tokens unless --hf-output-len, is_valid_sequence
+// with its defaults; ids count accepted rows.
+func mlperf(r *hfRun, rows rowIter) ([]Sample, error) {
+	var samples []Sample
+	err := eachRow(rows, func(_ int, row hfRow) (bool, error) {
+		if len(samples) >= r.opts.NumPrompts {
+			return true, nil
+		}
+		var f [3]string
+		for k, col := range []string{"system_prompt", "question", "output"} {
+			s, err := row.str(col)
+			if err != nil {
+				return false, err
+			}
+			f[k] = s
+		}
+		p, err := r.chat([]tokenizer.Message{{Role: "system", Content: f[0]}, {Role: "user", Content: f[1]}}, row.where)
+		if err != nil {
+			return false, err
+		}
+		promptLen := r.count(p)
+		out := r.outputLen(len(r.tok.Encode(f[2], false)))
+		if !isValidSequence(promptLen, out, 1024, 2048) {
+			return false, nil
+		}
+		samples = append(samples, Sample{Prompt: p, PromptLen: promptLen, ExpectedOutputLen: out, RequestID: r.id(len(samples))})
+		return false, nil
+	})
+	return samples, err
+}
