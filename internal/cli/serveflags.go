@@ -169,7 +169,7 @@ func (f *serveFlags) registerTarget(s flagSet) {
 	s.str(&o.Label, "label", "Label (prefix) of the result file name; defaults to --backend.")
 	b := bindChoice("backend", &o.Backend, backend.Names()...)
 	b.offer = supportedBackends()
-	s.val(b, "backend", "API to benchmark: openai and vllm (completions) or openai-chat are supported; vLLM's other backends are refused for now.")
+	s.val(b, "backend", "API to benchmark: openai and vllm (completions), openai-chat, openai-responses, openai-audio (transcriptions), or a pooling API (openai-embeddings[-chat|-clip|-vlm2vec], infinity-embeddings[-clip], vllm-pooling, vllm-rerank).")
 	s.str(&o.BaseURL, "base-url", "Server base URL, e.g. http://localhost:8000 (used instead of --host/--port).")
 	s.str(&o.Host, "host", "Server host, when --base-url is not given.")
 	s.val(bindInt("port", &o.Port), "port", "Server port, when --base-url is not given.")
