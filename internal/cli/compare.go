@@ -104,6 +104,9 @@ func newCompareCmd(_ *Deps, runF func(*CompareOptions) error) *cobra.Command {
 
 // runCompare reads the results and prints the comparison.
 func runCompare(deps *Deps, o *CompareOptions) error {
+	if done, err := compareSets(deps, o); done {
+		return err
+	}
 	runs, err := compareRuns(o.Specs, deps.Stderr)
 	if err != nil {
 		return err
