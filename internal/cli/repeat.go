@@ -167,7 +167,9 @@ func finishSet(deps *Deps, set *runset.Set, stem, format string) error {
 	}
 	set.Summarize()
 	path := stem + "-set.json"
-	fmt.Fprintln(deps.Stdout)
+	if format != "json" { // JSON Lines: a result per run, then the set
+		fmt.Fprintln(deps.Stdout)
+	}
 	text := func(w io.Writer) error { return set.WriteText(w) }
 	f := formats{text: text, markdown: func(w io.Writer) error { return markdownFence(w, text) }}
 	f.object = func() *pyjson.Object { return set.Object(filepath.Dir(path)) }
