@@ -148,14 +148,25 @@ func isClosed(ch <-chan struct{}) bool {
 }
 
 // renameFirst moves the first run's file, saved under vLLM's name, to
-// stem-run1.json, the name of the set's other runs.
+// stem-run1.json, the name of the set's other runs (and its PyTorch
+// records, SAVE_TO_PYTORCH_BENCHMARK_FORMAT, beside it).
 func renameFirst(res *run.Result, stem string) error {
 	to := stem + "-run1.json"
 	if err := os.Rename(res.File, to); err != nil {
 		return fmt.Errorf("name the first run's file: %w", err)
 	}
+	if from := report.PyTorchPath(res.File); fileExists(from) {
+		if err := os.Rename(from, report.PyTorchPath(to)); err != nil {
+			return fmt.Errorf("name the first run's PyTorch records: %w", err)
+		}
+	}
 	res.File = to
 	return nil
+}
+
+func fileExists(path string) bool {
+	_, err := os.Stat(path)
+	return err == nil
 }
 
 // finishSet summarises the set, prints its table (or, with --format json,

@@ -238,3 +238,27 @@ func resultDir(t *testing.T, stderr string) string {
 	line = line[:strings.IndexByte(line, '\n')]
 	return filepath.Dir(line[strings.LastIndex(line, " ")+1:])
 }
+
+// TestNumRunsDefaultNames: without --result-filename, run 1 is saved
+// under vLLM's name and that name, less ".json", is the stem of the
+// others and of the set.
+func TestNumRunsDefaultNames(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	stdout, stderr, code := runMain(t, append(slices.Clone(repeatArgs), "--num-runs", "2", "--result-dir", dir)...)
+	if code != 0 {
+		t.Fatalf("exit %d\n%s\n%s", code, stdout, stderr)
+	}
+	names := strings.Fields(dirNames(t, dir))
+	if len(names) != 3 {
+		t.Fatalf("files %v, want two runs and the set", names)
+	}
+	stem := strings.TrimSuffix(names[0], "-run1.json")
+	if !strings.HasPrefix(stem, "openai-200.0qps-m-") || names[1] != stem+"-run2.json" || names[2] != stem+"-set.json" {
+		t.Errorf("files %v: want %s-run1.json, -run2.json and -set.json", names, stem)
+	}
+	set := readJSON(t, filepath.Join(dir, stem+"-set.json"))["gobench_run_set"].(map[string]any)
+	if f := set["runs"].([]any)[0].(map[string]any)["file"]; f != stem+"-run1.json" {
+		t.Errorf("the set names run 1 %v", f)
+	}
+}
