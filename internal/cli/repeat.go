@@ -118,10 +118,12 @@ func runRepeated(ctx context.Context, deps *Deps, rep Repeat, o run.Options, env
 			}
 		}
 		err = sg.finish(deps, res, err)
-		interrupted := errors.Is(err, run.ErrInterrupted) || isClosed(intr.stop)
-		if interrupted || err != nil && res == nil {
-			set.EndReason = runset.Interrupted
-			outcome = err
+		if errors.Is(err, run.ErrInterrupted) || isClosed(intr.stop) {
+			set.EndReason, outcome = runset.Interrupted, err
+			break
+		}
+		if err != nil && res == nil { // the run could not be carried out
+			set.EndReason, outcome = runset.Failed, err
 			break
 		}
 		if outcome == nil {

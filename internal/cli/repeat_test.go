@@ -262,3 +262,30 @@ func TestNumRunsDefaultNames(t *testing.T) {
 		t.Errorf("the set names run 1 %v", f)
 	}
 }
+
+// TestNumRunsServerGone: a run that cannot be carried out (run 2's ready
+// check never answered) ends the set with end_reason "failed" and that
+// run's exit status; run 1 stays in the set.
+func TestNumRunsServerGone(t *testing.T) {
+	t.Parallel()
+	h := &hostile{tokens: 4}
+	var posts atomic.Int64
+	srv := newHostile(t, h)
+	srv.Config.Handler = http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.URL.Path == "/v1/completions" && posts.Add(1) > 5 { // run 1: its ready check and 4 prompts
+			http.Error(w, "gone", http.StatusServiceUnavailable)
+			return
+		}
+		h.ServeHTTP(w, r)
+	})
+	now := make(chan struct{})
+	close(now) // no signal to send
+	code, stderr, _ := interruptRun(t, srv.URL, []string{"--num-runs", "3", "--ready-check-timeout-sec", "1", "--result-filename", "g.json"}, now)
+	if code != 1 {
+		t.Fatalf("exit %d, want 1\n%s", code, stderr)
+	}
+	set := readJSON(t, filepath.Join(resultDir(t, stderr), "g-set.json"))["gobench_run_set"].(map[string]any)
+	if set["end_reason"] != "failed" || set["completed_runs"] != 1.0 || len(set["runs"].([]any)) != 1 {
+		t.Errorf("set %v", set)
+	}
+}

@@ -22,6 +22,9 @@ const (
 	Completed = "completed"
 	// Interrupted: an interrupt ended the set early.
 	Interrupted = "interrupted"
+	// Failed: a run could not be carried out (the server unreachable, a
+	// result that could not be saved), which ended the set early.
+	Failed = "failed"
 )
 
 // Run is one run of a set.
@@ -62,7 +65,7 @@ type Set struct {
 	SameSeed bool
 	// Confidence is the level of the intervals.
 	Confidence float64
-	// EndReason is Completed or Interrupted.
+	// EndReason is Completed, Interrupted or Failed.
 	EndReason string
 	// Runs are the runs made, in order.
 	Runs []Run
