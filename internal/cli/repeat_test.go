@@ -67,10 +67,16 @@ func TestNumRunsAgainstSim(t *testing.T) {
 		if !slices.Equal(toFloats(runs[k]["input_lens"]), toFloats(runs[0]["input_lens"])) {
 			t.Errorf("run %d's prompts differ from run 1's", k+1)
 		}
+		if w := runs[k]["gobench_workload"].(map[string]any); w["seed"] != 7.0 || w["schedule_seed"] != float64(7+k) {
+			t.Errorf("run %d's workload: seed %v, schedule_seed %v", k+1, w["seed"], w["schedule_seed"])
+		}
 		want := dryRunOffsets(t, 7+k)
 		if got := toFloats(runs[k]["scheduled_offsets"]); !slices.Equal(got, want) {
 			t.Errorf("run %d's offsets %v, want --seed %d's %v", k+1, got, 7+k, want)
 		}
+	}
+	if _, ok := runs[0]["gobench_workload"].(map[string]any)["schedule_seed"]; ok {
+		t.Error("run 1's workload has a schedule_seed: its arrivals are --seed's")
 	}
 	var values []float64
 	for _, r := range runs {
