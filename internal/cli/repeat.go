@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"io"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -183,9 +182,8 @@ func finishSet(deps *Deps, set *runset.Set, stem, format string) error {
 	if format != "json" { // JSON Lines: a result per run, then the set
 		fmt.Fprintln(deps.Stdout)
 	}
-	text := func(w io.Writer) error { return set.WriteText(w) }
-	f := formats{text: text, markdown: func(w io.Writer) error { return markdownFence(w, text) }}
-	f.object = func() *pyjson.Object { return set.Object(filepath.Dir(path)) }
+	f := formats{text: set.WriteText, markdown: set.WriteMarkdown,
+		object: func() *pyjson.Object { return set.Object(filepath.Dir(path)) }}
 	if err := f.write(deps.Stdout, format); err != nil {
 		return err
 	}
@@ -194,17 +192,4 @@ func finishSet(deps *Deps, set *runset.Set, stem, format string) error {
 	}
 	fmt.Fprintf(deps.Stderr, "Saved the set of %d runs to %s\n", len(set.Runs), path)
 	return nil
-}
-
-// markdownFence writes text inside a Markdown code block, where its
-// aligned columns stay aligned.
-func markdownFence(w io.Writer, text func(io.Writer) error) error {
-	if _, err := io.WriteString(w, "```\n"); err != nil {
-		return err
-	}
-	if err := text(w); err != nil {
-		return err
-	}
-	_, err := io.WriteString(w, "```\n")
-	return err
 }

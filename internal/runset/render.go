@@ -9,24 +9,41 @@ import (
 
 	"github.com/gobench/gobench/internal/resultfile"
 	"github.com/gobench/gobench/internal/resultkey"
+	"github.com/gobench/gobench/internal/texttable"
 )
 
 // WriteText prints the set's statistics as a table, after a line per run
 // (its file and the seed of its arrivals). Metrics that are 0 in every run
 // are left out but those whose zero is a finding (failed); the set file
 // keeps them all.
-func (s *Set) WriteText(w io.Writer) error {
+func (s *Set) WriteText(w io.Writer) error { return s.write(w, false) }
+
+// WriteMarkdown prints the same as WriteText, as a list and a GitHub
+// table (serve --num-runs --format markdown).
+func (s *Set) WriteMarkdown(w io.Writer) error { return s.write(w, true) }
+
+func (s *Set) write(w io.Writer, markdown bool) error {
 	var b strings.Builder
 	done := len(s.Complete())
 	title := fmt.Sprintf(" Repeated runs: %d of %d ", done, s.NumRuns)
-	pad := max(0, 50-len(title))
-	b.WriteString(strings.Repeat("=", pad/2) + title + strings.Repeat("=", pad-pad/2) + "\n")
+	if markdown {
+		b.WriteString("###" + title + "\n\n")
+	} else {
+		pad := max(0, 50-len(title))
+		b.WriteString(strings.Repeat("=", pad/2) + title + strings.Repeat("=", pad-pad/2) + "\n")
+	}
 	for _, r := range s.Runs {
 		note := ""
 		if r.EndReason != Completed {
 			note = ", " + r.EndReason + ": left out of the statistics"
 		}
+		if markdown {
+			b.WriteString("- ")
+		}
 		fmt.Fprintf(&b, "Run %d: %s (arrivals seed %d%s)\n", r.Number, r.File, r.ScheduleSeed, note)
+	}
+	if markdown {
+		b.WriteString("\n")
 	}
 	if done == 0 {
 		b.WriteString("No run completed: no statistics.\n")
@@ -34,14 +51,17 @@ func (s *Set) WriteText(w io.Writer) error {
 		return err
 	}
 	conf := strconv.FormatFloat(100*s.Confidence, 'f', -1, 64) + "% CI of the mean"
-	rows := [][]string{{"Metric", "Mean", "Std", "Min", "Max", "CV", conf}}
+	header := []string{"Metric", "Mean", "Std", "Min", "Max", "CV", conf}
+	var rows [][]string
 	for _, m := range s.Metrics {
 		if m.Min == 0 && m.Max == 0 && !resultkey.ZeroIsMeaningful(m.Key) {
 			continue
 		}
 		rows = append(rows, []string{m.Key, num(m.Mean), num(m.Std), num(m.Min), num(m.Max), cv(m.CV), interval(m.Low, m.High)})
 	}
-	writeRows(&b, rows)
+	for _, line := range texttable.Lines(header, rows, markdown, "") {
+		b.WriteString(line + "\n")
+	}
 	if done < 2 {
 		b.WriteString("(one completed run: no spread and no interval)\n")
 	}
@@ -71,29 +91,4 @@ func interval(low, high float64) string {
 		return "-"
 	}
 	return "[" + resultfile.FormatFloat(low) + ", " + resultfile.FormatFloat(high) + "]"
-}
-
-// writeRows aligns rows: the first column left, the others right, the
-// last left (an interval).
-func writeRows(b *strings.Builder, rows [][]string) {
-	widths := make([]int, len(rows[0]))
-	for _, r := range rows {
-		for i, c := range r {
-			widths[i] = max(widths[i], len(c))
-		}
-	}
-	for _, r := range rows {
-		var line strings.Builder
-		for i, c := range r {
-			switch {
-			case i == 0:
-				line.WriteString(c + strings.Repeat(" ", widths[i]-len(c)))
-			case i == len(r)-1:
-				line.WriteString("  " + c)
-			default:
-				line.WriteString("  " + strings.Repeat(" ", widths[i]-len(c)) + c)
-			}
-		}
-		b.WriteString(strings.TrimRight(line.String(), " ") + "\n")
-	}
 }

@@ -113,9 +113,16 @@ func TestOneRun(t *testing.T) {
 	if err := s.WriteText(&b); err != nil {
 		t.Fatal(err)
 	}
-	for _, want := range []string{"Repeated runs: 1 of 2", "request_throughput        5    -        5        5   -  -", "one completed run: no spread"} {
+	for _, want := range []string{"Repeated runs: 1 of 2", "request_throughput        5    -        5        5   -                   -", "one completed run: no spread"} {
 		if !strings.Contains(b.String(), want) {
 			t.Errorf("table lacks %q:\n%s", want, b.String())
 		}
+	}
+	b.Reset()
+	if err := s.WriteMarkdown(&b); err != nil {
+		t.Fatal(err)
+	}
+	if want := "| request_throughput | 5 | - | 5 | 5 | - | - |"; !strings.Contains(b.String(), want) {
+		t.Errorf("Markdown lacks %q:\n%s", want, b.String())
 	}
 }
