@@ -48,10 +48,19 @@ to compare all its runs with its first. A damaged line (a record cut short,
 garbage) is skipped with a warning naming the file and line; INDEX counts
 the intact runs only.
 
+Set files (FILE-set.json, written by serve --num-runs) compare with other
+set files only: each metric's mean and standard deviation across each
+set's runs, the change of the means, and two verdicts: across runs
+(Welch's t interval of the difference of the runs' values: larger than the
+run-to-run spread?) and within runs (the bootstrap above over each set's
+requests pooled: larger than the request-to-request spread?), both at
+--confidence.
+
 Exit status: 0 compared, 1 unreadable file, 2 bad command line or no such
 run.`
 
 const compareExample = `  gobench compare base.json new.json
+  gobench compare base-set.json new-set.json   # two sets of serve --num-runs
   gobench compare runs.jsonl#base runs.jsonl#-1 --format markdown >> "$GITHUB_STEP_SUMMARY"
   gobench compare a.json b.json c.json --format json`
 
@@ -104,6 +113,9 @@ func newCompareCmd(_ *Deps, runF func(*CompareOptions) error) *cobra.Command {
 
 // runCompare reads the results and prints the comparison.
 func runCompare(deps *Deps, o *CompareOptions) error {
+	if done, err := compareSets(deps, o); done {
+		return err
+	}
 	runs, err := compareRuns(o.Specs, deps.Stderr)
 	if err != nil {
 		return err

@@ -34,6 +34,8 @@ type ServeOptions struct {
 	Sim *sim.Config
 	// Gate holds the thresholds and the Markdown summary (servegate.go).
 	Gate ServeGate
+	// Repeat is --num-runs and --same-seed (repeat.go).
+	Repeat Repeat
 }
 
 const serveLong = `Benchmark an OpenAI-compatible LLM server the way "vllm bench serve" does: a
@@ -137,6 +139,9 @@ func (f *serveFlags) options(fs *pflag.FlagSet, deps *Deps) (*ServeOptions, erro
 		return nil, err
 	}
 	if err := so.Run.Validate(); err != nil {
+		return nil, err
+	}
+	if so.Repeat, err = f.repeat.options(&so.Run); err != nil {
 		return nil, err
 	}
 	if f.sim {
@@ -348,6 +353,9 @@ func runServe(ctx context.Context, deps *Deps, opts *ServeOptions, intr *interru
 		Progress: deps.IsTerminal, Version: deps.Version, Transport: deps.Transport,
 		Render: sg.renderer(deps),
 	})
+	if opts.Repeat.Runs > 1 {
+		return runRepeated(ctx, deps, opts.Repeat, o, env, sg, intr)
+	}
 	res, err := runPlanned(ctx, o, env, intr)
 	if res != nil && res.File != "" {
 		fmt.Fprintf(deps.Stderr, "Saved the result to %s\n", res.File)

@@ -35,9 +35,10 @@ type serveFlags struct {
 	sampling                                             samplingFlags
 
 	// gobench's own.
-	sim  bool
-	gate gateFlags
-	simx simFlags
+	sim    bool
+	gate   gateFlags
+	simx   simFlags
+	repeat repeatFlags
 }
 
 // samplingFlags are the sampling parameters, sent only when given, in
@@ -144,6 +145,7 @@ func serveHelpGroups() []helpGroup {
 		{title: "Output flags:", flags: []string{"format", "save-result", "save-detailed", "append-result", "result-dir",
 			"result-filename", "label", "metadata", "summary-file", "disable-tqdm", "progress-interval"}},
 		{title: "Gate flags:", flags: []string{"threshold", "threshold-baseline"}},
+		{title: "Repeated runs flags (one configuration several times, with the spread across runs):", flags: []string{"num-runs", "same-seed"}},
 	}
 	return append(groups, serveSimHelpGroups()...)
 }
@@ -340,6 +342,7 @@ func (f *serveFlags) registerOwn(s flagSet) {
 	s.val(bindSeconds("interrupt-grace", &o.InterruptGrace), "interrupt-grace", "After the first Ctrl-C, seconds to let requests in flight finish before cancelling them.")
 	s.val(bindSeconds("progress-interval", &o.ProgressInterval), "progress-interval", "When stderr is not a terminal (CI logs), seconds between progress lines (\"progress: 120/1000 done, 0 failed, ...\"; the first after 1 s); 0: none.")
 	f.gate.register(s.fs)
+	f.repeat.register(s.fs)
 	f.simx.register(s.fs, "sim-", false)
 }
 

@@ -91,6 +91,8 @@
 //	                         sharegpt_output_len (null: each answer's length); custom:
 //	                         custom_output_len)
 //	  seed                   int, --seed
+//	  schedule_seed          int, the seed of the arrivals when it is not --seed's (run k > 1 of
+//	                         serve --num-runs without --same-seed: --seed + k - 1); absent otherwise
 //	  ignore_eos             bool, whether the requests carried ignore_eos (--ignore-eos, or
 //	                         forced by the dataset)
 //	  sampling_params        object, the sampling flags given ({"temperature": 0.0, ...}; {} none)

@@ -21,6 +21,9 @@ type Workload struct {
 	DatasetFlags *pyjson.Object
 	// Seed is --seed.
 	Seed int64
+	// ScheduleSeed is the arrivals' own seed (run.Options.ScheduleSeed),
+	// saved after seed only when set.
+	ScheduleSeed *int64
 	// IgnoreEOS: the requests carried ignore_eos.
 	IgnoreEOS bool
 	// SamplingParams are the sampling flags given, in vLLM's order.
@@ -48,6 +51,9 @@ func (w *Workload) Object() *pyjson.Object {
 		o.Update(w.DatasetFlags)
 	}
 	o.Set(resultkey.WorkloadSeed, w.Seed)
+	if w.ScheduleSeed != nil {
+		o.Set(resultkey.WorkloadScheduleSeed, *w.ScheduleSeed)
+	}
 	o.Set(resultkey.WorkloadIgnoreEOS, w.IgnoreEOS)
 	sampling := pyjson.NewObject()
 	if w.SamplingParams != nil {

@@ -13,6 +13,10 @@ const (
 	WorkloadDatasetPath = "dataset_path"
 	// WorkloadSeed is --seed.
 	WorkloadSeed = "seed"
+	// WorkloadScheduleSeed is the seed of the arrivals when it is not
+	// --seed's (runs after the first of serve --num-runs); absent
+	// otherwise, so it is not among WorkloadKeys.
+	WorkloadScheduleSeed = "schedule_seed"
 	// WorkloadIgnoreEOS says whether the requests carried ignore_eos
 	// (--ignore-eos, or forced by the dataset).
 	WorkloadIgnoreEOS = "ignore_eos"

@@ -97,7 +97,7 @@ func (p *Plan) scheduleConversations() error {
 		}
 		params := p.Options.Schedule
 		params.NumRequests = len(t.list)
-		arrivals, err := schedule.Offsets(params, p.global.NumPy)
+		arrivals, err := schedule.Offsets(params, p.scheduleRNG())
 		if err != nil {
 			return err
 		}

@@ -80,8 +80,14 @@ type Options struct {
 	// MaxConcurrency is --max-concurrency; 0 means unlimited (unset).
 	MaxConcurrency int
 	// Seed is --seed, in [0, 2**32).
-	Seed       int64
-	NumWarmups int
+	Seed int64
+	// ScheduleSeed, when set, seeds a generator of the arrival schedule of
+	// its own (NumPy's legacy MT19937) instead of continuing the dataset's
+	// (vLLM's global generator seeded with Seed): the same prompts with
+	// other arrivals, which serve --num-runs gives each run after the
+	// first (scheduleseed.go). nil is vLLM's schedule. In [0, 2**32).
+	ScheduleSeed *int64
+	NumWarmups   int
 	// ReadyCheckTimeout > 0 polls the endpoint with the test request first.
 	ReadyCheckTimeout time.Duration
 	Profile           bool
@@ -386,6 +392,9 @@ func (o *Options) validateLoad() error {
 	}
 	if o.Seed < 0 || o.Seed > math.MaxUint32 {
 		return errors.New("argument --seed: Seed must be between 0 and 2**32 - 1")
+	}
+	if s := o.ScheduleSeed; s != nil && (*s < 0 || *s > math.MaxUint32) {
+		return fmt.Errorf("the schedule's seed %d is not between 0 and 2**32 - 1", *s)
 	}
 	if !(o.RequestTimeout > 0) {
 		return errors.New("argument --request-timeout: must be a positive number of seconds")

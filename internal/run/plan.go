@@ -338,7 +338,7 @@ func (p *Plan) schedule(samples []dataset.Sample) error {
 	if dataset.SelfTimed(p.Options.Dataset) {
 		arrivals, err = selfTimedArrivals(samples)
 	} else {
-		arrivals, err = schedule.Offsets(params, p.global.NumPy)
+		arrivals, err = schedule.Offsets(params, p.scheduleRNG())
 	}
 	if err != nil {
 		return err
