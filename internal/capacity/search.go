@@ -235,17 +235,32 @@ func (s *searcher) next() (float64, string) {
 		if whole {
 			x = math.Floor(x)
 		}
-		return max(x, c.Min), ""
+		return max(s.round(x), c.Min), ""
 	case math.IsNaN(s.hi) || math.IsInf(s.hi, 1):
-		return min(2*s.lo, c.Max), ""
+		return min(s.round(2*s.lo), c.Max), ""
 	case s.hi <= s.lo*(1+c.Tolerance) || (whole && s.hi-s.lo <= 1):
 		return 0, StopConverged
 	}
 	x := math.Sqrt(s.lo * s.hi)
 	if whole {
-		x = min(max(math.Round(x), s.lo+1), s.hi-1)
+		return min(max(math.Round(x), s.lo+1), s.hi-1), ""
+	}
+	if r := s.round(x); r > s.lo && r < s.hi {
+		x = r
 	}
 	return x, ""
+}
+
+// round keeps three significant digits of a rate (154.333… → 154), so
+// that the points read well in the table and in directory names; the
+// resolution, 0.5 % at worst, is far finer than any tolerance a search
+// uses. Concurrencies are whole already.
+func (s *searcher) round(x float64) float64 {
+	if s.cfg.Variable != RequestRate || x <= 0 || math.IsInf(x, 0) {
+		return x
+	}
+	scale := math.Pow(10, 2-math.Floor(math.Log10(x)))
+	return math.Round(x*scale) / scale
 }
 
 // point runs load x, again with twice the requests while its verdict is

@@ -95,12 +95,13 @@ func TestSearchBracketsThenBisects(t *testing.T) {
 		stop         string
 	}{
 		// The rate search tries inf, then the throughput inf reached (40),
-		// halves once, then bisects [20, 40] geometrically to 5 %.
+		// halves once, then bisects [20, 40] geometrically to 5 %, at three
+		// significant digits.
 		{"rate", RequestRate, inf, fakeServer{capacity: 37, throughput: 40},
-			[]float64{inf, 40, 20, 28.28, 33.64, 36.68, 38.3}, 36.68, 38.3, StopConverged},
+			[]float64{inf, 40, 20, 28.3, 33.6, 36.7, 38.3}, 36.7, 38.3, StopConverged},
 		// Without a throughput below the maximum, the rate halves.
 		{"rate without hint", RequestRate, 100, fakeServer{capacity: 30, throughput: 500},
-			[]float64{100, 50, 25, 35.36, 29.73, 32.42, 31.05}, 29.73, 31.05, StopConverged},
+			[]float64{100, 50, 25, 35.4, 29.7, 32.4, 31}, 29.7, 31, StopConverged},
 		// The concurrency halves from the maximum, then bisects to one.
 		{"concurrency", MaxConcurrency, 64, fakeServer{capacity: 12, throughput: 100},
 			[]float64{64, 32, 16, 8, 11, 13, 12}, 12, 13, StopConverged},
