@@ -46,12 +46,24 @@ func progressLine(v Variable, k int, pr *PointResult) string {
 	for _, j := range pr.Judgements {
 		fmt.Fprintf(&b, "; %s %s", statName(j.Criterion.Stat), statCell(j))
 	}
-	verdict := pr.Verdict.String()
-	if pr.Cut {
-		verdict = "cut short"
+	if !math.IsNaN(pr.KeptUp) {
+		fmt.Fprintf(&b, "; kept up %s%%", percent(pr.KeptUp))
 	}
-	fmt.Fprintf(&b, ": %s", verdict)
+	fmt.Fprintf(&b, ": %s", verdictText(pr))
 	return b.String()
+}
+
+// verdictText is a point's verdict with its reason when it did not pass.
+func verdictText(p *PointResult) string {
+	switch {
+	case p.Cut:
+		return "cut short"
+	case p.Verdict == Fail && p.KeptUp < MinKeptUp:
+		return "fail: did not keep up"
+	case p.Verdict == Unsure:
+		return "unsure: " + whyUnsure(p.Judgements)
+	}
+	return p.Verdict.String()
 }
 
 // WriteTable prints the points, one row each, then the answer: the table
@@ -59,14 +71,21 @@ func progressLine(v Variable, k int, pr *PointResult) string {
 func WriteTable(w io.Writer, r *Result) error {
 	v := r.Config.Variable
 	header := []string{"#", string(v), "requests", "duration s", "req/s", "good %"}
+	if v == RequestRate {
+		header = append(header, "kept up %")
+	}
 	for _, c := range r.Config.Criteria {
 		header = append(header, c.Text)
 	}
 	header = append(header, "verdict")
 	rows := make([][]string, 0, len(r.Points))
-	for i, p := range r.Points {
+	for i := range r.Points {
+		p := &r.Points[i]
 		row := []string{strconv.Itoa(i + 1), formatLoad(v, p.Value), strconv.Itoa(p.Requests),
 			strconv.FormatFloat(p.Duration, 'f', 2, 64), strconv.FormatFloat(p.Throughput, 'f', 2, 64), percent(p.GoodShare)}
+		if v == RequestRate {
+			row = append(row, percent(p.KeptUp))
+		}
 		for k := range r.Config.Criteria {
 			cell := "-"
 			if k < len(p.Judgements) {
@@ -74,13 +93,7 @@ func WriteTable(w io.Writer, r *Result) error {
 			}
 			row = append(row, cell)
 		}
-		verdict := p.Verdict.String()
-		if p.Cut {
-			verdict = "cut short"
-		} else if p.Verdict == Unsure {
-			verdict += ": " + whyUnsure(p.Judgements)
-		}
-		rows = append(rows, append(row, verdict))
+		rows = append(rows, append(row, verdictText(&r.Points[i])))
 	}
 	lines := texttable.Lines(header, rows, false, "")
 	lines = append(lines, "", answerLine(r))
@@ -170,6 +183,7 @@ func pointObject(v Variable, p *PointResult) *pyjson.Object {
 	o.Set("wall_s", p.Wall)
 	o.Set("request_throughput", p.Throughput)
 	o.Set("good_share", nullable(p.GoodShare))
+	o.Set("kept_up", nullable(p.KeptUp))
 	js := make([]any, len(p.Judgements))
 	for i, j := range p.Judgements {
 		jo := pyjson.NewObject()

@@ -138,6 +138,10 @@ type PointResult struct {
 	Duration, Throughput float64
 	// GoodShare is the share of requests that met every criterion.
 	GoodShare float64
+	// KeptUp is, for a finite request rate, the span of the successful
+	// requests' starts over the span of their ends (keptUp); NaN
+	// otherwise. Below MinKeptUp the point fails.
+	KeptUp float64
 	// Judgements are the criteria's statistics, in Config order.
 	Judgements []Judgement
 	// Verdict combines them (Unsure for a cut run).
@@ -313,7 +317,7 @@ func (s *searcher) expected(p Point) time.Duration {
 
 // judge makes the point's result from its measurement.
 func (s *searcher) judge(p Point, m *Measurement, wall float64) PointResult {
-	pr := PointResult{Point: p, Wall: wall, File: m.File, Cut: m.Cut, GoodShare: math.NaN()}
+	pr := PointResult{Point: p, Wall: wall, File: m.File, Cut: m.Cut, GoodShare: math.NaN(), KeptUp: math.NaN()}
 	if m.Metrics == nil {
 		return pr
 	}
@@ -322,8 +326,49 @@ func (s *searcher) judge(p Point, m *Measurement, wall float64) PointResult {
 	for _, c := range s.cfg.Criteria {
 		pr.Judgements = append(pr.Judgements, judge(m.Metrics, c, s.cfg.Bootstrap))
 	}
-	if !m.Cut {
+	if s.cfg.Variable == RequestRate && !math.IsInf(p.Value, 1) {
+		pr.KeptUp = keptUp(m.Metrics)
+	}
+	switch {
+	case m.Cut:
+	case pr.KeptUp < MinKeptUp:
+		pr.Verdict = Fail
+	default:
 		pr.Verdict = combine(pr.Judgements)
 	}
 	return pr
+}
+
+// MinKeptUp is the least KeptUp of a passing point. A server that keeps
+// up with the arrivals finishes requests as fast as they come: the ends
+// of the requests spread over the same span as their starts, give or take
+// the latency's growth from the first request to the last. One that does
+// not finishes them at its own pace, so the ends spread over
+// requests/capacity, and the ratio is capacity/rate. Such a point fails
+// whatever its latencies: a run too short for the queue to reach the
+// objectives would pass, and the next minute at that rate would not
+// (a 400-request run at twice the capacity of a server with 256 slots
+// absorbs the excess into its batch and can still meet a TTFT objective).
+const MinKeptUp = 0.9
+
+// keptUp is the span of the successful requests' start times over the
+// span of their end times (NaN with fewer than two).
+func keptUp(m *metrics.Result) float64 {
+	first, last := math.Inf(1), math.Inf(-1)
+	firstEnd, lastEnd := math.Inf(1), math.Inf(-1)
+	n := 0
+	for i := range m.Outputs {
+		o := &m.Outputs[i]
+		if !o.Success {
+			continue
+		}
+		n++
+		first, last = min(first, o.StartTime), max(last, o.StartTime)
+		end := o.StartTime + o.Latency
+		firstEnd, lastEnd = min(firstEnd, end), max(lastEnd, end)
+	}
+	if n < 2 || !(lastEnd > firstEnd) {
+		return math.NaN()
+	}
+	return (last - first) / (lastEnd - firstEnd)
 }

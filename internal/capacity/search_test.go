@@ -22,7 +22,10 @@ type fakeServer struct {
 	// requests straddle the limit (half the requests just under it, half
 	// just over), as a point near the capacity does.
 	unsureBelow int
-	clock       *fakeClock
+	// keepUpTo is the rate past which requests end at this pace, whatever
+	// their TTFT (+Inf when 0).
+	keepUpTo float64
+	clock    *fakeClock
 	cut         bool
 	ran         []Point
 }
@@ -34,6 +37,9 @@ func (c *fakeClock) now() time.Time { return c.t }
 
 func (f *fakeServer) run(_ context.Context, p Point) (*Measurement, error) {
 	f.ran = append(f.ran, p)
+	if f.keepUpTo == 0 {
+		f.keepUpTo = math.Inf(1)
+	}
 	ttft := 0.05 // the limit below is 500 ms
 	if p.Value > f.capacity {
 		ttft = 1
@@ -47,7 +53,14 @@ func (f *fakeServer) run(_ context.Context, p Point) (*Measurement, error) {
 		if p.Requests < f.unsureBelow {
 			v = 0.45 + 0.1*float64(i%2) // 0.9 and 1.1 times the limit
 		}
-		m.Outputs = append(m.Outputs, metrics.Output{Success: true, TTFT: v, Latency: v + 0.1, OutputTokens: 2})
+		start, lat := 0.0, v+0.1
+		if !math.IsInf(p.Value, 1) {
+			start = float64(i) / p.Value
+			if p.Value > f.keepUpTo { // the requests end at the server's pace
+				lat += float64(i) * (1/f.keepUpTo - 1/p.Value)
+			}
+		}
+		m.Outputs = append(m.Outputs, metrics.Output{Success: true, TTFT: v, Latency: lat, OutputTokens: 2, StartTime: start})
 		m.ActualOutputLens = append(m.ActualOutputLens, 2)
 	}
 	if f.clock != nil {
@@ -102,6 +115,11 @@ func TestSearchBracketsThenBisects(t *testing.T) {
 		// Without a throughput below the maximum, the rate halves.
 		{"rate without hint", RequestRate, 100, fakeServer{capacity: 30, throughput: 500},
 			[]float64{100, 50, 25, 35.4, 29.7, 32.4, 31}, 29.7, 31, StopConverged},
+		// A server that meets the TTFT objective at any rate but serves 37
+		// requests a second fails the rates it cannot keep up with: past
+		// 37/MinKeptUp = 41.1.
+		{"keeping up", RequestRate, 100, fakeServer{capacity: 1000, throughput: 40, keepUpTo: 37},
+			[]float64{100, 40, 63.2, 50.3, 44.9, 42.4, 41.2}, 40, 41.2, StopConverged},
 		// The concurrency halves from the maximum, then bisects to one.
 		{"concurrency", MaxConcurrency, 64, fakeServer{capacity: 12, throughput: 100},
 			[]float64{64, 32, 16, 8, 11, 13, 12}, 12, 13, StopConverged},

@@ -60,7 +60,10 @@ its requests (compare's, at --sla-confidence). Pass: the interval is within
 the limit; fail: it is past it; otherwise (or with too few requests for the
 percentile: 2/(1 - P/100), 200 for p99) the point is run again with twice
 the requests, up to --sla-max-reruns times, and then counts as failing: the
-answer is a load shown to meet the objectives.
+answer is a load shown to meet the objectives. At a finite request rate a
+point also fails when the server did not keep up ("kept up" below 90%: the
+requests' ends spread over more time than their starts), whatever the
+latencies of a run too short for the queue to reach the objectives.
 
 Output: a line per point on stderr as it ends; the table of points and the
 answer on stdout, "[largest pass, smallest fail)"; sla.json in the output
