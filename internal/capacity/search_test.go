@@ -26,8 +26,8 @@ type fakeServer struct {
 	// their TTFT (+Inf when 0).
 	keepUpTo float64
 	clock    *fakeClock
-	cut         bool
-	ran         []Point
+	cut      bool
+	ran      []Point
 }
 
 // fakeClock is a clock the fake runner moves.
