@@ -140,3 +140,41 @@ func TestSLAParamsFile(t *testing.T) {
 		t.Errorf("exit %d: %s", code, errOut)
 	}
 }
+
+// TestSLATimeBudget: a point still running when the budget ends is
+// stopped and reported cut short; one that would end past the budget is
+// not started. The search still prints and saves what it has, exit 0.
+func TestSLATimeBudget(t *testing.T) {
+	t.Parallel()
+	for _, tc := range []struct {
+		name string
+		args []string
+		want []string
+	}{
+		// The first point (rate inf) waits 30 s for its first tokens; the
+		// budget stops it after one second.
+		{"cut", []string{"--time-budget", "1", "--", "--sim", "--sim-ttft", "30", "--num-prompts", "2", "--goodput", "ttft:100"},
+			[]string{"cut short", "No request_rate was shown to meet the objectives before the search ended (time budget)."}},
+		// 10 requests at 2 a second take 5 s: more than the budget.
+		{"not started", []string{"--time-budget", "2", "--sla-max", "2", "--", "--sim", "--num-prompts", "10", "--goodput", "ttft:100"},
+			[]string{"No request_rate was shown to meet the objectives before the search ended (time budget)."}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			dir := t.TempDir()
+			args := append([]string{"sla", "--output-dir", dir}, tc.args...)
+			out, errOut, code := runMain(t, args...)
+			if code != 0 {
+				t.Fatalf("exit %d\n%s\n%s", code, out, errOut)
+			}
+			for _, w := range tc.want {
+				if !strings.Contains(out, w) {
+					t.Errorf("stdout lacks %q:\n%s", w, out)
+				}
+			}
+			if _, err := os.Stat(filepath.Join(dir, "sla.json")); err != nil {
+				t.Error(err)
+			}
+		})
+	}
+}
