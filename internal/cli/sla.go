@@ -147,6 +147,9 @@ func (f *slaFlags) options(ctx context.Context, deps *Deps, args []string) (*SLA
 	if so.Run.DryRun {
 		return nil, argErrorf("--dry-run: gobench sla runs its points; give --dry-run to gobench serve to see one point's requests")
 	}
+	if g := so.Gate; len(g.Thresholds) > 0 || g.SummaryFile != "" || g.Format != "text" {
+		return nil, argErrorf("--threshold, --summary-file and --format are serve's: gobench sla judges its points by its objectives and prints its own table")
+	}
 	criteria, err := f.objectives(so)
 	if err != nil {
 		return nil, err
