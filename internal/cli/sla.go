@@ -150,6 +150,12 @@ func (f *slaFlags) options(ctx context.Context, deps *Deps, args []string) (*SLA
 	if g := so.Gate; len(g.Thresholds) > 0 || g.SummaryFile != "" || g.Format != "text" {
 		return nil, argErrorf("--threshold, --summary-file and --format are serve's: gobench sla judges its points by its objectives and prints its own table")
 	}
+	switch {
+	case f.variable.v == string(capacity.RequestRate) && !math.IsInf(so.Run.Schedule.RequestRate, 1):
+		return nil, argErrorf("--request-rate: the search sets it (vLLM refuses it in bench_params too); leave it out of the serve line")
+	case f.variable.v == string(capacity.MaxConcurrency) && so.Run.MaxConcurrency != 0:
+		return nil, argErrorf("--max-concurrency: the search sets it (vLLM refuses it in bench_params too); leave it out of the serve line")
+	}
 	criteria, err := f.objectives(so)
 	if err != nil {
 		return nil, err

@@ -96,6 +96,8 @@ func TestSLABadInput(t *testing.T) {
 		{"serve flag", []string{"sla", "--", "--sim", "--num-prompts", "x", "--goodput", "ttft:1"}, "the serve command line after --: argument --num-prompts"},
 		{"goodput", []string{"sla", "--", "--sim", "--goodput", "ttft:0"}, "argument --goodput"},
 		{"dry run", append([]string{"sla"}, append(serve, "--dry-run")...), "--dry-run"},
+		{"rate set", append([]string{"sla"}, append(serve, "--request-rate", "5")...), "--request-rate: the search sets it"},
+		{"concurrency set", append([]string{"sla", "--sla-variable", "max_concurrency"}, append(serve, "--max-concurrency", "5")...), "--max-concurrency: the search sets it"},
 		{"threshold", append([]string{"sla"}, append(serve, "--threshold", "p99_ttft_ms<=5")...), "--threshold, --summary-file and --format are serve's"},
 		{"good ratio", append([]string{"sla", "--sla-good-ratio", "1.5"}, serve...), "argument --sla-good-ratio"},
 		{"criterion", append([]string{"sla", "--sla", "p99_ttft_ms=5"}, serve...), "argument --sla"},
