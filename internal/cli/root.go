@@ -193,6 +193,7 @@ result block and result JSON, measured with far less client overhead.`,
 	root.AddCommand(newCheckCmd(deps, func(o *CheckOptions) error { return runCheck(deps, o) }))
 	root.AddCommand(newAnalyzeCmd(deps, func(o *AnalyzeOptions) error { return runAnalyze(deps, o) }))
 	root.AddCommand(newDiagnoseCmd(deps, func(ctx context.Context, o *DiagnoseOptions) error { return runDiagnose(ctx, deps, o, intr.stop) }))
+	root.AddCommand(newSLACmd(deps, func(ctx context.Context, o *SLAOptions) error { return runSLA(ctx, deps, o, intr) }))
 	root.AddCommand(newVersionCmd(deps))
 	setUpHelp(root)
 	return root

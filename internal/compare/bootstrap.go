@@ -279,6 +279,22 @@ const resamplesPerChunk = 50
 // resamples run on all cores: two runs of a million ITLs each take about
 // six CPU-seconds.
 func Bootstrap(a, b *Sample, stats []Statistic, o Options, stream string) []Interval {
+	return bootstrap(a, b, stats, o, stream)
+}
+
+// BootstrapOne returns, for each statistic, the one-sample percentile
+// bootstrap interval of stat(S): the requests of s are resampled with
+// replacement o.Resamples times, and the interval is the central
+// o.Confidence part of the replicates. It is how sure one run is of its
+// own percentile (the SLA search asks whether a point's p99 is below its
+// limit), with the same resampling unit, streams and seeds as Bootstrap.
+func BootstrapOne(s *Sample, stats []Statistic, o Options, stream string) []Interval {
+	return bootstrap(nil, s, stats, o, stream)
+}
+
+// bootstrap is Bootstrap, or BootstrapOne when a is nil (the replicates
+// are then stat(B) alone).
+func bootstrap(a, b *Sample, stats []Statistic, o Options, stream string) []Interval {
 	o = o.withDefaults()
 	h := fnv.New64a()
 	h.Write([]byte(stream))
@@ -298,19 +314,13 @@ func Bootstrap(a, b *Sample, stats []Statistic, o Options, stream string) []Inte
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			wa, wb := make([]int, a.nGroups), make([]int, b.nGroups)
-			ea, eb := newEvaluator(stats), newEvaluator(stats)
+			r := newReplicator(a, b, stats)
 			for c := int(next.Add(1) - 1); c < chunks; c = int(next.Add(1) - 1) {
 				// Chunk c's stream: the metric's stream moved by a multiple
 				// of 2^64/φ, so that chunks do not overlap.
 				rng := rand.NewPCG(o.Seed, base+uint64(c)*0x9e3779b97f4a7c15)
-				for r := c * resamplesPerChunk; r < min((c+1)*resamplesPerChunk, o.Resamples); r++ {
-					a.draw(rng, wa)
-					b.draw(rng, wb)
-					va, vb := a.eval(ea, wa), b.eval(eb, wb)
-					for i := range stats {
-						diffs[i][r] = vb[i] - va[i]
-					}
+				for k := c * resamplesPerChunk; k < min((c+1)*resamplesPerChunk, o.Resamples); k++ {
+					r.replicate(rng, diffs, k)
 				}
 			}
 		}()
@@ -328,6 +338,46 @@ func Bootstrap(a, b *Sample, stats []Statistic, o Options, stream string) []Inte
 	}
 	return out
 }
+
+// replicator holds one goroutine's scratch space for bootstrap replicates
+// of stat(B) − stat(A), or of stat(B) when A is nil.
+type replicator struct {
+	a, b   *Sample
+	stats  []Statistic
+	wa, wb []int
+	ea, eb *evaluator
+}
+
+func newReplicator(a, b *Sample, stats []Statistic) *replicator {
+	r := &replicator{a: a, b: b, stats: stats, wb: make([]int, b.nGroups), eb: newEvaluator(stats)}
+	if a != nil {
+		r.wa, r.ea = make([]int, a.nGroups), newEvaluator(stats)
+	}
+	return r
+}
+
+// replicate draws resample k and stores its statistics in out[i][k].
+func (r *replicator) replicate(rng *rand.PCG, out [][]float64, k int) {
+	if r.a == nil {
+		r.b.draw(rng, r.wb)
+		vb := r.b.eval(r.eb, r.wb)
+		for i := range r.stats {
+			out[i][k] = vb[i]
+		}
+		return
+	}
+	r.a.draw(rng, r.wa)
+	r.b.draw(rng, r.wb)
+	va, vb := r.a.eval(r.ea, r.wa), r.b.eval(r.eb, r.wb)
+	for i := range r.stats {
+		out[i][k] = vb[i] - va[i]
+	}
+}
+
+// Estimate computes stats on the sample itself (every request once), with
+// the same definitions as the bootstrap replicates: the point estimate
+// that BootstrapOne's interval surrounds.
+func (s *Sample) Estimate(stats []Statistic) []float64 { return s.estimate(stats) }
 
 // estimate computes stats on the sample itself (every request once), with
 // the same definitions as the bootstrap replicates.
