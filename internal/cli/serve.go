@@ -34,6 +34,8 @@ type ServeOptions struct {
 	Sim *sim.Config
 	// Gate holds the thresholds and the Markdown summary (servegate.go).
 	Gate ServeGate
+	// Sweep, when set, runs the short form of a sweep (servesweep.go).
+	Sweep *ServeSweep
 }
 
 const serveLong = `Benchmark an OpenAI-compatible LLM server the way "vllm bench serve" does: a
@@ -137,6 +139,9 @@ func (f *serveFlags) options(fs *pflag.FlagSet, deps *Deps) (*ServeOptions, erro
 		return nil, err
 	}
 	if err := so.Run.Validate(); err != nil {
+		return nil, err
+	}
+	if so.Sweep, err = f.sweep.options(); err != nil {
 		return nil, err
 	}
 	if f.sim {
@@ -329,6 +334,9 @@ func parseHeaders(items []string) ([]backend.Header, error) {
 // tokenizer download, prompt alignment) ends it as interrupted, with
 // nothing sent.
 func runServe(ctx context.Context, deps *Deps, opts *ServeOptions, intr *interrupts) error {
+	if opts.Sweep != nil {
+		return runServeSweep(ctx, deps, opts, intr)
+	}
 	o := opts.Run
 	sg, err := opts.Gate.prepare(deps.Stderr)
 	if err != nil {

@@ -35,9 +35,10 @@ type serveFlags struct {
 	sampling                                             samplingFlags
 
 	// gobench's own.
-	sim  bool
-	gate gateFlags
-	simx simFlags
+	sim   bool
+	gate  gateFlags
+	simx  simFlags
+	sweep serveSweepFlags
 }
 
 // samplingFlags are the sampling parameters, sent only when given, in
@@ -75,6 +76,7 @@ func (f *serveFlags) register(fs *pflag.FlagSet) {
 	f.registerDataset(s)
 	f.registerMultiTurn(s)
 	f.registerOwn(s)
+	f.sweep.register(s)
 	registerPending(fs)
 	// Read and expanded by normalizeFor (withConfig) before parsing, so
 	// never set here; registered for the help, prefixes and vLLM's args.
@@ -144,6 +146,7 @@ func serveHelpGroups() []helpGroup {
 		{title: "Output flags:", flags: []string{"format", "save-result", "save-detailed", "append-result", "result-dir",
 			"result-filename", "label", "metadata", "summary-file", "disable-tqdm", "progress-interval"}},
 		{title: "Gate flags:", flags: []string{"threshold", "threshold-baseline"}},
+		{title: "Sweep flags (one full run per load, then a table of the points; vLLM's Rust client):", flags: serveSweepFlagNames},
 	}
 	return append(groups, serveSimHelpGroups()...)
 }

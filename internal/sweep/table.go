@@ -34,7 +34,8 @@ type column struct{ head, key string }
 var latencyMetrics = []struct{ name, key string }{{"TTFT", "ttft"}, {"TPOT", "tpot"}, {"ITL", "itl"}, {"E2EL", "e2el"}}
 
 // columns are the load, the outcome, the throughputs, then the median and
-// every percentile the points hold of each latency metric (in ms).
+// every percentile the points hold of each latency metric (in ms), in the
+// result's order.
 func columns(points []Point) []column {
 	cols := []column{
 		{"request_rate", resultkey.RequestRate}, {"max_concurrency", resultkey.MaxConcurrency},
@@ -43,13 +44,13 @@ func columns(points []Point) []column {
 		{"out tok/s", resultkey.OutputThroughput},
 	}
 	for _, m := range latencyMetrics {
-		cols = append(cols, column{m.name + " p50", "median_" + m.key + "_ms"})
 		seen := map[string]bool{}
 		for _, p := range points {
 			for _, k := range p.Result.Keys() {
-				if strings.HasPrefix(k, "p") && strings.HasSuffix(k, "_"+m.key+"_ms") && !seen[k] {
+				stat, ok := strings.CutSuffix(k, "_"+m.key+"_ms")
+				if ok && (stat == "median" || strings.HasPrefix(stat, "p")) && !seen[k] {
 					seen[k] = true
-					cols = append(cols, column{m.name + " " + strings.TrimSuffix(k, "_"+m.key+"_ms"), k})
+					cols = append(cols, column{m.name + " " + strings.Replace(stat, "median", "p50", 1), k})
 				}
 			}
 		}
