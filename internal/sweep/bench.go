@@ -117,7 +117,14 @@ func (s *sweeper) runBenchmark(ctx context.Context, sess *session, sc, bc Comb, 
 		return nil, fmt.Errorf("combination folder: %w", err)
 	}
 	args, _ := benchArgs(cmd) // checked by Options.check
-	if err := s.env.Run(ctx, args, s.showStdout()); err != nil {
+	err := s.env.Run(ctx, args, s.showStdout())
+	if ctx.Err() != nil {
+		// Cut short by the interrupt, the run saved what it measured (and
+		// may even have succeeded): a partial run is no result, and the
+		// sweep ends as interrupted whatever the run's own status.
+		err = fmt.Errorf("interrupted: %w", ctx.Err())
+	}
+	if err != nil {
 		// An interrupted or failed run may have saved what it measured:
 		// it is no result of this point, and --resume must run it again.
 		_ = os.Remove(path)

@@ -96,12 +96,15 @@ func (s *sweeper) serveComb(ctx context.Context, sc Comb) error {
 		return err
 	}
 	defer func() {
-		if sess != nil && sess.srv != nil {
+		if sess == nil || !sess.started {
+			return
+		}
+		if sess.srv != nil {
 			if err := sess.srv.stop(); err != nil {
 				fmt.Fprintf(s.env.Stderr, "warning: %v\n", err)
 			}
-			fmt.Fprintln(s.log, "[END SERVER]")
 		}
+		fmt.Fprintln(s.log, "[END SERVER]")
 	}()
 	for _, bc := range s.o.BenchParams {
 		var data []Point
@@ -123,6 +126,9 @@ func (s *sweeper) serveComb(ctx context.Context, sc Comb) error {
 // srv is the process of --serve-cmd (nil without one, or in a dry run).
 type session struct {
 	srv *server
+	// started is set when the sweep printed [BEGIN SERVER] (a
+	// --serve-cmd, run or listed by a dry run).
+	started bool
 }
 
 // startSession returns nil when every bench combination of sc already has
@@ -138,8 +144,7 @@ func (s *sweeper) startSession(ctx context.Context, sc Comb) (*session, error) {
 	argv := sc.Apply(s.o.ServeCmd)
 	fmt.Fprintf(s.log, "[BEGIN SERVER]\nServer overrides: %s\nServer command: %s\n", pyRepr(sc.o), pyRepr(anyList(argv)))
 	if s.o.DryRun {
-		fmt.Fprintln(s.log, "[END SERVER]")
-		return &session{}, nil
+		return &session{started: true}, nil
 	}
 	if err := os.MkdirAll(s.dir, 0o755); err != nil {
 		return nil, fmt.Errorf("experiment folder: %w", err)
@@ -154,7 +159,7 @@ func (s *sweeper) startSession(ctx context.Context, sc Comb) (*session, error) {
 		}
 		return nil, fmt.Errorf("server %q: %w", argv[0], err)
 	}
-	return &session{srv: srv}, nil
+	return &session{srv: srv, started: true}, nil
 }
 
 // needsServer reports whether a bench combination of sc lacks its summary
