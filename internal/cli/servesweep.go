@@ -42,10 +42,10 @@ type serveSweepFlags struct {
 var serveSweepFlagNames = []string{"sweep-request-rate", "sweep-max-concurrency", "sweep-num-prompts-factor", "reset-prefix-cache"}
 
 func (f *serveSweepFlags) register(s flagSet) {
-	s.str(&f.rates, "sweep-request-rate", "Run once per request rate, comma-separated (inf allowed), e.g. 1,2,4,8,inf: each point a full run with its own result file, then a table of the points (also saved as CSV and JSON).")
-	s.str(&f.concurrencies, "sweep-max-concurrency", "Run once per max concurrency, comma-separated, e.g. 1,8,64,256 (as --sweep-request-rate).")
+	s.str(&f.rates, "sweep-request-rate", "Run once per request rate in `RATES`, comma-separated (inf allowed), e.g. 1,2,4,8,inf: each point a full run with its own result file, then a table of the points (also saved as CSV and JSON).")
+	s.str(&f.concurrencies, "sweep-max-concurrency", "Run once per max concurrency in `LIST`, comma-separated, e.g. 1,8,64,256 (as --sweep-request-rate).")
 	f.factor = newInt("sweep-num-prompts-factor", 0)
-	s.val(f.factor, "sweep-num-prompts-factor", "With --sweep-max-concurrency: each point sends concurrency × this many prompts.")
+	s.val(f.factor, "sweep-num-prompts-factor", "With --sweep-max-concurrency: each point sends concurrency × `N` prompts.")
 	s.boolean(&f.reset, "reset-prefix-cache", "POST the server's /reset_prefix_cache before each sweep point (vLLM serves it with VLLM_SERVER_DEV_MODE=1), so no point starts with another's cache.")
 }
 
