@@ -19,12 +19,19 @@ const asGobench = "GOBENCH_CLI_TEST_AS_GOBENCH"
 
 // TestMain runs the tests, or, with asGobench set, is gobench itself.
 func TestMain(m *testing.M) {
-	if os.Getenv(asGobench) == "1" { // as cmd/gobench does
-		sigs := make(chan os.Signal, 3)
-		signal.Notify(sigs, os.Interrupt, syscall.SIGTERM, syscall.SIGHUP)
-		os.Exit(Main(context.Background(), os.Args[1:], Deps{Stdout: os.Stdout, Stderr: os.Stderr, Getenv: os.Getenv, Signals: sigs}))
+	if os.Getenv(asGobench) == "1" {
+		runAsGobench()
 	}
-	os.Exit(m.Run())
+	m.Run()
+}
+
+// runAsGobench is cmd/gobench's main, in the test binary.
+//
+//nolint:forbidigo // the test binary acting as cmd/gobench talks to the process
+func runAsGobench() {
+	sigs := make(chan os.Signal, 3)
+	signal.Notify(sigs, os.Interrupt, syscall.SIGTERM, syscall.SIGHUP)
+	os.Exit(Main(context.Background(), os.Args[1:], Deps{Stdout: os.Stdout, Stderr: os.Stderr, Getenv: os.Getenv, Signals: sigs}))
 }
 
 // freePort is a loopback port that was free a moment ago.

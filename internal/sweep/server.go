@@ -85,7 +85,7 @@ func (s *server) address() string {
 func (s *server) exited() string {
 	var ee *exec.ExitError
 	if errors.As(s.waitErr, &ee) {
-		return ee.ProcessState.String()
+		return ee.String()
 	}
 	if s.waitErr != nil {
 		return s.waitErr.Error()

@@ -18,21 +18,21 @@ func Split(s string) ([]string, error) {
 	rs := []rune(s)
 	for i := 0; i < len(rs); i++ {
 		r := rs[i]
-		switch {
-		case r == ' ' || r == '\t' || r == '\n' || r == '\r':
+		switch r {
+		case ' ', '\t', '\n', '\r':
 			if inWord {
 				words = append(words, w.String())
 				w.Reset()
 				inWord = false
 			}
-		case r == '\\':
+		case '\\':
 			if i+1 >= len(rs) {
 				return nil, errors.New("no escaped character")
 			}
 			i++
 			w.WriteRune(rs[i])
 			inWord = true
-		case r == '\'' || r == '"':
+		case '\'', '"':
 			end, err := quoted(rs, i, &w)
 			if err != nil {
 				return nil, err
