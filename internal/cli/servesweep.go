@@ -184,26 +184,29 @@ func runServeSweep(ctx context.Context, deps *Deps, opts *ServeOptions, intr *in
 		case exitcode.Of(err) == exitcode.ThresholdFailed:
 			gateErr = err
 		case err != nil:
-			writeSweepTable(deps, pts[0].opts.ResultDir, table)
+			writeSweepTable(deps, opts, table)
 			return err
 		}
 		if isClosed(intr.stop) {
 			break
 		}
 	}
-	writeSweepTable(deps, pts[0].opts.ResultDir, table)
+	writeSweepTable(deps, opts, table)
 	return gateErr
 }
 
-// writeSweepTable prints the table of the points measured and saves it
-// beside the results.
-func writeSweepTable(deps *Deps, dir string, table []sweep.Point) {
+// writeSweepTable prints the table of the points measured (not with
+// --format json, whose standard output is one result object per line)
+// and saves it beside the results.
+func writeSweepTable(deps *Deps, opts *ServeOptions, table []sweep.Point) {
 	if len(table) == 0 {
 		return
 	}
-	fmt.Fprintln(deps.Stdout)
-	sweep.WriteTable(deps.Stdout, "Sweep summary:", table)
-	paths, err := sweep.SaveTable(dir, "sweep-"+deps.Now().Format("20060102-150405"), table)
+	if opts.Gate.Format != "json" {
+		fmt.Fprintln(deps.Stdout)
+		sweep.WriteTable(deps.Stdout, "Sweep summary:", table)
+	}
+	paths, err := sweep.SaveTable(opts.Run.ResultDir, "sweep-"+deps.Now().Format("20060102-150405"), table)
 	if err != nil {
 		fmt.Fprintf(deps.Stderr, "warning: %v\n", err)
 		return
