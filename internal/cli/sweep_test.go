@@ -281,3 +281,39 @@ func TestSweepHelpGolden(t *testing.T) {
 		})
 	}
 }
+
+// TestSweepServeWorkload: `sweep serve_workload` runs the serial (max
+// concurrency 1) and the batch (max concurrency = the prompts) levels in
+// vLLM's WL- folders, then levels in between, each read back as plot reads
+// them.
+func TestSweepServeWorkload(t *testing.T) {
+	t.Parallel()
+	srv, _ := sweepSim(t, nil)
+	dir := t.TempDir()
+	out, errOut, code := runMain(t, "sweep", "serve_workload", "--bench-cmd", "gobench serve --base-url "+srv.URL+
+		" --num-prompts 8 --random-input-len 16 --random-output-len 4 --ready-check-timeout-sec 0",
+		"--workload-var", "max_concurrency", "--workload-iters", "3", "--num-runs", "1", "-o", dir, "-e", "wl")
+	if code != 0 {
+		t.Fatalf("exit %d\n%s", code, errOut)
+	}
+	exp := filepath.Join(dir, "wl")
+	files := listing(t, exp)
+	for _, want := range []string{"BENCH--max_concurrency=1-WL--max_concurrency=1/summary.json",
+		"BENCH--max_concurrency=8-WL--max_concurrency=8/summary.json"} {
+		if !slices.Contains(files, want) {
+			t.Errorf("no %s in %q", want, files)
+		}
+	}
+	runs := plotRuns(t, exp)
+	if len(runs) < 2 || len(runs) > 3 {
+		t.Errorf("%d runs, want the serial, the batch and at most one level between", len(runs))
+	}
+	for _, r := range runs {
+		if _, ok := r["max_concurrency"]; !ok {
+			t.Errorf("a run lacks the explored max_concurrency: %v", r["run_number"])
+		}
+	}
+	if !strings.Contains(errOut, "Serial inference: max_concurrency=") || !strings.Contains(errOut, "[WL END]") || !strings.Contains(out, "Sweep summary") {
+		t.Errorf("stderr:\n%s\nstdout:\n%s", errOut, out)
+	}
+}
