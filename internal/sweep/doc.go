@@ -19,10 +19,11 @@
 // and its own table of the points (sweep_table.csv, sweep_table.json),
 // which plot never opens: it reads **/summary.json only.
 //
-// The jobs are split by file: params.go (the JSON files of parameter
+// The jobs are split by file: options.go and env.go (what a sweep is
+// given), params.go (the JSON files of parameter
 // combinations and how a combination becomes flags), pystr.go (Python's
 // str() of a value, which names folders and flags), layout.go (paths),
-// server.go (the server process), bench.go (one benchmark run),
+// server.go and process_*.go (the server process), bench.go (one benchmark run),
 // sweep.go (the loop over combinations), workload.go (serve_workload),
 // pyfiles.go (json.dump with indent and pandas' CSV), table.go (the
 // summary table).
