@@ -1,5 +1,5 @@
 // Package capacity finds the largest load a server carries while its
-// service level objectives hold: `gobench sla` (vLLM's `vllm bench sweep
+// service level objectives hold: `gobench sweep sla` (vLLM's `vllm bench sweep
 // serve_sla`, vllm/benchmarks/sweep/serve_sla.py@0826bcfb7). A search runs
 // points (one `gobench serve` run each, through a Runner), judges each by
 // a bootstrap interval of its per-request statistic (verdict.go), brackets

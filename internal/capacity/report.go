@@ -67,7 +67,7 @@ func verdictText(p *PointResult) string {
 }
 
 // WriteTable prints the points, one row each, then the answer: the table
-// `gobench sla` prints on its standard output.
+// `gobench sweep sla` prints on its standard output.
 func WriteTable(w io.Writer, r *Result) error {
 	v := r.Config.Variable
 	header := []string{"#", string(v), "requests", "duration s", "req/s", "good %"}
@@ -143,7 +143,7 @@ func confidence(c Config) float64 {
 	return 0.99 // compare.DefaultConfidence, which Options take when unset
 }
 
-// Object is the search as the JSON file `gobench sla` writes (sla.json):
+// Object is the search as the JSON file `gobench sweep sla` writes (sla.json):
 // the settings, the answer with its interval, and every point with its
 // statistics and result file. Loads and statistics are floats (the rate
 // inf as the string "inf", as gobench's result files hold it); a missing

@@ -22,7 +22,7 @@ func TestHelpGolden(t *testing.T) {
 	for _, args := range [][]string{
 		{"--help"}, {"serve", "--help"}, {"serve", "--help-all"}, {"sim", "--help"},
 		{"compare", "--help"}, {"check", "--help"}, {"analyze", "--help"}, {"completion", "--help"},
-		{"sla", "--help"},
+		{"sweep", "serve_sla", "--help"},
 	} {
 		t.Run(strings.Join(args, " "), func(t *testing.T) {
 			t.Parallel()

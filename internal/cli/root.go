@@ -11,6 +11,7 @@ import (
 	"io"
 	"net/http"
 	"os"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"syscall"
@@ -193,7 +194,7 @@ result block and result JSON, measured with far less client overhead.`,
 	root.AddCommand(newCheckCmd(deps, func(o *CheckOptions) error { return runCheck(deps, o) }))
 	root.AddCommand(newAnalyzeCmd(deps, func(o *AnalyzeOptions) error { return runAnalyze(deps, o) }))
 	root.AddCommand(newDiagnoseCmd(deps, func(ctx context.Context, o *DiagnoseOptions) error { return runDiagnose(ctx, deps, o, intr.stop) }))
-	root.AddCommand(newSLACmd(deps, func(ctx context.Context, o *SLAOptions) error { return runSLA(ctx, deps, o, intr) }))
+	root.AddCommand(newSweepCmd(deps, intr))
 	root.AddCommand(newVersionCmd(deps))
 	setUpHelp(root)
 	return root
@@ -211,22 +212,26 @@ func normalizeFor(root *cobra.Command, args []string) ([]string, error) {
 		return args, nil
 	}
 	lists := map[string]int{}
-	if sub.Name() == "serve" {
+	isServe := sub.CommandPath() == "gobench serve"
+	if isServe {
 		lists = listFlags
 	}
+	if isSweepCmd(sub) {
+		rest = expandSweepShort(rest)
+	}
 	norm, err := normalizeArgs(rest, sub.Flags(), lists)
-	if err == nil && sub.Name() == "serve" {
+	if err == nil && isServe {
 		norm, err = withConfig(norm, sub.Flags(), lists, freshServeFlags)
 	}
 	if err != nil {
 		return nil, err
 	}
-	return append([]string{sub.Name()}, norm...), nil
+	return append(strings.Fields(sub.CommandPath())[1:], norm...), nil
 }
 
 func commandName(root *cobra.Command, args []string) string {
 	if sub, _, err := root.Find(args); err == nil && sub != root {
-		return "gobench " + sub.Name()
+		return sub.CommandPath()
 	}
 	return "gobench"
 }

@@ -36,6 +36,8 @@ type ServeOptions struct {
 	Gate ServeGate
 	// Repeat is --num-runs and --same-seed (repeat.go).
 	Repeat Repeat
+	// Sweep, when set, runs the short form of a sweep (servesweep.go).
+	Sweep *ServeSweep
 }
 
 const serveLong = `Benchmark an OpenAI-compatible LLM server the way "vllm bench serve" does: a
@@ -143,6 +145,13 @@ func (f *serveFlags) options(fs *pflag.FlagSet, deps *Deps) (*ServeOptions, erro
 	}
 	if so.Repeat, err = f.repeat.options(&so.Run); err != nil {
 		return nil, err
+	}
+	if so.Sweep, err = f.sweep.options(); err != nil {
+		return nil, err
+	}
+	if so.Sweep != nil && so.Repeat.Runs > 1 {
+		// Each point would need its own set; say so rather than pick one.
+		return nil, argErrorf("argument --num-runs: not with --sweep-request-rate or --sweep-max-concurrency (repeat a sweep with gobench sweep serve --num-runs)")
 	}
 	if f.sim {
 		if err := f.simOptions(fs, so); err != nil {
@@ -335,6 +344,9 @@ func parseHeaders(items []string) ([]backend.Header, error) {
 // tokenizer download, prompt alignment) ends it as interrupted, with
 // nothing sent.
 func runServe(ctx context.Context, deps *Deps, opts *ServeOptions, intr *interrupts) error {
+	if opts.Sweep != nil {
+		return runServeSweep(ctx, deps, opts, intr)
+	}
 	o := opts.Run
 	sg, err := opts.Gate.prepare(deps.Stderr)
 	if err != nil {

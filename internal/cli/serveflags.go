@@ -39,6 +39,7 @@ type serveFlags struct {
 	gate   gateFlags
 	simx   simFlags
 	repeat repeatFlags
+	sweep  serveSweepFlags
 }
 
 // samplingFlags are the sampling parameters, sent only when given, in
@@ -76,6 +77,7 @@ func (f *serveFlags) register(fs *pflag.FlagSet) {
 	f.registerDataset(s)
 	f.registerMultiTurn(s)
 	f.registerOwn(s)
+	f.sweep.register(s)
 	registerPending(fs)
 	// Read and expanded by normalizeFor (withConfig) before parsing, so
 	// never set here; registered for the help, prefixes and vLLM's args.
@@ -146,6 +148,7 @@ func serveHelpGroups() []helpGroup {
 			"result-filename", "label", "metadata", "summary-file", "disable-tqdm", "progress-interval"}},
 		{title: "Gate flags:", flags: []string{"threshold", "threshold-baseline"}},
 		{title: "Repeated runs flags (one configuration several times, with the spread across runs):", flags: []string{"num-runs", "same-seed"}},
+		{title: "Sweep flags (one full run per load, then a table of the points; vLLM's Rust client):", flags: serveSweepFlagNames},
 	}
 	return append(groups, serveSimHelpGroups()...)
 }

@@ -17,7 +17,7 @@ import (
 	"github.com/spf13/cobra"
 )
 
-// SLAOptions is what `gobench sla` runs: a search (capacity.Config, whose
+// SLAOptions is what `gobench sweep sla` runs: a search (capacity.Config, whose
 // Requests come from the serve command line's --num-prompts) over the
 // serve run the command line after "--" describes.
 type SLAOptions struct {
@@ -75,16 +75,16 @@ Exit status: 0 searched (whatever the answer), 1 error, 2 bad command line,
 
 const slaExample = `  # The largest request rate at which 99% of requests get their first token
   # within 500 ms and their tokens every 50 ms, on the built-in simulator:
-  gobench sla --output-dir sla-out --time-budget 300 -- \
+  gobench sweep sla --output-dir sla-out --time-budget 300 -- \
     --sim --sim-preset 8b-1gpu --dataset-name random --random-input-len 512 \
     --random-output-len 64 --num-prompts 400 --goodput ttft:500 tpot:50
 
   # The largest concurrency at which p99 TTFT stays under 2 s, against vLLM:
-  gobench sla --sla-variable max_concurrency --sla 'p99_ttft_ms<=2000' -- \
+  gobench sweep sla --sla-variable max_concurrency --sla 'p99_ttft_ms<=2000' -- \
     vllm bench serve --base-url http://localhost:8000 --model Qwen/Qwen3-8B \
     --dataset-name random --num-prompts 500`
 
-// slaFlags are `gobench sla`'s own flags.
+// slaFlags are `gobench sweep sla`'s own flags.
 type slaFlags struct {
 	variable                      *choiceFlag
 	criteria                      *listFlag
@@ -103,14 +103,14 @@ func newSLACmd(deps *Deps, runF func(context.Context, *SLAOptions) error) *cobra
 		budget: newFloat("time-budget", 3600), reruns: newInt("sla-max-reruns", 2), outputDir: "results",
 	}
 	cmd := &cobra.Command{
-		Use:     "sla [flags] -- [serve] SERVE-FLAGS",
-		Aliases: []string{"serve_sla"},
+		Use:     "serve_sla [flags] -- [serve] SERVE-FLAGS",
+		Aliases: []string{"sla"},
 		Short:   "Find the largest load that meets SLOs (vllm bench sweep serve_sla)",
 		Long:    slaLong,
 		Example: slaExample,
 		Args: func(cmd *cobra.Command, args []string) error {
 			if cmd.ArgsLenAtDash() != 0 {
-				return argErrorf(`the serve run to search goes after "--": gobench sla [flags] -- --sim --goodput ttft:500`)
+				return argErrorf(`the serve run to search goes after "--": gobench sweep sla [flags] -- --sim --goodput ttft:500`)
 			}
 			return nil
 		},
@@ -145,10 +145,10 @@ func (f *slaFlags) options(ctx context.Context, deps *Deps, args []string) (*SLA
 		return nil, err
 	}
 	if so.Run.DryRun {
-		return nil, argErrorf("--dry-run: gobench sla runs its points; give --dry-run to gobench serve to see one point's requests")
+		return nil, argErrorf("--dry-run: gobench sweep sla runs its points; give --dry-run to gobench serve to see one point's requests")
 	}
 	if g := so.Gate; len(g.Thresholds) > 0 || g.SummaryFile != "" || g.Format != "text" {
-		return nil, argErrorf("--threshold, --summary-file and --format are serve's: gobench sla judges its points by its objectives and prints its own table")
+		return nil, argErrorf("--threshold, --summary-file and --format are serve's: gobench sweep sla judges its points by its objectives and prints its own table")
 	}
 	switch {
 	case f.variable.v == string(capacity.RequestRate) && !math.IsInf(so.Run.Schedule.RequestRate, 1):
@@ -250,7 +250,7 @@ func readSLAParams(path string) ([]string, error) {
 		list = []map[string]string{one}
 	}
 	if len(list) != 1 {
-		return nil, argErrorf("argument --sla-params: %s holds %d sets of objectives; gobench sla searches one per command", path, len(list))
+		return nil, argErrorf("argument --sla-params: %s holds %d sets of objectives; gobench sweep sla searches one per command", path, len(list))
 	}
 	var out []string
 	for _, k := range slices.Sorted(maps.Keys(list[0])) {

@@ -9,7 +9,7 @@ import (
 	"testing"
 )
 
-// TestSLASearchFindsSimulatorCapacity: `gobench sla` against the
+// TestSLASearchFindsSimulatorCapacity: `gobench sweep sla` against the
 // simulator's engine model, whose capacity is known from its
 // configuration. With a step of fixed cost T (no per-token or per-sequence
 // cost), a request holds one of max_num_seqs slots for exactly output_len
@@ -33,7 +33,7 @@ func TestSLASearchFindsSimulatorCapacity(t *testing.T) {
 	const maxNumSeqs, outputLen, step = 8, 5, 0.010
 	capacity := maxNumSeqs / (outputLen * step)
 	dir := t.TempDir()
-	out, errOut, code := runMain(t, "sla", "--output-dir", dir, "--sla-good-ratio", "0.9", "--time-budget", "300", "--",
+	out, errOut, code := runMain(t, "sweep", "sla", "--output-dir", dir, "--sla-good-ratio", "0.9", "--time-budget", "300", "--",
 		"serve", "--sim", "--sim-engine", "scheduler", "--sim-max-num-seqs", "8", "--sim-step-time-base", "0.01",
 		"--sim-step-time-per-token", "0", "--sim-step-time-per-seq", "0", "--dataset-name", "random",
 		"--random-input-len", "16", "--random-output-len", "5", "--ignore-eos", "--num-prompts", "160",
@@ -91,25 +91,25 @@ func TestSLABadInput(t *testing.T) {
 		args []string
 		want string
 	}{
-		{"no serve line", []string{"sla", "--sla-good-ratio", "0.9"}, `goes after "--"`},
-		{"no objective", []string{"sla", "--", "vllm", "bench", "serve", "--sim"}, "no objective"},
-		{"serve flag", []string{"sla", "--", "--sim", "--num-prompts", "x", "--goodput", "ttft:1"}, "the serve command line after --: argument --num-prompts"},
-		{"goodput", []string{"sla", "--", "--sim", "--goodput", "ttft:0"}, "argument --goodput"},
-		{"dry run", append([]string{"sla"}, append(serve, "--dry-run")...), "--dry-run"},
-		{"rate set", append([]string{"sla"}, append(serve, "--request-rate", "5")...), "--request-rate: the search sets it"},
-		{"concurrency set", append([]string{"sla", "--sla-variable", "max_concurrency"}, append(serve, "--max-concurrency", "5")...), "--max-concurrency: the search sets it"},
-		{"threshold", append([]string{"sla"}, append(serve, "--threshold", "p99_ttft_ms<=5")...), "--threshold, --summary-file and --format are serve's"},
-		{"good ratio", append([]string{"sla", "--sla-good-ratio", "1.5"}, serve...), "argument --sla-good-ratio"},
-		{"criterion", append([]string{"sla", "--sla", "p99_ttft_ms=5"}, serve...), "argument --sla"},
-		{"variable", append([]string{"sla", "--sla-variable", "rate"}, serve...), "argument --sla-variable: invalid choice"},
-		{"budget", append([]string{"sla", "--time-budget", "0"}, serve...), "argument --time-budget"},
-		{"confidence", append([]string{"sla", "--sla-confidence", "1"}, serve...), "argument --sla-confidence"},
-		{"min", append([]string{"sla", "--sla-min", "0"}, serve...), "argument --sla-min"},
-		{"max", append([]string{"sla", "--sla-min", "5", "--sla-max", "2"}, serve...), "argument --sla-max"},
-		{"whole", append([]string{"sla", "--sla-variable", "max_concurrency", "--sla-max", "2.5"}, serve...), "argument --sla-max/--sla-min"},
-		{"tolerance", append([]string{"sla", "--sla-tolerance", "0"}, serve...), "argument --sla-tolerance"},
-		{"reruns", append([]string{"sla", "--sla-max-reruns", "-1"}, serve...), "argument --sla-max-reruns"},
-		{"params file", append([]string{"sla", "--sla-params", "no-such.json"}, serve...), "argument --sla-params"},
+		{"no serve line", []string{"sweep", "sla", "--sla-good-ratio", "0.9"}, `goes after "--"`},
+		{"no objective", []string{"sweep", "sla", "--", "vllm", "bench", "serve", "--sim"}, "no objective"},
+		{"serve flag", []string{"sweep", "sla", "--", "--sim", "--num-prompts", "x", "--goodput", "ttft:1"}, "the serve command line after --: argument --num-prompts"},
+		{"goodput", []string{"sweep", "sla", "--", "--sim", "--goodput", "ttft:0"}, "argument --goodput"},
+		{"dry run", append([]string{"sweep", "sla"}, append(serve, "--dry-run")...), "--dry-run"},
+		{"rate set", append([]string{"sweep", "sla"}, append(serve, "--request-rate", "5")...), "--request-rate: the search sets it"},
+		{"concurrency set", append([]string{"sweep", "sla", "--sla-variable", "max_concurrency"}, append(serve, "--max-concurrency", "5")...), "--max-concurrency: the search sets it"},
+		{"threshold", append([]string{"sweep", "sla"}, append(serve, "--threshold", "p99_ttft_ms<=5")...), "--threshold, --summary-file and --format are serve's"},
+		{"good ratio", append([]string{"sweep", "sla", "--sla-good-ratio", "1.5"}, serve...), "argument --sla-good-ratio"},
+		{"criterion", append([]string{"sweep", "sla", "--sla", "p99_ttft_ms=5"}, serve...), "argument --sla"},
+		{"variable", append([]string{"sweep", "sla", "--sla-variable", "rate"}, serve...), "argument --sla-variable: invalid choice"},
+		{"budget", append([]string{"sweep", "sla", "--time-budget", "0"}, serve...), "argument --time-budget"},
+		{"confidence", append([]string{"sweep", "sla", "--sla-confidence", "1"}, serve...), "argument --sla-confidence"},
+		{"min", append([]string{"sweep", "sla", "--sla-min", "0"}, serve...), "argument --sla-min"},
+		{"max", append([]string{"sweep", "sla", "--sla-min", "5", "--sla-max", "2"}, serve...), "argument --sla-max"},
+		{"whole", append([]string{"sweep", "sla", "--sla-variable", "max_concurrency", "--sla-max", "2.5"}, serve...), "argument --sla-max/--sla-min"},
+		{"tolerance", append([]string{"sweep", "sla", "--sla-tolerance", "0"}, serve...), "argument --sla-tolerance"},
+		{"reruns", append([]string{"sweep", "sla", "--sla-max-reruns", "-1"}, serve...), "argument --sla-max-reruns"},
+		{"params file", append([]string{"sweep", "sla", "--sla-params", "no-such.json"}, serve...), "argument --sla-params"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
@@ -130,7 +130,7 @@ func TestSLAParamsFile(t *testing.T) {
 	if err := os.WriteFile(two, []byte(`[{"p99_ttft_ms": "<=500"}, {"p99_ttft_ms": "<=200"}]`), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	_, errOut, code := runMain(t, "sla", "--sla-params", two, "--", "--sim")
+	_, errOut, code := runMain(t, "sweep", "sla", "--sla-params", two, "--", "--sim")
 	if code != 2 || !strings.Contains(errOut, "holds 2 sets of objectives") {
 		t.Errorf("exit %d: %s", code, errOut)
 	}
@@ -138,7 +138,7 @@ func TestSLAParamsFile(t *testing.T) {
 	if err := os.WriteFile(one, []byte(`[{"p99_ttft_ms": "<=500", "median_e2el_ms": ">=1"}]`), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	_, errOut, code = runMain(t, "sla", "--sla-params", one, "--", "--sim")
+	_, errOut, code = runMain(t, "sweep", "sla", "--sla-params", one, "--", "--sim")
 	if code != 2 || !strings.Contains(errOut, `"median_e2el_ms>=1": only upper bounds`) {
 		t.Errorf("exit %d: %s", code, errOut)
 	}
@@ -165,7 +165,7 @@ func TestSLATimeBudget(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
 			dir := t.TempDir()
-			args := append([]string{"sla", "--output-dir", dir}, tc.args...)
+			args := append([]string{"sweep", "sla", "--output-dir", dir}, tc.args...)
 			out, errOut, code := runMain(t, args...)
 			if code != 0 {
 				t.Fatalf("exit %d\n%s\n%s", code, out, errOut)

@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"slices"
 	"strings"
 	"unicode/utf8"
 
@@ -38,7 +39,8 @@ func suggestCommand(cmd *cobra.Command, typed string) string {
 // nearest returns the name closest to typed when it is close enough to be
 // a slip (edit distance, a swap of neighbours counting one, of at most
 // maxSlips), else the only name that holds typed (--prompts for
-// --num-prompts), else "". Ties go to the first name.
+// --num-prompts; of several, the only one that ends with it), else "".
+// Ties go to the first name.
 func nearest(typed string, names []string) string {
 	best, bestDist := "", maxSlips(typed)+1
 	for _, n := range names {
@@ -54,6 +56,11 @@ func nearest(typed string, names []string) string {
 		if utf8.RuneCountInString(typed) >= 4 && strings.Contains(n, typed) {
 			holding = append(holding, n)
 		}
+	}
+	if len(holding) > 1 {
+		// --prompts: --num-prompts, which ends with the word, rather than
+		// --sweep-num-prompts-factor.
+		holding = slices.DeleteFunc(holding, func(n string) bool { return !strings.HasSuffix(n, "-"+typed) })
 	}
 	if len(holding) == 1 {
 		return holding[0]

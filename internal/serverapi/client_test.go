@@ -44,7 +44,7 @@ func (f *fakeServer) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		io.WriteString(w, `{"tokenizer_class":"X","added_tokens_decoder":{"7":{"special":true},"2":{"special":true},"5":{"special":false}}}`)
 	case "/metrics":
 		io.WriteString(w, "vllm:num_requests_running 0\n")
-	case "/start_profile", "/stop_profile":
+	case "/start_profile", "/stop_profile", "/reset_prefix_cache", "/reset_mm_cache", "/reset_encoder_cache":
 	default:
 		http.NotFound(w, r)
 	}
@@ -233,7 +233,7 @@ func TestTimeouts(t *testing.T) {
 			switch e.path {
 			case "/metrics":
 				c.MetricsTimeout = short
-			case "/start_profile", "/stop_profile":
+			case "/start_profile", "/stop_profile", "/reset_prefix_cache", "/reset_mm_cache", "/reset_encoder_cache":
 				c.ProfileTimeout = short
 			default:
 				c.Timeout = short

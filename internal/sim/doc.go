@@ -4,7 +4,8 @@
 //
 // It serves what `vllm bench serve` calls (POST /v1/completions,
 // POST /v1/chat/completions, GET /v1/models, GET /health, POST
-// /start_profile and /stop_profile), and /v1/embeddings, /v1/responses
+// /start_profile and /stop_profile; /reset_prefix_cache, which empties the
+// engine model's prefix cache between sweep points), and /v1/embeddings, /v1/responses
 // (streamed, named events: responses.go), /v1/audio/transcriptions and
 // /v1/audio/translations (a multipart WAV upload; audio.go), /embeddings
 // (Infinity's), /pooling and /rerank (pooling.go), /tokenize, /detokenize

@@ -178,6 +178,9 @@ func (s *Server) routes() router {
 		"/detokenize":              {http.MethodPost: s.handleDetokenize},
 		"/start_profile":           {http.MethodPost: s.handleProfile("started")},
 		"/stop_profile":            {http.MethodPost: s.handleProfile("stopped")},
+		"/reset_prefix_cache":      {http.MethodPost: s.handleResetCache(true)},
+		"/reset_mm_cache":          {http.MethodPost: s.handleResetCache(false)},
+		"/reset_encoder_cache":     {http.MethodPost: s.handleResetCache(false)},
 	}
 }
 
