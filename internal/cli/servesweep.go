@@ -214,7 +214,6 @@ func writeSweepTable(deps *Deps, opts *ServeOptions, table []sweep.Point) {
 	fmt.Fprintf(deps.Stderr, "Saved the sweep's table to %s\n", strings.Join(paths, " and "))
 }
 
-
 // sideTransport is the transport of a call beside the runs.
 func sideTransport(deps *Deps, insecure bool) http.RoundTripper {
 	if deps.Transport != nil {
