@@ -64,12 +64,21 @@ func (c *ClientLoad) Warning() string {
 	if !c.Bottleneck() {
 		return ""
 	}
-	cpu := ""
-	if c.CPUKnown {
-		cpu = fmt.Sprintf(" (client CPU %.0f %% of one core)", 100*c.CPUShare())
+	why := "Use a less busy machine, a lower --request-rate or several clients."
+	switch {
+	case !c.CPUKnown:
+	case c.CPUShare() < busyShare:
+		why = fmt.Sprintf("gobench itself used %.0f %% of one core: the machine was busy with other work or "+
+			"CPU-limited (a container quota). Use a quieter machine.", 100*c.CPUShare())
+	default:
+		why = fmt.Sprintf("gobench used %.0f %% of one core. Use more cores, a lower --request-rate or several "+
+			"clients.", 100*c.CPUShare())
 	}
-	return fmt.Sprintf("schedule lag p99 %.1f ms exceeds --schedule-lag-warn-ms %g%s: the client released requests "+
+	return fmt.Sprintf("schedule lag p99 %.1f ms exceeds --schedule-lag-warn-ms %g: the client released requests "+
 		"later than their schedule, so the server saw less load than configured; the client may have been the "+
-		"bottleneck. Use a less busy machine, a lower --request-rate or several clients.",
-		1000*c.LagPercentile(99), 1000*c.WarnLag, cpu)
+		"bottleneck. %s", 1000*c.LagPercentile(99), 1000*c.WarnLag, why)
 }
+
+// busyShare is the CPU share (half a core) below which a late client is
+// not late for its own work: its process was mostly waiting for a CPU.
+const busyShare = 0.5

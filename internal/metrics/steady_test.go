@@ -1,6 +1,7 @@
 package metrics
 
 import (
+	"strings"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
@@ -142,6 +143,12 @@ func TestClientLoad(t *testing.T) {
 	}
 	if got, want := late.Warning(), "schedule lag p99 495.0 ms exceeds --schedule-lag-warn-ms 10"; got[:len(want)] != want {
 		t.Errorf("warning %q does not start %q", got, want)
+	}
+	for share, want := range map[float64]string{0.1: "the machine was busy with other work", 1.5: "gobench used 150 % of one core"} {
+		c := &ClientLoad{Lags: []float64{0.5}, WarnLag: 0.010, CPUSeconds: share * 2, WallSeconds: 2, CPUKnown: true}
+		if !strings.Contains(c.Warning(), want) {
+			t.Errorf("CPU share %v: warning %q lacks %q", share, c.Warning(), want)
+		}
 	}
 	if (&ClientLoad{}).LagMax() != 0 || (&ClientLoad{WallSeconds: 1}).CPUShare() != 0 {
 		t.Error("an empty ClientLoad is not zero")
