@@ -5,12 +5,16 @@ import (
 	"slices"
 )
 
-// DefaultScheduleLagWarn is --schedule-lag-warn-ms's default, in seconds:
-// 10 ms is the inter-token latency of a fast server and a tenth of a
-// typical TTFT, so a client that releases one request in a hundred later
-// than that shifts the latencies users compare by more than the noise
-// between runs; a client that keeps up releases within a millisecond even
-// at 512 streams on a 2-core machine (README, "Client overhead").
+// DefaultScheduleLagWarn is --schedule-lag-warn-ms's default, in seconds.
+// 10 ms is one inter-arrival gap at 100 req/s and a fifth of a fast
+// server's TTFT: when one request in a hundred leaves that late, the load
+// the server saw is visibly not the configured one (bursts where Poisson
+// gaps were due). A client with a core to itself stays far below it:
+// gobench's dispatcher spends microseconds per release, and Go's timers
+// wake within about a millisecond (the p50 lag is ~0.6 ms); what crosses
+// 10 ms is a process waiting for a CPU (measured on the project's 2-core
+// VM shared with other jobs, load average 6: p99 12-55 ms with gobench
+// itself at 2-7 % of a core).
 const DefaultScheduleLagWarn = 0.010
 
 // ClientLoad is what a run measured of its own client: how late each
