@@ -108,11 +108,11 @@ func window(t *testing.T, res map[string]any, from string) (start, end float64, 
 }
 
 // TestSteadyStateRampThenSteady: a timed trace of 8 requests 0.1 s apart
-// (the ramp: 3 in flight), then 60 requests 20 ms apart from 0.8 s to
-// 1.98 s (the plateau: 0.3 s / 20 ms = 15 in flight), each in flight
+// (the ramp: 3 in flight), then 100 requests 20 ms apart from 0.8 s to
+// 2.78 s (the plateau: 0.3 s / 20 ms = 15 in flight), each in flight
 // 0.3 s. The plateau holds 15 (16 when the latency runs a few ms over) from
 // 0.8 + 14 × 0.02 = 1.08 s; the drain starts after the last arrival at
-// 1.98 s and ends by 2.28 s. The window must open after the ramp (and
+// 2.78 s and ends by 3.08 s. The window must open after the ramp (and
 // within a request's life of the first steady arrival) and close between
 // the last arrival and the end of the drain; its request rate is the
 // plateau's (50/s), above the whole run's.
@@ -122,20 +122,20 @@ func TestSteadyStateRampThenSteady(t *testing.T) {
 	for i := range 8 {
 		fmt.Fprintf(&trace, `{"timestamp": %d, "input_length": 16, "output_length": 11, "hash_ids": [1, 2]}`+"\n", 100*i)
 	}
-	for i := range 60 {
+	for i := range 100 {
 		fmt.Fprintf(&trace, `{"timestamp": %d, "input_length": 16, "output_length": 11, "hash_ids": [1, 3]}`+"\n", 800+20*i)
 	}
 	path := filepath.Join(t.TempDir(), "trace.jsonl")
 	if err := os.WriteFile(path, []byte(trace.String()), 0o600); err != nil {
 		t.Fatal(err)
 	}
-	res, _ := steadyRun(t, "--sim-ttft", "0.2", "--dataset-name", "timed_trace", "--dataset-path", path, "--num-prompts", "68",
+	res, _ := steadyRun(t, "--sim-ttft", "0.2", "--dataset-name", "timed_trace", "--dataset-path", path, "--num-prompts", "108",
 		"--timed-trace-chunk-hash-size", "8", "--timed-trace-sec-multiplier", "0.001")
 	start, end, level := window(t, res, "top_level")
 	if level != 15 && level != 16 {
 		t.Errorf("threshold_concurrency %d, want 15 (16 if latencies ran over)", level)
 	}
-	const firstSteady, lastArrival, latency = 0.8, 1.98, 0.3
+	const firstSteady, lastArrival, latency = 0.8, 2.78, 0.3
 	if start < firstSteady+0.1 || start > firstSteady+latency+slack {
 		t.Errorf("window starts at %v s, want after the ramp, in [%v, %v]", start, firstSteady+0.1, firstSteady+latency+slack)
 	}

@@ -121,6 +121,13 @@ func TestSteady(t *testing.T) {
 	if got := s.Duration(); got != 4 {
 		t.Errorf("Duration() = %v, want 4", got)
 	}
+	// [0, 3) and [1, 4) with --max-concurrency 2: the window [1, 3) holds
+	// neither whole, so it has no latencies to report.
+	r = Calculate([]Output{{Success: true, StartTime: 0, Latency: 3, TTFT: 1, OutputTokens: 1},
+		{Success: true, StartTime: 1, Latency: 3, TTFT: 1, OutputTokens: 1}}, 4, Config{MaxConcurrency: 2})
+	if s := Steady(&r); s.Found || s.Reason != "no request lived wholly inside the window" || s.Window.Start != 1 || s.Window.End != 3 {
+		t.Errorf("steady state %+v, want none for want of a request inside [1, 3)", s)
+	}
 }
 
 // TestClientLoad checks the lag statistics and when the warning fires.

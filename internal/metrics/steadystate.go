@@ -85,6 +85,10 @@ func Steady(r *Result) *SteadyState {
 			tpots = append(tpots, (o.Latency-o.TTFT)/float64(n-1))
 		}
 	}
+	if s.Inside == 0 {
+		// A window shorter than any request: nothing to say of its latencies.
+		return &SteadyState{Window: w, RunStart: s.RunStart, Reason: "no request lived wholly inside the window"}
+	}
 	d := s.Duration()
 	s.RequestThroughput = float64(s.Completed) / d
 	s.InputThroughput = input / d

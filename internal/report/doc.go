@@ -113,6 +113,8 @@
 //	                         gauges, findings, verdict, ...) plus client_vs_server (per metric:
 //	                         client and server mean/p50/p99 in seconds, gap_mean, why) and
 //	                         timeline (t, running, waiting, kv_cache_usage_perc in columns)
+//	scheduled_offsets        [number], planned arrival offsets  } gobench,
+//	end_reason               string, "completed" or "interrupted" } detailed only
 //	gobench_steady_state     object, the run over its steady-state window (gobench serve's
 //	                         generation runs; metrics.FindSteadyWindow states the rule):
 //	  found                  bool, whether a window was found
@@ -146,9 +148,8 @@
 //	                         null where the platform has none)
 //	  wall_seconds           number, the run's length
 //	  cpu_share              number or null, cpu_seconds / wall_seconds (1: one core busy)
-//	scheduled_offsets        [number], planned arrival offsets  } gobench,
-//	schedule_lags            [number], each request's schedule lag (s) } detailed only
-//	end_reason               string, "completed" or "interrupted" }
+//	schedule_lags            [number], each request's schedule lag in seconds (gobench_client's
+//	                         runs, detailed only)
 //	multi_turn               object, a --multi-turn run's conversations and completed_conversations
 //	                         (every turn answered) and per_turn: per turn index, requests,
 //	                         completed, mean_input_len (history included) and mean, median and

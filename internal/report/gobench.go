@@ -75,6 +75,20 @@ func SteadyObject(r *metrics.Result, s *metrics.SteadyState) *pyjson.Object {
 	return o
 }
 
+// setGobench writes gobench_steady_state, gobench_client and, detailed,
+// schedule_lags, for the figures the run has.
+func setGobench(o *pyjson.Object, r *metrics.Result, run *Run) {
+	if run.Steady != nil && !r.Pooling {
+		o.Set(resultkey.GobenchSteadyState, SteadyObject(r, run.Steady))
+	}
+	if run.Client != nil {
+		o.Set(resultkey.GobenchClient, ClientObject(run.Client))
+		if run.SaveDetailed {
+			o.Set(resultkey.ScheduleLags, run.Client.Lags)
+		}
+	}
+}
+
 // ClientObject is the gobench_client object of a run.
 func ClientObject(c *metrics.ClientLoad) *pyjson.Object {
 	o := pyjson.NewObject()
@@ -93,12 +107,18 @@ func ClientObject(c *metrics.ClientLoad) *pyjson.Object {
 	return o
 }
 
+// GobenchMinRequests is the number of requests a run needs for Gobench to
+// draw its section: below 100, a p99 is the maximum of a handful and a
+// plateau a few requests long, so the figures are saved but not printed.
+const GobenchMinRequests = 100
+
 // Gobench draws gobench's own section after vLLM's block (never inside
 // it, which stays vLLM's character for character): the steady state
 // beside the whole run's figures, and the client's schedule lag and CPU
-// use. It draws nothing when both s and c are nil.
+// use. It draws nothing when both s and c are nil, or when the run sent
+// fewer than GobenchMinRequests requests.
 func Gobench(w io.Writer, r *metrics.Result, s *metrics.SteadyState, c *metrics.ClientLoad) error {
-	if s == nil && c == nil {
+	if s == nil && c == nil || len(r.Outputs) < GobenchMinRequests {
 		return nil
 	}
 	var b strings.Builder

@@ -80,18 +80,24 @@ func TestGobenchKeys(t *testing.T) {
 // TestGobenchText pins gobench's section after vLLM's block.
 func TestGobenchText(t *testing.T) {
 	t.Parallel()
-	r, s, c := steadyRun(t)
+	small, s, c := steadyRun(t)
 	var buf bytes.Buffer
-	if err := Gobench(&buf, r, s, c); err != nil {
+	if err := Gobench(&buf, small, s, c); err != nil || buf.Len() != 0 {
+		t.Fatalf("a run of %d requests drew %q (%v), want nothing", len(small.Outputs), buf.String(), err)
+	}
+	// The same figures, as if the run had sent enough requests.
+	r := *small
+	r.Outputs = make([]metrics.Output, GobenchMinRequests)
+	if err := Gobench(&buf, &r, s, c); err != nil {
 		t.Fatal(err)
 	}
 	buf.WriteString("\n")
 	unknown := *c
 	unknown.CPUKnown = false
-	if err := Gobench(&buf, r, &metrics.SteadyState{Reason: "the concurrency never held 3 requests"}, &unknown); err != nil {
+	if err := Gobench(&buf, &r, &metrics.SteadyState{Reason: "the concurrency never held 3 requests"}, &unknown); err != nil {
 		t.Fatal(err)
 	}
-	if err := Gobench(&buf, r, nil, nil); err != nil {
+	if err := Gobench(&buf, &r, nil, nil); err != nil {
 		t.Fatal(err)
 	}
 	golden.Check(t, buf.Bytes())

@@ -184,23 +184,15 @@ func ResultObject(r *metrics.Result, run *Run) *pyjson.Object {
 	if run.ServerView != nil {
 		o.Set(resultkey.ServerView, run.ServerView)
 	}
-	if run.Steady != nil && !r.Pooling {
-		o.Set(resultkey.GobenchSteadyState, SteadyObject(r, run.Steady))
-	}
-	if run.Client != nil {
-		o.Set(resultkey.GobenchClient, ClientObject(run.Client))
-	}
 	if run.SaveDetailed {
 		o.Set(resultkey.ScheduledOffsets, run.ScheduledOffsets)
-		if run.Client != nil {
-			o.Set(resultkey.ScheduleLags, run.Client.Lags)
-		}
 		o.Set(resultkey.EndReason, run.EndReason)
 	} else {
 		for _, k := range resultkey.RequestLists() {
 			o.Delete(k)
 		}
 	}
+	setGobench(o, r, run)
 	run.MultiTurn.set(o, run.SaveDetailed)
 	return o
 }

@@ -18,11 +18,12 @@ import (
 // milliseconds; no threshold near a real lag is asserted.
 func TestScheduleLagWarning(t *testing.T) {
 	t.Parallel()
-	srv := startSim(t, 5*time.Millisecond, time.Millisecond)
+	srv := startSim(t, 5*time.Millisecond, 100*time.Microsecond)
 	const hold = 600 * time.Millisecond
 	for _, late := range []bool{true, false} {
 		o := baseOptions(srv.URL)
 		o.ScheduleLagWarnMS = 300
+		o.NumPrompts = 100 // report.GobenchMinRequests: the section is drawn
 		o.SaveResult, o.SaveDetailed, o.ResultDir = true, true, t.TempDir()
 		var b buffers
 		p, err := NewPlan(context.Background(), o, b.env())
