@@ -141,7 +141,8 @@ func serveHelpGroups() []helpGroup {
 		{title: "Sampling flags (sent with every request):", flags: []string{"ignore-eos", "temperature", "top-p", "top-k",
 			"min-p", "frequency-penalty", "presence-penalty", "repetition-penalty", "logprobs", "extra-body", "use-beam-search"}},
 		{title: "Timeout flags:", flags: []string{"ready-check-timeout-sec", "request-timeout", "read-timeout", "interrupt-grace"}},
-		{title: "Metrics flags:", flags: []string{"percentile-metrics", "metric-percentiles", "goodput", "report-cached-tokens"}},
+		{title: "Metrics flags:", flags: []string{"percentile-metrics", "metric-percentiles", "goodput", "report-cached-tokens",
+			"schedule-lag-warn-ms"}},
 		{title: "Server view flags (the server's /metrics beside the client's figures, and why it is slow):",
 			flags: []string{"no-server-metrics", "metrics-interval", "server-max-num-seqs"}},
 		{title: "Output flags:", flags: []string{"format", "save-result", "save-detailed", "append-result", "result-dir",
@@ -251,6 +252,9 @@ func (f *serveFlags) registerOutput(s flagSet) {
 	s.str(&o.ResultDir, "result-dir", "Folder of the result file (created if needed).")
 	s.str(&o.ResultFilename, "result-filename", "Name of the result file, instead of {label}-{rate}qps[-concurrency{N}]-{model}-{date}.json.")
 	s.boolean(&o.ReportCachedTokens, "report-cached-tokens", "Sum usage.prompt_tokens_details.cached_tokens into total_cached_tokens.")
+	s.val(bindFloat("schedule-lag-warn-ms", &o.ScheduleLagWarnMS), "schedule-lag-warn-ms",
+		"Warn that the client may have been the bottleneck when the 99th percentile of the schedule lag (a request's release "+
+			"minus the instant it was due) exceeds this many milliseconds.")
 	s.boolean(&o.NoServerMetrics, "no-server-metrics", "No server view: do not read the server's /metrics beyond vLLM's two scrapes, sample no gauges, diagnose nothing.")
 	s.val(bindSeconds("metrics-interval", &o.MetricsInterval), "metrics-interval",
 		"Seconds between samples of the server's state gauges during the run (one GET /metrics each, on a connection of its own: "+

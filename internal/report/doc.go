@@ -117,6 +117,41 @@
 //	                         timeline (t, running, waiting, kv_cache_usage_perc in columns)
 //	scheduled_offsets        [number], planned arrival offsets  } gobench,
 //	end_reason               string, "completed" or "interrupted" } detailed only
+//	gobench_steady_state     object, the run over its steady-state window (gobench serve's
+//	                         generation runs; metrics.FindSteadyWindow states the rule):
+//	  found                  bool, whether a window was found
+//	  reason                 string, why not (only when found is false; nothing follows)
+//	  target_concurrency     int, the plateau's concurrency
+//	  target_from            string, "max_concurrency" (--max-concurrency, reached) or
+//	                         "top_level" (the highest level held 10 % of the time)
+//	  threshold              number, 0.95: the share of the target that opens the window
+//	  threshold_concurrency  int, ceil(threshold × target_concurrency)
+//	  start_s, end_s         number, the window in seconds from the first request's start
+//	  duration_s             number, end_s − start_s
+//	  requests_started       int, successful requests started in the window
+//	  requests_completed     int, successful requests ended in it
+//	  requests_inside        int, successful requests wholly inside it
+//	  request_throughput     number, requests_completed / duration_s
+//	  input_throughput       number, prompt tokens of the requests started in it per second
+//	  output_throughput      number, output tokens received in it per second (a token event
+//	                         carries its request's output length / its events)
+//	  total_token_throughput number, input_throughput + output_throughput
+//	  mean_{m}_ms, median_{m}_ms, std_{m}_ms, p{p}_{m}_ms
+//	                         number, over the requests inside the window, for the run's
+//	                         ttft, tpot, itl and e2el sections
+//	gobench_client           object, the client's own load (gobench serve's runs on a schedule,
+//	                         not --multi-turn):
+//	  schedule_lag_p50_ms, schedule_lag_p99_ms, schedule_lag_max_ms
+//	                         number, a request's release by the dispatcher minus the instant it
+//	                         was due (the run's start + its offset)
+//	  schedule_lag_warn_ms   number, --schedule-lag-warn-ms
+//	  client_may_be_bottleneck bool, schedule_lag_p99_ms > schedule_lag_warn_ms
+//	  cpu_seconds            number or null, the process's CPU time over the run (getrusage;
+//	                         null where the platform has none)
+//	  wall_seconds           number, the run's length
+//	  cpu_share              number or null, cpu_seconds / wall_seconds (1: one core busy)
+//	schedule_lags            [number], each request's schedule lag in seconds (gobench_client's
+//	                         runs, detailed only)
 //	multi_turn               object, a --multi-turn run's conversations and completed_conversations
 //	                         (every turn answered) and per_turn: per turn index, requests,
 //	                         completed, mean_input_len (history included) and mean, median and

@@ -95,6 +95,12 @@ type Run struct {
 	// MultiTurn is a --multi-turn run's per-turn figures (multi_turn, and
 	// with SaveDetailed conversation_ids and turn_indices); nil otherwise.
 	MultiTurn *MultiTurn
+	// Steady is saved as gobench_steady_state (SteadyObject); nil leaves
+	// it out.
+	Steady *metrics.SteadyState
+	// Client is saved as gobench_client (ClientObject), and with
+	// SaveDetailed its lags as schedule_lags; nil leaves them out.
+	Client *metrics.ClientLoad
 }
 
 // DateString formats t as vLLM's datetime.now().strftime("%Y%m%d-%H%M%S"),
@@ -186,6 +192,7 @@ func ResultObject(r *metrics.Result, run *Run) *pyjson.Object {
 			o.Delete(k)
 		}
 	}
+	setGobench(o, r, run)
 	run.MultiTurn.set(o, run.SaveDetailed)
 	return o
 }
@@ -266,13 +273,19 @@ func setBenchmarkKeys(o *pyjson.Object, r *metrics.Result, run *Run) {
 		o.Set(resultkey.SpecDecodePerPositionAcceptanceRates, s.PerPositionAcceptanceRates)
 	}
 	for _, s := range r.Sections() {
-		key := func(st resultkey.Stat) string { return resultkey.StatKey(s.Key, st) }
-		o.Set(key(resultkey.Stat{Kind: resultkey.Mean}), s.Stats.Mean)
-		o.Set(key(resultkey.Stat{Kind: resultkey.Median}), s.Stats.Median)
-		o.Set(key(resultkey.Stat{Kind: resultkey.Std}), s.Stats.Std)
-		for _, pv := range s.Stats.Percentiles {
-			o.Set(key(resultkey.Stat{Kind: resultkey.Percentile, P: pv.P}), pv.Value)
-		}
+		setStats(o, s.Key, s.Stats)
+	}
+}
+
+// setStats adds a metric's statistic keys (mean, median, std, then each
+// percentile) in vLLM's order.
+func setStats(o *pyjson.Object, metric string, st metrics.Stats) {
+	key := func(k resultkey.Stat) string { return resultkey.StatKey(metric, k) }
+	o.Set(key(resultkey.Stat{Kind: resultkey.Mean}), st.Mean)
+	o.Set(key(resultkey.Stat{Kind: resultkey.Median}), st.Median)
+	o.Set(key(resultkey.Stat{Kind: resultkey.Std}), st.Std)
+	for _, pv := range st.Percentiles {
+		o.Set(key(resultkey.Stat{Kind: resultkey.Percentile, P: pv.P}), pv.Value)
 	}
 }
 

@@ -130,6 +130,17 @@ const (
 	// /metrics, beside the client's figures, with the diagnosis and its
 	// verdict (package serverview); present when the server has /metrics.
 	ServerView = "server_view"
+	// GobenchSteadyState is the run's figures over its steady-state
+	// window, ramp-up and drain left out (gobench only; metrics.Steady):
+	// the window, its requests, throughputs and latency statistics.
+	GobenchSteadyState = "gobench_steady_state"
+	// GobenchClient is the client's own load over the run (gobench
+	// only; metrics.ClientLoad): schedule lag p50, p99 and max, the
+	// process's CPU share, and whether it may have been the bottleneck.
+	GobenchClient = "gobench_client"
+	// ScheduleLags lists each request's schedule lag in seconds (gobench,
+	// detailed only), aligned with the per-request lists.
+	ScheduleLags = "schedule_lags"
 	// EndReason is "completed" or "interrupted" (detailed only).
 	EndReason = "end_reason"
 	// MultiTurn is a --multi-turn run's object (gobench only): the
@@ -181,6 +192,15 @@ const (
 	multiTurn
 	// multiTurnDetailed: in the detailed results of --multi-turn runs.
 	multiTurnDetailed
+	// steadyState: in the results of gobench serve's generation runs
+	// (Selection.SteadyState).
+	steadyState
+	// clientLoad: in the results of gobench serve's runs on a schedule
+	// (Selection.ClientLoad).
+	clientLoad
+	// clientLoadDetailed: clientLoad's per-request list, with
+	// --save-detailed.
+	clientLoadDetailed
 )
 
 // row is one key of the schema.
@@ -261,6 +281,9 @@ var schema = [...]row{
 	{key: ServerView, when: server},
 	{key: ScheduledOffsets, when: detailedOnly},
 	{key: EndReason, when: detailedOnly, setting: true},
+	{key: GobenchSteadyState, when: steadyState, generation: true},
+	{key: GobenchClient, when: clientLoad},
+	{key: ScheduleLags, when: clientLoadDetailed},
 	{key: MultiTurn, when: multiTurn},
 	{key: ConversationIDs, when: multiTurnDetailed},
 	{key: TurnIndices, when: multiTurnDetailed},
@@ -406,6 +429,13 @@ type Selection struct {
 	Pooling bool
 	// Probe is --probe-request-rate > 0: the probe keys may be present.
 	Probe bool
+	// SteadyState: the result holds gobench's steady-state figures
+	// (GobenchSteadyState), as gobench serve's generation runs do.
+	SteadyState bool
+	// ClientLoad: the result holds the client's load (GobenchClient; with
+	// Detailed also ScheduleLags), as gobench serve's runs on a schedule
+	// (not --multi-turn) do.
+	ClientLoad bool
 }
 
 // Sections returns the latency sections of a result of s, in order (vLLM's
@@ -485,6 +515,12 @@ func (s Selection) Keys() []Key {
 			present = s.MultiTurn
 		case multiTurnDetailed:
 			present = s.MultiTurn && s.Detailed
+		case steadyState:
+			present = s.SteadyState
+		case clientLoad:
+			present = s.ClientLoad
+		case clientLoadDetailed:
+			present = s.ClientLoad && s.Detailed
 		case server:
 			present, byServer = true, true
 		case statistics:

@@ -30,6 +30,10 @@ type dispatchResult struct {
 	// released holds the wall time each request was released (only when
 	// the dispatcher's released slice is set, for ramp-up events).
 	released []time.Time
+	// lags holds each sent request's schedule lag in seconds: the clock
+	// reading at its release minus start + its offset (gobench's
+	// schedule_lags; metrics.ClientLoad).
+	lags []float64
 }
 
 // dispatcher sends jobs at their scheduled offsets.
@@ -51,6 +55,9 @@ type dispatcher struct {
 	// released, when non-nil, records the wall time each request is
 	// released (ramp-up rps_change_events carry it).
 	released []time.Time
+	// hold, when set (tests only), runs before request i is released: a
+	// dispatcher made late on purpose.
+	hold func(i int)
 }
 
 // graceThenCancel waits for stop, then gives requests in flight the grace
@@ -116,7 +123,7 @@ func (d *dispatcher) send(ctx context.Context, stop <-chan struct{}, slot chan s
 func (d *dispatcher) run(ctx context.Context, now func() float64, jobs []job, offsets []float64) dispatchResult {
 	ctx, cancelAll := context.WithCancel(ctx)
 	defer cancelAll()
-	res := dispatchResult{outputs: make([]metrics.Output, len(jobs)), sent: make([]bool, len(jobs))}
+	res := dispatchResult{outputs: make([]metrics.Output, len(jobs)), sent: make([]bool, len(jobs)), lags: make([]float64, len(jobs))}
 	var wg sync.WaitGroup
 	stop := d.stop // read once: the goroutines below outlive a change of d
 	// Every decision to send reads stop itself, so a request due at the
@@ -148,7 +155,11 @@ dispatch:
 			break dispatch
 		default:
 		}
+		if d.hold != nil {
+			d.hold(i)
+		}
 		arrival := now()
+		res.lags[i] = arrival - res.start - offsets[i]
 		if d.released != nil {
 			d.released[i] = time.Now()
 		}

@@ -72,6 +72,11 @@ type execution struct {
 	testBody []byte
 	// turns is a --multi-turn run's per-turn figures, nil otherwise.
 	turns *report.MultiTurn
+	// steady and load are gobench's figures beside vLLM's
+	// (gobenchFigures): the steady state, nil for pooling; the client's
+	// load, nil for --multi-turn.
+	steady *metrics.SteadyState
+	load   *metrics.ClientLoad
 }
 
 // Execute is vLLM's benchmark(): the ready check, the warm-ups, the
@@ -104,7 +109,9 @@ func (p *Plan) Execute(ctx context.Context, env Env) (*Result, error) {
 	bar := newProgress(x.env, x.Options, len(x.jobs), "")
 	rampStart := isoformat(x.env.Now())
 	probes := x.startProbes(ctx)
+	cpu := startCPU()
 	res := x.dispatch(ctx, bar)
+	cpu.stop()
 	probe := probes.finish(res.interrupted)
 	bar.finish()
 	samples := mon.finish()
@@ -116,11 +123,13 @@ func (p *Plan) Execute(ctx context.Context, env Env) (*Result, error) {
 	after := fetchMetrics(post(), x.api, x.clock.Seconds, x.env.Stderr)
 	m, sentOffsets := x.measure(res, before, after)
 	m.Probe = probe
+	x.gobenchFigures(m, res, cpu)
 	x.turns = x.perTurn(res)
 	spec := specDecodeStats(before.spec, after.spec)
 	view := x.serverView(before, after, samples, m, spec)
 	if err := report.Block(x.env.Stderr, m, func() error {
-		return x.env.Render(x.env.Stdout, Block{Metrics: m, Spec: spec, ModelID: x.ModelID, Label: x.Options.Label, ServerView: view, MultiTurn: x.turns})
+		return x.env.Render(x.env.Stdout, Block{Metrics: m, Spec: spec, ModelID: x.ModelID, Label: x.Options.Label, ServerView: view, MultiTurn: x.turns,
+			Steady: x.steady, Client: x.load})
 	}); err != nil {
 		return nil, err
 	}
@@ -285,7 +294,7 @@ func (x *execution) dispatch(ctx context.Context, bar *progress) dispatchResult 
 		sem = newFIFO(o.MaxConcurrency)
 	}
 	d := &dispatcher{client: x.client, be: x.Backend.Impl, sem: sem, stop: x.env.Stop, grace: o.InterruptGrace,
-		quick: x.env.Quick, progress: bar}
+		quick: x.env.Quick, progress: bar, hold: x.hold}
 	if o.Schedule.RampUp != nil {
 		d.released = make([]time.Time, len(x.jobs))
 	}

@@ -158,6 +158,10 @@ type Options struct {
 	// vLLM does not publish; the diagnosis compares the running requests
 	// with it. 0: not known.
 	ServerMaxNumSeqs int
+	// ScheduleLagWarnMS is --schedule-lag-warn-ms: the schedule lag's p99
+	// (milliseconds) above which the run warns that the client may have
+	// been the bottleneck (metrics.ClientLoad).
+	ScheduleLagWarnMS float64
 	// DryRun builds the plan, prints one JSON line per request and sends
 	// nothing.
 	DryRun bool
@@ -204,6 +208,8 @@ func DefaultOptions() Options {
 		MultiTurn:       MultiTurn{Turns: dataset.MultiTurnOptions{NumTurns: DefaultNumTurns}},
 		// Not vLLM's: gobench prints progress lines in CI logs.
 		ProgressInterval: DefaultProgressInterval,
+		// Not vLLM's: gobench's client-bottleneck warning.
+		ScheduleLagWarnMS: 1000 * metrics.DefaultScheduleLagWarn,
 	}
 }
 
@@ -242,7 +248,7 @@ func (o *Options) Pooling() bool {
 // value. A mistake is an exitcode.UsageError; a feature gobench does not
 // have yet wraps exitcode.ErrNotSupported.
 func (o *Options) Validate() error {
-	for _, check := range []func() error{o.validateTarget, o.validateHeaders, o.validateLoad, o.validateWaits, o.validateOutput, o.validateMultiTurn} {
+	for _, check := range []func() error{o.validateTarget, o.validateHeaders, o.validateLoad, o.validateWaits, o.validateOutput, o.validateMultiTurn, o.validateLagWarn} {
 		if err := check(); err != nil {
 			if errors.Is(err, exitcode.ErrNotSupported) {
 				return err
@@ -571,6 +577,11 @@ type Block struct {
 	// MultiTurn is a --multi-turn run's per-turn table (nil otherwise),
 	// drawn after the block.
 	MultiTurn *report.MultiTurn
+	// Steady and Client are gobench's steady-state figures and the
+	// client's load (nil when not measured), drawn after the block as
+	// gobench's own section (report.Gobench).
+	Steady *metrics.SteadyState
+	Client *metrics.ClientLoad
 }
 
 // withDefaults fills the writers, clock and transport left nil.
@@ -599,6 +610,9 @@ func (env Env) withDefaults() Env {
 				if err := b.MultiTurn.Text(w); err != nil {
 					return err
 				}
+			}
+			if err := report.Gobench(w, b.Metrics, b.Steady, b.Client); err != nil {
+				return err
 			}
 			if b.ServerView == nil {
 				return nil

@@ -71,6 +71,9 @@ type Plan struct {
 	out io.Writer
 	// pending is the result file's save, made ready before anything is sent.
 	pending *pendingSave
+	// hold, when set (tests only), runs before the dispatcher releases
+	// request i: a client made late on purpose (dispatcher.hold).
+	hold func(i int)
 }
 
 // NewPlan validates opts and plans the run: it asks the server for the
