@@ -363,6 +363,17 @@ func validateLengths(spec *Spec, opts Options) error {
 // g holds the global generators, which Load leaves where vLLM leaves them
 // (see Globals); nil stands for generators just seeded with opts.Seed.
 func Load(opts Options, tok tokenizer.Tokenizer, g *Globals, warn io.Writer) ([]Sample, error) {
+	spec, g, warn, err := prepare(opts, tok, g, warn)
+	if err != nil {
+		return nil, err
+	}
+	return spec.Load(opts, tok, g, warn)
+}
+
+// prepare is what every way of building a dataset does first: the
+// defaults of g and warn, Validate, and the tokenizer check of the
+// dataset's Spec.
+func prepare(opts Options, tok tokenizer.Tokenizer, g *Globals, warn io.Writer) (*Spec, *Globals, io.Writer, error) {
 	if warn == nil {
 		warn = io.Discard
 	}
@@ -370,13 +381,13 @@ func Load(opts Options, tok tokenizer.Tokenizer, g *Globals, warn io.Writer) ([]
 		g = NewGlobals(opts.Seed)
 	}
 	if err := Validate(opts); err != nil {
-		return nil, err
+		return nil, nil, nil, err
 	}
 	spec, _ := Lookup(opts.Name) // Validate found it
 	if err := spec.CheckTokenizer(tok != nil); err != nil {
-		return nil, err
+		return nil, nil, nil, err
 	}
-	return spec.Load(opts, tok, g, warn)
+	return spec, g, warn, nil
 }
 
 // Globals are the process-wide generators vLLM seeds with --seed in

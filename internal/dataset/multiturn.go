@@ -79,17 +79,8 @@ var MultiTurnDatasets = []string{"random", "sharegpt", "custom"}
 // (random, sharegpt or custom; see MultiTurnDatasets). tok is nil with
 // --skip-tokenizer-init (custom traces only).
 func Conversations(opts Options, mt MultiTurnOptions, tok tokenizer.Tokenizer, g *Globals, warn io.Writer) ([]Conversation, error) {
-	if warn == nil {
-		warn = io.Discard
-	}
-	if g == nil {
-		g = NewGlobals(opts.Seed)
-	}
-	if err := Validate(opts); err != nil {
-		return nil, err
-	}
-	spec, _ := Lookup(opts.Name) // Validate found it
-	if err := spec.CheckTokenizer(tok != nil); err != nil {
+	_, g, warn, err := prepare(opts, tok, g, warn)
+	if err != nil {
 		return nil, err
 	}
 	switch opts.Name {
