@@ -181,20 +181,22 @@ func TestDoReadTimeoutCountsProgress(t *testing.T) {
 
 // TestDoReadTimeoutProgressResets: each token restarts the read timeout,
 // so a stream slower than the timeout in total but never silent for it
-// succeeds. The gaps are a third of the timeout: only a stall of the test
-// server longer than two thirds of a second could fail it.
+// succeeds. The gaps are an eighth of the timeout (2.5 s of stream against
+// a 2 s timeout): only a stall of the machine longer than 1.75 s could fail
+// it (a 1 s timeout against 330 ms gaps failed once on a loaded 2-core
+// machine building the whole suite under -race).
 func TestDoReadTimeoutProgressResets(t *testing.T) {
 	t.Parallel()
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		for _, e := range tokenEvents(false, 5) {
+		for _, e := range tokenEvents(false, 10) {
 			io.WriteString(w, e)
 			w.(http.Flusher).Flush()
-			time.Sleep(330 * time.Millisecond)
+			time.Sleep(250 * time.Millisecond)
 		}
 		io.WriteString(w, doneEvent)
 	}))
 	defer srv.Close()
-	c := &Client{HTTP: srv.Client(), Now: (&tickClock{}).Now, ReadTimeout: time.Second}
+	c := &Client{HTTP: srv.Client(), Now: (&tickClock{}).Now, ReadTimeout: 2 * time.Second}
 	req := &Request{APIURL: srv.URL + "/v1/completions"}
 	if out := c.Do(guard(t), Completions{}, req, Completions{}.Body(req)); !out.Success {
 		t.Fatalf("failed: %s", out.Error)
