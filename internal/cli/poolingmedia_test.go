@@ -12,11 +12,11 @@ import (
 // TestPoolingBackendsWithImages runs the embedding backends that handle
 // media end to end on custom_image's requests (a local image sent as a
 // data URL), so the media paths of the request bodies meet the
-// simulator. The simulator counts 64 prompt tokens per image and 1 for an
-// Infinity image input (docs in internal/sim), which shows what each
-// backend sent: CLIP blanks the text (the image alone), vlm2vec replaces it
-// with its instruction, -chat keeps it, Infinity's CLIP sends the image's
-// URL as the input.
+// simulator. The simulator counts 64 prompt tokens per image, in a chat
+// message or as an Infinity image input (docs in internal/sim), which shows
+// what each backend sent: CLIP blanks the text (the image alone), vlm2vec
+// replaces it with its instruction, -chat keeps it, Infinity's CLIP sends
+// the image's URL alone as the input.
 func TestPoolingBackendsWithImages(t *testing.T) {
 	t.Parallel()
 	dir := t.TempDir()
@@ -50,8 +50,8 @@ func TestPoolingBackendsWithImages(t *testing.T) {
 		}
 		tokens[b], _ = got["total_input_tokens"].(float64)
 	}
-	if tokens["openai-embeddings-clip"] != 4*64 || tokens["infinity-embeddings-clip"] != 4 {
-		t.Errorf("input tokens %v: want 256 for CLIP (the image alone) and 4 for Infinity's CLIP (one image input each)", tokens)
+	if tokens["openai-embeddings-clip"] != 4*64 || tokens["infinity-embeddings-clip"] != 4*64 {
+		t.Errorf("input tokens %v: want 256 for CLIP and for Infinity's CLIP (the image alone)", tokens)
 	}
 	if tokens["openai-embeddings-chat"] <= tokens["openai-embeddings-clip"] || tokens["openai-embeddings-vlm2vec"] <= tokens["openai-embeddings-clip"] {
 		t.Errorf("input tokens %v: -chat and vlm2vec send text beside the image", tokens)

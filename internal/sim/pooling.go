@@ -34,23 +34,30 @@ func (s *Server) handleInfinityEmbeddings(w http.ResponseWriter, r *http.Request
 }
 
 // mediaInputTokens is what the simulator counts for one image or audio
-// input of Infinity's API: it has no encoder for media, and counting the
-// URL's text (a data: URL is the whole file in base64) would refuse every
-// image as too long.
-const mediaInputTokens = 1
+// input of Infinity's API: the same placeholder count as a media part of a
+// chat message (imageTokens, audioTokens in media.go), so that a picture
+// costs the same whichever API carries it; counting the URL's text (a
+// data: URL is the whole file in base64) would refuse every image as too
+// long.
+func mediaInputTokens(modality string) int {
+	if modality == "audio" {
+		return audioTokens
+	}
+	return imageTokens
+}
 
 // mediaInputs reads the input of an Infinity request whose modality is
 // image or audio: one URL or a list of them.
 func mediaInputs(raw json.RawMessage, modality string) ([]embeddingInput, *apiError) {
 	var url string
 	if json.Unmarshal(raw, &url) == nil {
-		return []embeddingInput{{mediaInputTokens, modality + ":" + url}}, nil
+		return []embeddingInput{{mediaInputTokens(modality), modality + ":" + url}}, nil
 	}
 	var urls []string
 	if json.Unmarshal(raw, &urls) == nil && len(urls) > 0 {
 		out := make([]embeddingInput, len(urls))
 		for i, u := range urls {
-			out[i] = embeddingInput{mediaInputTokens, modality + ":" + u}
+			out[i] = embeddingInput{mediaInputTokens(modality), modality + ":" + u}
 		}
 		return out, nil
 	}

@@ -35,7 +35,7 @@ func TestPoolingEndpoints(t *testing.T) {
 		{"pooling batch", "/pooling", `{"input":["a","b c"],"truncate_prompt_tokens":-1}`, 200, "pooling", 2, 5},
 		{"pooling messages", "/pooling", `{"messages":[{"role":"user","content":"a b"}]}`, 200, "pooling", 1, 2},
 		{"infinity text", "/embeddings", `{"model":"","input":"a b c"}`, 200, "embedding", 1, 4},
-		{"infinity image", "/embeddings", `{"input":"data:image/jpeg;base64,AAAA","modality":"image"}`, 200, "embedding", 1, 1},
+		{"infinity image", "/embeddings", `{"input":"data:image/jpeg;base64,AAAA","modality":"image"}`, 200, "embedding", 1, 64},
 		{"infinity bad modality", "/embeddings", `{"input":"x","modality":"smell"}`, 400, "", 0, 0},
 		{"embeddings image part", "/v1/embeddings", `{"messages":[{"role":"user","content":[{"type":"text","text":""},` +
 			`{"type":"image_url","image_url":{"url":"data:image/jpeg;base64,AAAA"}}]}],"truncate_prompt_tokens":-1}`, 200, "embedding", 1, 64},
