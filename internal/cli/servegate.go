@@ -162,6 +162,9 @@ func (g *serveGate) renderer(deps *Deps) run.Renderer {
 				return err
 			}
 		}
+		if err := report.GobenchMarkdown(w, b.Metrics, b.Steady, b.Client); err != nil {
+			return err
+		}
 		if b.ServerView == nil {
 			return nil
 		}

@@ -118,27 +118,49 @@ const GobenchMinRequests = 100
 // use. It draws nothing when both s and c are nil, or when the run sent
 // fewer than GobenchMinRequests requests.
 func Gobench(w io.Writer, r *metrics.Result, s *metrics.SteadyState, c *metrics.ClientLoad) error {
+	return gobench(w, r, s, c, false)
+}
+
+// GobenchMarkdown is Gobench for a Markdown summary (--format markdown,
+// --summary-file): the same figures under "####" headings, the table in
+// Markdown.
+func GobenchMarkdown(w io.Writer, r *metrics.Result, s *metrics.SteadyState, c *metrics.ClientLoad) error {
+	return gobench(w, r, s, c, true)
+}
+
+// gobench draws the section as text or Markdown.
+func gobench(w io.Writer, r *metrics.Result, s *metrics.SteadyState, c *metrics.ClientLoad, markdown bool) error {
 	if s == nil && c == nil || len(r.Outputs) < GobenchMinRequests {
 		return nil
 	}
 	var b strings.Builder
+	heading := func(title string) {
+		if markdown {
+			b.WriteString("\n#### gobench: " + title + "\n\n")
+		} else {
+			b.WriteString(center(" gobench: "+title+" ", "=", headerWidth) + "\n")
+		}
+	}
 	if s != nil {
-		b.WriteString(center(" gobench: steady state ", "=", headerWidth) + "\n")
-		steadyText(&b, r, s)
+		heading("steady state")
+		steadyText(&b, r, s, markdown)
 	}
 	if c != nil {
-		b.WriteString(center(" gobench: client ", "=", headerWidth) + "\n")
-		clientText(&b, c)
+		heading("client")
+		clientText(&b, c, markdown)
 	}
-	b.WriteString(strings.Repeat("=", headerWidth) + "\n")
+	if !markdown {
+		b.WriteString(strings.Repeat("=", headerWidth) + "\n")
+	}
 	_, err := io.WriteString(w, b.String())
 	return err
 }
 
 // steadyText writes the window, its rule and the table of the whole run
 // beside the window.
-func steadyText(b *strings.Builder, r *metrics.Result, s *metrics.SteadyState) {
+func steadyText(b *strings.Builder, r *metrics.Result, s *metrics.SteadyState, markdown bool) {
 	if !s.Found {
+		bullet(b, markdown)
 		fmt.Fprintf(b, "No steady state: %s.\n", s.Reason)
 		return
 	}
@@ -147,8 +169,10 @@ func steadyText(b *strings.Builder, r *metrics.Result, s *metrics.SteadyState) {
 	if !w.FromLimit {
 		target = fmt.Sprintf("%d, the highest level held %.0f %% of the time", w.Target, 100*metrics.SteadyTopShare)
 	}
+	bullet(b, markdown)
 	fmt.Fprintf(b, "Window: %s s to %s s after the first request (%s s), while %d or more were in flight (%g x %s).\n",
 		format2f(w.Start-s.RunStart), format2f(w.End-s.RunStart), format2f(s.Duration()), w.Level, metrics.SteadyThreshold, target)
+	bullet(b, markdown)
 	fmt.Fprintf(b, "Requests: %d started, %d completed in the window; %d wholly inside it (their latencies below).\n",
 		s.Started, s.Completed, s.Inside)
 	rows := [][]string{
@@ -165,15 +189,20 @@ func steadyText(b *strings.Builder, r *metrics.Result, s *metrics.SteadyState) {
 			rows = append(rows, []string{p + " " + sec.Name + " (ms)", format2f(sec.Stats.Percentiles[i].Value), format2f(pv.Value)})
 		}
 	}
-	for _, l := range texttable.Lines([]string{"", "whole run", "steady state"}, rows, false, "") {
+	if markdown {
+		b.WriteString("\n")
+	}
+	for _, l := range texttable.Lines([]string{"", "whole run", "steady state"}, rows, markdown, "") {
 		b.WriteString(l + "\n")
 	}
 }
 
 // clientText writes the schedule lag and the CPU share.
-func clientText(b *strings.Builder, c *metrics.ClientLoad) {
+func clientText(b *strings.Builder, c *metrics.ClientLoad, markdown bool) {
+	bullet(b, markdown)
 	fmt.Fprintf(b, "Schedule lag p50 / p99 / max (ms): %s / %s / %s (warns above %s)\n",
 		format2f(1000*c.LagPercentile(50)), format2f(1000*c.LagPercentile(99)), format2f(1000*c.LagMax()), format2f(1000*c.WarnLag))
+	bullet(b, markdown)
 	if c.CPUKnown {
 		fmt.Fprintf(b, "Client CPU: %s %% of one core (%s s of CPU over %s s)\n",
 			format2f(100*c.CPUShare()), format2f(c.CPUSeconds), format2f(c.WallSeconds))
@@ -181,6 +210,15 @@ func clientText(b *strings.Builder, c *metrics.ClientLoad) {
 		b.WriteString("Client CPU: not known on this platform\n")
 	}
 	if c.Bottleneck() {
+		bullet(b, markdown)
 		b.WriteString("The client may have been the bottleneck (see the warning).\n")
+	}
+}
+
+// bullet starts a Markdown list item, so that the section's lines stay
+// lines in a rendered summary; text lines need none.
+func bullet(b *strings.Builder, markdown bool) {
+	if markdown {
+		b.WriteString("- ")
 	}
 }

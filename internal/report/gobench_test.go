@@ -102,3 +102,17 @@ func TestGobenchText(t *testing.T) {
 	}
 	golden.Check(t, buf.Bytes())
 }
+
+// TestGobenchMarkdown: the Markdown summary carries the same section,
+// its lines as list items and the table in Markdown.
+func TestGobenchMarkdown(t *testing.T) {
+	t.Parallel()
+	small, s, c := steadyRun(t)
+	r := *small
+	r.Outputs = make([]metrics.Output, GobenchMinRequests)
+	var buf bytes.Buffer
+	if err := GobenchMarkdown(&buf, &r, s, c); err != nil {
+		t.Fatal(err)
+	}
+	golden.Check(t, buf.Bytes())
+}
