@@ -51,6 +51,11 @@ type Result struct {
 	PercentileMetrics, MetricPercentiles string
 	// Notes say what was inferred, approximated or not recomputable.
 	Notes []string
+	// Steady and Client are gobench's own sections, recomputed when the
+	// file saved them (gobench_steady_state, gobench_client); nil
+	// otherwise.
+	Steady *metrics.SteadyState
+	Client *metrics.ClientLoad
 }
 
 // Recompute rebuilds the requests of run and computes the metrics again.
@@ -107,7 +112,41 @@ func recompute(run *resultfile.Run, d *resultfile.Detailed, o Options) (*Result,
 	res.Metrics = metrics.Calculate(d.Outputs, duration, cfg)
 	res.patch(run, d)
 	res.Spec = specDecode(run)
+	res.gobench(run, d)
 	return res, nil
+}
+
+// gobench recomputes the gobench sections the file saved: the steady
+// state from the requests' starts and latencies, the client's schedule
+// lag from schedule_lags. The client's CPU use is the saved one: no
+// per-request data holds it.
+func (res *Result) gobench(run *resultfile.Run, d *resultfile.Detailed) {
+	if run.Has(resultkey.GobenchSteadyState) && d.HasStartTimes && d.HasLatencies {
+		res.Steady = metrics.Steady(&res.Metrics)
+	}
+	saved, ok := run.Object(resultkey.GobenchClient)
+	raw, lok := run.Raw(resultkey.ScheduleLags)
+	var lags []float64
+	if !ok || !lok || json.Unmarshal(raw, &lags) != nil {
+		return
+	}
+	c := &metrics.ClientLoad{Lags: lags}
+	number := func(key string) (float64, bool) {
+		v, _ := saved.Get(key)
+		switch x := v.(type) {
+		case float64:
+			return x, true
+		case int:
+			return float64(x), true
+		}
+		return 0, false
+	}
+	c.WallSeconds, _ = number(resultkey.ClientWallSeconds)
+	c.CPUSeconds, c.CPUKnown = number(resultkey.ClientCPUSeconds)
+	if ms, ok := number(resultkey.ClientLagWarnMS); ok {
+		c.WarnLag = ms / 1000
+	}
+	res.Client = c
 }
 
 // withRun fills what o leaves empty with what the run used: the selection
@@ -271,7 +310,7 @@ func (res *Result) Object(run *resultfile.Run) *pyjson.Object {
 	return report.ResultObject(&res.Metrics, &report.Run{
 		Date: date, Backend: backend, Label: run.Label(), ModelID: model, TokenizerID: tok,
 		NumPrompts: int(prompts), Burstiness: burstiness, NumWarmups: int(warmups), SpecDecode: res.Spec,
-		Workload: workload, ServerView: ServerView(run), Version: version,
+		Workload: workload, ServerView: ServerView(run), Version: version, Steady: res.Steady, Client: res.Client,
 	})
 }
 

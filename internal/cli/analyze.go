@@ -156,14 +156,20 @@ func runAnalyze(deps *Deps, o *AnalyzeOptions) error {
 	out := formats{
 		text: func(w io.Writer) error {
 			return report.Block(deps.Stderr, m, func() error {
-				if err := report.Text(w, m, res.Spec); err != nil || view == nil {
+				if err := report.Text(w, m, res.Spec); err != nil {
+					return err
+				}
+				if err := report.Gobench(w, m, res.Steady, res.Client); err != nil || view == nil {
 					return err
 				}
 				return serverview.Render(w, view, "text")
 			})
 		},
 		markdown: func(w io.Writer) error {
-			if err := report.Markdown(w, m, res.Spec, "gobench analyze · "+file.Name()); err != nil || view == nil {
+			if err := report.Markdown(w, m, res.Spec, "gobench analyze · "+file.Name()); err != nil {
+				return err
+			}
+			if err := report.GobenchMarkdown(w, m, res.Steady, res.Client); err != nil || view == nil {
 				return err
 			}
 			return serverview.Render(w, view, "markdown")
