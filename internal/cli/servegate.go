@@ -95,7 +95,11 @@ func selectionOf(o *run.Options) resultkey.Selection {
 		PercentileMetrics: o.PercentileMetricsOrDefault(), Percentiles: o.Percentiles,
 		Tokenizer: !o.SkipTokenizerInit, ClientQueue: o.MaxConcurrency > 0, RampUp: o.Schedule.RampUp != nil,
 		Detailed: o.SaveDetailed, ReportCachedTokens: o.ReportCachedTokens, Workload: true, Pooling: o.Pooling(),
-		Probe: o.ProbeRequestRate > 0,
+		Probe: o.ProbeRequestRate > 0, MultiTurn: o.MultiTurn.Enabled,
+		// run.execution.gobenchFigures: the steady state of every
+		// generation run, the client's load where the dispatcher records
+		// schedule lags (not --multi-turn's conversations).
+		SteadyState: true, ClientLoad: !o.MultiTurn.Enabled,
 	}
 }
 

@@ -309,8 +309,8 @@ func metricRows(runs []*resultfile.Run) (rows []Row, notShared, zero []string) {
 	var keys []string
 	seen := map[string]bool{}
 	for _, r := range runs {
-		for _, k := range r.Keys() {
-			if seen[k] || resultkey.IsSetting(k) || !r.IsNumeric(k) {
+		for _, k := range keysWithFigures(r) {
+			if seen[k] || resultkey.IsSetting(k) || !r.IsNumeric(k) && !strings.Contains(k, ".") {
 				continue
 			}
 			seen[k] = true
@@ -343,6 +343,20 @@ func metricRows(runs []*resultfile.Run) (rows []Row, notShared, zero []string) {
 		rows = append(rows, row)
 	}
 	return rows, notShared, zero
+}
+
+// keysWithFigures is r's keys with, after each of gobench's objects, the
+// dotted paths of its figures (resultkey.Figures: the steady state's
+// throughputs and latencies, the client's schedule lag).
+func keysWithFigures(r *resultfile.Run) []string {
+	var keys []string
+	for _, k := range r.Keys() {
+		keys = append(keys, k)
+		if o, ok := r.Object(k); ok {
+			keys = append(keys, resultkey.Figures(k, o.Keys())...)
+		}
+	}
+	return keys
 }
 
 // zeroEverywhere reports whether every run has key as 0 or lacks it.

@@ -182,6 +182,9 @@ func (r *Run) Display(key string) string {
 		if v, ok := r.derived(key); ok {
 			return FormatValue(v)
 		}
+		if v, ok := r.nestedNumber(key); ok {
+			return FormatValue(v)
+		}
 		return ""
 	}
 	v, err := parseNumber(raw)

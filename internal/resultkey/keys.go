@@ -373,8 +373,31 @@ func Direction(key string) Better {
 	if strings.HasSuffix(key, "_ms") {
 		return Lower
 	}
+	// A figure inside one of gobench's objects goes the way the result key
+	// of its name does ("gobench_steady_state.request_throughput").
+	if head, inner, dotted := strings.Cut(key, "."); dotted && slices.Contains(objectKeys, head) {
+		return Direction(inner)
+	}
 	r, _ := lookup(key)
 	return r.better
+}
+
+// Figures returns the dotted paths of the figures a comparison shows from
+// one of gobench's objects: those of its keys (given in the file's order)
+// whose direction of improvement is known, so that window bounds and
+// counts stay out. It returns nil for any other key.
+func Figures(key string, inner []string) []string {
+	if key != GobenchSteadyState && key != GobenchClient {
+		return nil
+	}
+	var out []string
+	for _, k := range inner {
+		// The warning's threshold is a setting, not a figure.
+		if Direction(k) != Neither && k != ClientLagWarnMS {
+			out = append(out, key+"."+k)
+		}
+	}
+	return out
 }
 
 // WellFormed reports whether key is spelled as result keys are: a letter
@@ -542,8 +565,19 @@ func (s Selection) Has(key string) bool {
 	if key == FailedRatio {
 		return !s.Pooling
 	}
+	// A dotted path into one of gobench's objects
+	// ("gobench_steady_state.p99_ttft_ms") is there when its object is;
+	// which keys the object holds the run decides.
+	if head, _, dotted := strings.Cut(key, "."); dotted && slices.Contains(objectKeys, head) {
+		return s.Has(head)
+	}
 	return slices.ContainsFunc(s.Keys(), func(k Key) bool { return k.Name == key })
 }
+
+// objectKeys are gobench's keys whose value is an object that thresholds
+// and comparisons can reach into by a dotted path (server_view has its
+// own rule: only the run finds out whether the server has /metrics).
+var objectKeys = []string{GobenchSteadyState, GobenchClient, MultiTurn, GobenchWorkload}
 
 // CanCompute reports whether key is a latency statistic that a result of s
 // lacks but whose metric the run measures, so that it can be computed from

@@ -327,3 +327,32 @@ func TestZeroIsMeaningful(t *testing.T) {
 		}
 	}
 }
+
+// TestGobenchObjectPaths: a dotted path into gobench's objects takes the
+// direction of the key of its name, is in a result when its object is, and
+// a comparison shows only the figures whose direction is known.
+func TestGobenchObjectPaths(t *testing.T) {
+	t.Parallel()
+	for key, want := range map[string]Better{
+		"gobench_steady_state.request_throughput": Higher,
+		"gobench_steady_state.p99_ttft_ms":        Lower,
+		"gobench_steady_state.start_s":            Neither,
+		"gobench_client.schedule_lag_p99_ms":      Lower,
+		"server_view.ratios.preemptions":          Neither, // compare's own rows give it one
+	} {
+		if got := Direction(key); got != want {
+			t.Errorf("Direction(%s) = %v, want %v", key, got, want)
+		}
+	}
+	sel := Selection{SteadyState: true}
+	if !sel.Has("gobench_steady_state.p99_ttft_ms") || sel.Has("gobench_client.schedule_lag_p99_ms") || sel.Has("nope.x") {
+		t.Error("Has: want the steady state's paths only")
+	}
+	got := Figures(GobenchClient, []string{ClientLagP99MS, ClientLagWarnMS, ClientBottleneck, ClientCPUShare})
+	if diff := cmp.Diff([]string{"gobench_client.schedule_lag_p99_ms"}, got); diff != "" {
+		t.Errorf("Figures (-want +got)\n%s", diff)
+	}
+	if Figures(ServerView, []string{"verdict"}) != nil {
+		t.Error("Figures of server_view: compare has its own section for it")
+	}
+}
