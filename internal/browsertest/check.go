@@ -65,6 +65,9 @@ type Result struct {
 	// Console lists console errors, uncaught exceptions and error log
 	// entries.
 	Console []string
+	// Text is the page's visible text (body.innerText) once ready: tests
+	// find the result block's numbers in it.
+	Text string
 	// Screenshot is a PNG of the whole page when Options.Screenshot is set.
 	Screenshot []byte
 	// Profile is the browser's user-data folder, removed when Check
@@ -128,6 +131,11 @@ func visit(tab context.Context, fileURL string, o Options, res *Result) []error 
 		return []error{err}
 	}
 	res.LoadTime = time.Since(start)
+	text, err := chromedp.Run(tab, chromedp.Evaluate[string](`document.body.innerText`))
+	if err != nil {
+		return []error{fmt.Errorf("reading the page's text: %w", err)}
+	}
+	res.Text = text
 	charts, problems := readCharts(tab)
 	for i := range charts {
 		tip, err := hover(tab, charts[i].ID)

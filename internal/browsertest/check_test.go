@@ -36,6 +36,9 @@ func TestCheckFixture(t *testing.T) {
 	if diff := cmp.Diff([]string{"file://" + abs}, res.Requests); diff != "" {
 		t.Errorf("requests (-want +got):\n%s", diff)
 	}
+	if !strings.Contains(res.Text, "Fixture report") {
+		t.Errorf("page text %q lacks the heading", res.Text)
+	}
 	if !strings.HasPrefix(string(res.Screenshot), "\x89PNG") {
 		t.Errorf("screenshot is not a PNG (%d bytes)", len(res.Screenshot))
 	}
