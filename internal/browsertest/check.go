@@ -20,7 +20,8 @@ type Options struct {
 	// Width and Height are the window's size in CSS pixels (default
 	// 1280x900).
 	Width, Height int
-	// Screenshot asks for a PNG of the whole page in Result.Screenshot.
+	// Screenshot asks for a PNG of the window (Width x Height) scrolled to
+	// the top of the page, after the hovers, in Result.Screenshot.
 	Screenshot bool
 }
 
@@ -68,7 +69,8 @@ type Result struct {
 	// Text is the page's visible text (body.innerText) once ready: tests
 	// find the result block's numbers in it.
 	Text string
-	// Screenshot is a PNG of the whole page when Options.Screenshot is set.
+	// Screenshot is a PNG of the top of the page when Options.Screenshot
+	// is set.
 	Screenshot []byte
 	// Profile is the browser's user-data folder, removed when Check
 	// returns; ProfileUsers(Profile) must then be empty.
@@ -146,7 +148,7 @@ func visit(tab context.Context, fileURL string, o Options, res *Result) []error 
 	}
 	res.Charts = charts
 	if o.Screenshot {
-		png, err := chromedp.Run(tab, chromedp.FullScreenshot(100))
+		png, err := chromedp.Run(tab, topScreenshot())
 		if err != nil {
 			problems = append(problems, fmt.Errorf("screenshot: %w", err))
 		}
@@ -185,4 +187,16 @@ func allowedURL(u, fileURL string) bool {
 	}
 	// The page's own URL with a fragment is the same file.
 	return strings.HasPrefix(u, fileURL+"#")
+}
+
+// topScreenshot scrolls to the top of the page, waits two frames for the
+// scroll to paint, and captures the window as a PNG.
+func topScreenshot() chromedp.Action[[]byte] {
+	return func(ctx context.Context, t *chromedp.Target) ([]byte, error) {
+		const scroll = `new Promise(done => { window.scrollTo(0, 0); requestAnimationFrame(() => requestAnimationFrame(() => done(true))); })`
+		if _, err := chromedp.Evaluate[bool](scroll, chromedp.EvalAwaitPromise)(ctx, t); err != nil {
+			return nil, err
+		}
+		return chromedp.CaptureScreenshot()(ctx, t)
+	}
 }
