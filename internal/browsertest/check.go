@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"net/url"
+	"os"
 	"path/filepath"
 	"strings"
 	"time"
@@ -92,6 +93,9 @@ func Check(ctx context.Context, browser, path string, o Options) (*Result, error
 	abs, err := filepath.Abs(path)
 	if err != nil {
 		return nil, fmt.Errorf("browsertest: %w", err)
+	}
+	if _, err := os.Stat(abs); err != nil {
+		return nil, fmt.Errorf("browsertest: %w", err) // Chromium would show an error page and never be ready
 	}
 	fileURL := (&url.URL{Scheme: "file", Path: abs}).String()
 	ctx, cancel := context.WithTimeout(ctx, o.Timeout)

@@ -112,6 +112,13 @@ func TestCheckFailures(t *testing.T) {
 	}
 }
 
+func TestCheckMissingFile(t *testing.T) {
+	_, err := Check(context.Background(), "/nonexistent/chromium", filepath.Join(t.TempDir(), "none.html"), Options{})
+	if err == nil || !strings.Contains(err.Error(), "none.html") {
+		t.Errorf("Check of a missing file: %v", err)
+	}
+}
+
 func TestFind(t *testing.T) {
 	dir := t.TempDir()
 	notExec := filepath.Join(dir, "chromium")
