@@ -332,3 +332,40 @@ func TestMergeHelpGolden(t *testing.T) {
 	}
 	golden.Check(t, []byte(out))
 }
+
+// TestKubernetesJobArgs: the arguments of deploy/kubernetes/job.yaml are a
+// command line serve accepts (as a dry run, its variables filled in, the
+// shard index from JOB_COMPLETION_INDEX as in the pod).
+func TestKubernetesJobArgs(t *testing.T) {
+	t.Parallel()
+	data, err := os.ReadFile(filepath.Join("..", "..", "deploy", "kubernetes", "job.yaml"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var args []string
+	in := false
+	for line := range strings.Lines(string(data)) {
+		trimmed := strings.TrimSpace(line)
+		switch {
+		case trimmed == "args:":
+			in = true
+		case in && strings.HasPrefix(trimmed, "- "):
+			args = append(args, strings.TrimPrefix(trimmed, "- "))
+		case in:
+			in = false
+		}
+	}
+	if len(args) < 5 || args[0] != "serve" {
+		t.Fatalf("no serve arguments in job.yaml: %v", args)
+	}
+	vars := strings.NewReplacer("$(START_AT)", time.Now().Add(time.Hour).UTC().Format(time.RFC3339),
+		"$(BASE_URL)", "http://127.0.0.1:1", "$(SHARD)", "2")
+	for i, a := range args {
+		args[i] = vars.Replace(a)
+	}
+	args = append(args, "--dry-run", "--model", "m", "--tokenizer", "gobench-builtin", "--num-prompts", "9")
+	out, errOut, code := mainWith(map[string]string{"JOB_COMPLETION_INDEX": "2"}, args...)
+	if code != 0 || !strings.HasPrefix(out, `{"index": 2,`) {
+		t.Errorf("gobench %s: exit %d: %.200s %s", strings.Join(args, " "), code, out, errOut)
+	}
+}
