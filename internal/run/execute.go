@@ -103,8 +103,8 @@ func (p *Plan) Execute(ctx context.Context, env Env) (*Result, error) {
 	x.profile(pre, true)
 	fmt.Fprintln(x.out, x.loadLine())
 	x.warnOpenFiles(fdlimit.Soft())
-	if err := x.Options.Shard.CheckStartAt(x.env.Now()); err != nil {
-		return nil, fmt.Errorf("the start instant passed while the run was getting ready: %w", err)
+	if err := x.awaitStart(ctx); err != nil {
+		return nil, err
 	}
 	before := fetchMetrics(pre, x.api, x.clock.Seconds, x.env.Stderr)
 	x.noteNoMetrics(before)

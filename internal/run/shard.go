@@ -135,6 +135,30 @@ func (p *Plan) globalRequests() int {
 	return p.shareTotal
 }
 
+// startLead is how long before --start-at a run stops waiting in Execute
+// to scrape the server's counters and start its monitor and probes; the
+// dispatcher waits the rest (waitStart), so the schedule starts at the
+// instant while the run's window (CPU, probes, the server's counters, the
+// progress) holds little of the wait.
+const startLead = 200 * time.Millisecond
+
+// awaitStart refuses a --start-at that the preparation overran, then
+// waits until startLead before it (an interrupt ends the wait; the
+// dispatcher then sends nothing).
+func (x *execution) awaitStart(ctx context.Context) error {
+	s := x.Options.Shard
+	if s.StartAt.IsZero() {
+		return nil
+	}
+	if err := s.CheckStartAt(x.env.Now()); err != nil {
+		return fmt.Errorf("the start instant passed while the run was getting ready: %w", err)
+	}
+	fmt.Fprintf(x.out, "Shard %d of %d: waiting for --start-at %s (in %s).\n", s.Index, max(s.Count, 1),
+		s.StartAt.UTC().Format(time.RFC3339Nano), time.Until(s.StartAt).Round(time.Millisecond))
+	waitStart(ctx, x.env.Stop, s.StartAt.Add(-startLead))
+	return nil
+}
+
 // waitStart waits until --start-at (when set); it returns early when the
 // run is stopped or cancelled, and the dispatch loop then sends nothing.
 func waitStart(ctx context.Context, stop <-chan struct{}, at time.Time) {
