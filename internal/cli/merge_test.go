@@ -317,6 +317,9 @@ func TestShardIndexFromJobIndex(t *testing.T) {
 	if code != int(exitcode.BadUsage) || !strings.Contains(errOut, "$JOB_COMPLETION_INDEX") {
 		t.Errorf("JOB_COMPLETION_INDEX=x: exit %d: %s", code, errOut)
 	}
+	if _, errOut, code := mainWith(map[string]string{"JOB_COMPLETION_INDEX": "5"}, args[:len(args)-2]...); code != 0 {
+		t.Errorf("JOB_COMPLETION_INDEX=5 without --num-shards: exit %d: %s", code, errOut)
+	}
 	_, errOut, code = mainWith(map[string]string{"JOB_COMPLETION_INDEX": "3"}, args...)
 	if code != int(exitcode.BadUsage) || !strings.Contains(errOut, "argument --shard-index: 3 is not in [0, 3)") {
 		t.Errorf("JOB_COMPLETION_INDEX=3: exit %d: %s", code, errOut)

@@ -42,7 +42,9 @@ func (f *shardFlags) register(fs *pflag.FlagSet) {
 // warns on stderr when a shard's result could not be merged.
 func (f *shardFlags) options(o *run.Options, deps *Deps) error {
 	s := run.Shard{Count: f.count.v, Index: f.index.v}
-	if !f.index.set {
+	// Only a sharded run takes the Job's index: a Job that runs whole
+	// benchmarks in its pods is not refused for it.
+	if !f.index.set && s.Count > 1 {
 		if env := strings.TrimSpace(deps.Getenv(jobIndexEnv)); env != "" {
 			i, err := strconv.Atoi(env)
 			if err != nil || i < 0 {
