@@ -193,6 +193,7 @@ result block and result JSON, measured with far less client overhead.`,
 	root.AddCommand(newCompareCmd(deps, func(o *CompareOptions) error { return runCompare(deps, o) }))
 	root.AddCommand(newCheckCmd(deps, func(o *CheckOptions) error { return runCheck(deps, o) }))
 	root.AddCommand(newAnalyzeCmd(deps, func(o *AnalyzeOptions) error { return runAnalyze(deps, o) }))
+	root.AddCommand(newMergeCmd(deps, func(o *MergeOptions) error { return runMerge(deps, o) }))
 	root.AddCommand(newDiagnoseCmd(deps, func(ctx context.Context, o *DiagnoseOptions) error { return runDiagnose(ctx, deps, o, intr.stop) }))
 	root.AddCommand(newSweepCmd(deps, intr))
 	root.AddCommand(newVersionCmd(deps))
@@ -218,6 +219,9 @@ func normalizeFor(root *cobra.Command, args []string) ([]string, error) {
 	}
 	if isSweepCmd(sub) {
 		rest = expandSweepShort(rest)
+	}
+	if sub.CommandPath() == "gobench merge" {
+		rest = expandShort(rest, map[string]string{"-o": "--output"})
 	}
 	norm, err := normalizeArgs(rest, sub.Flags(), lists)
 	if err == nil && isServe {

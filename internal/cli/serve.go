@@ -134,6 +134,9 @@ func (f *serveFlags) options(fs *pflag.FlagSet, deps *Deps) (*ServeOptions, erro
 	if err := f.datasetOptions(); err != nil {
 		return nil, err
 	}
+	if err := f.shard.options(o, deps); err != nil {
+		return nil, err
+	}
 	o.Args = argsObject(fs)
 	o.CommandLine = commandLine(deps.args, deps.Getenv)
 	so := &ServeOptions{Run: *o}
@@ -147,6 +150,9 @@ func (f *serveFlags) options(fs *pflag.FlagSet, deps *Deps) (*ServeOptions, erro
 		return nil, err
 	}
 	if so.Sweep, err = f.sweep.options(); err != nil {
+		return nil, err
+	}
+	if err := f.shard.checkWith(so); err != nil {
 		return nil, err
 	}
 	if so.Sweep != nil && so.Repeat.Runs > 1 {

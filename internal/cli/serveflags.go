@@ -40,6 +40,7 @@ type serveFlags struct {
 	simx   simFlags
 	repeat repeatFlags
 	sweep  serveSweepFlags
+	shard  shardFlags
 }
 
 // samplingFlags are the sampling parameters, sent only when given, in
@@ -150,6 +151,7 @@ func serveHelpGroups() []helpGroup {
 		{title: "Gate flags:", flags: []string{"threshold", "threshold-baseline"}},
 		{title: "Repeated runs flags (one configuration several times, with the spread across runs):", flags: []string{"num-runs", "same-seed"}},
 		{title: "Sweep flags (one full run per load, then a table of the points; vLLM's Rust client):", flags: serveSweepFlagNames},
+		{title: "Shard flags (one load spread over several clients; gobench merge joins their results):", flags: shardFlagNames},
 	}
 	return append(groups, serveSimHelpGroups()...)
 }
@@ -350,6 +352,7 @@ func (f *serveFlags) registerOwn(s flagSet) {
 	s.val(bindSeconds("progress-interval", &o.ProgressInterval), "progress-interval", "When stderr is not a terminal (CI logs), seconds between progress lines (\"progress: 120/1000 done, 0 failed, ...\"; the first after 1 s); 0: none.")
 	f.gate.register(s.fs)
 	f.repeat.register(s.fs)
+	f.shard.register(s.fs)
 	f.simx.register(s.fs, "sim-", false)
 }
 

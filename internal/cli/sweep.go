@@ -148,9 +148,15 @@ func benchRunner(deps *Deps) sweep.Runner {
 // (--output-dir, --experiment-name) before normalizeArgs, which reads long
 // flags only.
 func expandSweepShort(args []string) []string {
+	return expandShort(args, map[string]string{"-o": "--output-dir", "-e": "--experiment-name"})
+}
+
+// expandShort spells the short flags of shorts (short → long) long, with
+// their value as "-oVALUE", "-o=VALUE" or the next argument.
+func expandShort(args []string, shorts map[string]string) []string {
 	out := make([]string, 0, len(args))
 	for _, a := range args {
-		for short, long := range map[string]string{"-o": "--output-dir", "-e": "--experiment-name"} {
+		for short, long := range shorts {
 			if a == short {
 				a = long
 			} else if v, ok := strings.CutPrefix(a, short); ok && !strings.HasPrefix(a, "--") {

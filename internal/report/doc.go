@@ -158,6 +158,16 @@
 //	                         p99 of ttft_ms and e2el_ms (gobench)
 //	conversation_ids         [string], each request's conversation } --multi-turn,
 //	turn_indices             [int], each request's turn (0: first) } detailed only
+//	gobench_shard            object, a shard's identity and wall-clock anchors (serve --num-shards,
+//	                         --start-at): num_shards, shard_index, start_at (RFC 3339 or null),
+//	                         start_wall (RFC 3339, ns: the dispatcher's start), start_clock and
+//	                         end_clock (the start_times' clock then and at the end),
+//	                         global_requests, request_indices (detailed only: each request's index
+//	                         in the global plan)
+//	gobench_merge            object, gobench merge's account: num_shards, start_at, start_wall (the
+//	                         merged run's start: the earliest shard's), start_spread_ms,
+//	                         max_start_lateness_ms, clock_skew_note, shards (file, shard_index,
+//	                         start_wall, start_lateness_ms, requests)
 //
 // gobench_workload is one object rather than flat keys so that it can
 // never collide with a --metadata key or a later vLLM key, and so that

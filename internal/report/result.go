@@ -101,6 +101,10 @@ type Run struct {
 	// Client is saved as gobench_client (ClientObject), and with
 	// SaveDetailed its lags as schedule_lags; nil leaves them out.
 	Client *metrics.ClientLoad
+	// Shard is saved as gobench_shard (a shard's identity and anchors);
+	// Merge as gobench_merge (gobench merge's shards and skew); nil leaves
+	// them out.
+	Shard, Merge *pyjson.Object
 }
 
 // DateString formats t as vLLM's datetime.now().strftime("%Y%m%d-%H%M%S"),
@@ -194,6 +198,12 @@ func ResultObject(r *metrics.Result, run *Run) *pyjson.Object {
 	}
 	setGobench(o, r, run)
 	run.MultiTurn.set(o, run.SaveDetailed)
+	if run.Shard != nil {
+		o.Set(resultkey.GobenchShard, run.Shard)
+	}
+	if run.Merge != nil {
+		o.Set(resultkey.GobenchMerge, run.Merge)
+	}
 	return o
 }
 

@@ -201,6 +201,10 @@ const (
 	// clientLoadDetailed: clientLoad's per-request list, with
 	// --save-detailed.
 	clientLoadDetailed
+	// sharded: in the results of a shard (Selection.Shard).
+	sharded
+	// merged: in the results of gobench merge (Selection.Merged).
+	merged
 )
 
 // row is one key of the schema.
@@ -287,6 +291,8 @@ var schema = [...]row{
 	{key: MultiTurn, when: multiTurn},
 	{key: ConversationIDs, when: multiTurnDetailed},
 	{key: TurnIndices, when: multiTurnDetailed},
+	{key: GobenchShard, when: sharded},
+	{key: GobenchMerge, when: merged},
 }
 
 // otherKeys are keys the schema does not hold whose direction is known:
@@ -459,6 +465,9 @@ type Selection struct {
 	// Detailed also ScheduleLags), as gobench serve's runs on a schedule
 	// (not --multi-turn) do.
 	ClientLoad bool
+	// Shard: a shard's result (serve --num-shards or --start-at:
+	// GobenchShard). Merged: gobench merge's result (GobenchMerge).
+	Shard, Merged bool
 }
 
 // Sections returns the latency sections of a result of s, in order (vLLM's
@@ -544,6 +553,10 @@ func (s Selection) Keys() []Key {
 			present = s.ClientLoad
 		case clientLoadDetailed:
 			present = s.ClientLoad && s.Detailed
+		case sharded:
+			present = s.Shard
+		case merged:
+			present = s.Merged
 		case server:
 			present, byServer = true, true
 		case statistics:

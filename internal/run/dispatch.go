@@ -30,6 +30,9 @@ type dispatchResult struct {
 	// released holds the wall time each request was released (only when
 	// the dispatcher's released slice is set, for ramp-up events).
 	released []time.Time
+	// startWall is the wall time when dispatching began, read with start
+	// (gobench_shard's anchor).
+	startWall time.Time
 	// lags holds each sent request's schedule lag in seconds: the clock
 	// reading at its release minus start + its offset (gobench's
 	// schedule_lags; metrics.ClientLoad).
@@ -55,6 +58,8 @@ type dispatcher struct {
 	// released, when non-nil, records the wall time each request is
 	// released (ramp-up rps_change_events carry it).
 	released []time.Time
+	// startAt, when set, is --start-at: dispatching waits for it.
+	startAt time.Time
 	// hold, when set (tests only), runs before request i is released: a
 	// dispatcher made late on purpose.
 	hold func(i int)
@@ -130,8 +135,9 @@ func (d *dispatcher) run(ctx context.Context, now func() float64, jobs []job, of
 	// instant of the interrupt is never sent after it.
 	go d.graceThenCancel(ctx, stop, cancelAll)
 
+	waitStart(ctx, stop, d.startAt)
 	startWall := time.Now()
-	res.start = now()
+	res.start, res.startWall = now(), startWall
 	timer := time.NewTimer(0)
 	<-timer.C
 dispatch:

@@ -103,6 +103,9 @@ func (p *Plan) Execute(ctx context.Context, env Env) (*Result, error) {
 	x.profile(pre, true)
 	fmt.Fprintln(x.out, x.loadLine())
 	x.warnOpenFiles(fdlimit.Soft())
+	if err := x.awaitStart(ctx); err != nil {
+		return nil, err
+	}
 	before := fetchMetrics(pre, x.api, x.clock.Seconds, x.env.Stderr)
 	x.noteNoMetrics(before)
 	mon := x.startMonitor(ctx, before)
@@ -294,7 +297,7 @@ func (x *execution) dispatch(ctx context.Context, bar *progress) dispatchResult 
 		sem = newFIFO(o.MaxConcurrency)
 	}
 	d := &dispatcher{client: x.client, be: x.Backend.Impl, sem: sem, stop: x.env.Stop, grace: o.InterruptGrace,
-		quick: x.env.Quick, progress: bar, hold: x.hold}
+		quick: x.env.Quick, progress: bar, hold: x.hold, startAt: o.Shard.StartAt}
 	if o.Schedule.RampUp != nil {
 		d.released = make([]time.Time, len(x.jobs))
 	}

@@ -78,7 +78,10 @@ type Options struct {
 	// ignored here.
 	Schedule schedule.Params
 	// MaxConcurrency is --max-concurrency; 0 means unlimited (unset).
+	// With Shard it bounds each shard (shard.go).
 	MaxConcurrency int
+	// Shard is --num-shards, --shard-index and --start-at (shard.go).
+	Shard Shard
 	// Seed is --seed, in [0, 2**32).
 	Seed int64
 	// ScheduleSeed, when set, seeds a generator of the arrival schedule of
@@ -248,7 +251,8 @@ func (o *Options) Pooling() bool {
 // value. A mistake is an exitcode.UsageError; a feature gobench does not
 // have yet wraps exitcode.ErrNotSupported.
 func (o *Options) Validate() error {
-	for _, check := range []func() error{o.validateTarget, o.validateHeaders, o.validateLoad, o.validateWaits, o.validateOutput, o.validateMultiTurn, o.validateLagWarn} {
+	for _, check := range []func() error{o.validateTarget, o.validateHeaders, o.validateLoad, o.validateWaits, o.validateOutput, o.validateMultiTurn, o.validateLagWarn,
+		func() error { return o.Shard.validate(o) }} {
 		if err := check(); err != nil {
 			if errors.Is(err, exitcode.ErrNotSupported) {
 				return err

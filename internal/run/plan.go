@@ -74,6 +74,11 @@ type Plan struct {
 	// hold, when set (tests only), runs before the dispatcher releases
 	// request i: a client made late on purpose (dispatcher.hold).
 	hold func(i int)
+	// shareIndices are the global indices of a shard's requests, nil
+	// when the run is not sharded; shareTotal the global plan's size
+	// (shard.go).
+	shareIndices []int
+	shareTotal   int
 }
 
 // NewPlan validates opts and plans the run: it asks the server for the
@@ -115,7 +120,10 @@ func NewPlan(ctx context.Context, opts Options, env Env) (_ *Plan, err error) {
 	if err := p.requests(samples); err != nil {
 		return nil, err
 	}
-	return p, p.schedule(samples)
+	if err := p.schedule(samples); err != nil {
+		return nil, err
+	}
+	return p, p.takeShare()
 }
 
 // target resolves the server, the endpoint and the backend, and builds the
@@ -380,7 +388,7 @@ func pickLoRAs(opts Options, n int, global *pyrandom.Random) []string {
 func (p *Plan) WriteJSONL(w io.Writer) error {
 	for i, j := range p.jobs {
 		o := pyjson.NewObject()
-		o.Set("index", i)
+		o.Set("index", p.globalIndex(i))
 		o.Set("offset_s", p.Offsets[i])
 		o.Set("prompt_len", j.req.PromptLen)
 		o.Set("output_len", j.req.OutputLen)

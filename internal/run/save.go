@@ -29,7 +29,7 @@ func (x *execution) save(m *metrics.Result, spec *report.SpecDecode, res dispatc
 		TokenizerID: x.TokenizerID, NumPrompts: o.NumPrompts, Metadata: o.Metadata, Burstiness: o.Schedule.Burstiness,
 		SpecDecode: spec, NumWarmups: o.NumWarmups, SaveDetailed: o.SaveDetailed,
 		ScheduledOffsets: offsets, Version: x.env.Version, EndReason: endReason, Workload: x.workload(),
-		ServerView: view, MultiTurn: x.turns, Steady: x.steady, Client: x.load,
+		ServerView: view, MultiTurn: x.turns, Steady: x.steady, Client: x.load, Shard: x.shardObject(res, x.sentIndices(res)),
 	}
 	fo := fileOptions(o)
 	if ru := o.Schedule.RampUp; ru != nil {
