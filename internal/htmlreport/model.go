@@ -3,6 +3,7 @@ package htmlreport
 import (
 	"encoding/json"
 	"math"
+	"path/filepath"
 	"sort"
 
 	"github.com/gobench/gobench/internal/pyjson"
@@ -47,6 +48,9 @@ var latencyMetrics = []struct{ key, title string }{
 // only.
 func load(r *resultfile.Run, color int) *runData {
 	d := &runData{run: r, label: r.Label(), color: color, errors: map[string]int{}}
+	if d.label == "" {
+		d.label = filepath.Base(r.Name())
+	}
 	det, err := r.Detailed()
 	if err != nil {
 		d.noDetail = err.Error()

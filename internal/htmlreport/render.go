@@ -7,9 +7,11 @@ import (
 	"fmt"
 	"html/template"
 	"io"
+	"path/filepath"
 	"strings"
 
 	"github.com/gobench/gobench/internal/analyze"
+	"github.com/gobench/gobench/internal/atomicfile"
 	"github.com/gobench/gobench/internal/compare"
 	"github.com/gobench/gobench/internal/report"
 	"github.com/gobench/gobench/internal/resultfile"
@@ -278,4 +280,18 @@ func blockText(r *resultfile.Run) string {
 		return ""
 	}
 	return b.String()
+}
+
+// WriteFile writes the page of in to path atomically (atomicfile): a
+// failure leaves any previous file whole.
+func WriteFile(path string, in Input) error {
+	p, err := atomicfile.Prepare(filepath.Dir(path), "gobench-report")
+	if err != nil {
+		return fmt.Errorf("report %s: %w", path, err)
+	}
+	if err := Write(p, in); err != nil {
+		p.Abort()
+		return fmt.Errorf("report %s: %w", path, err)
+	}
+	return p.Commit(path)
 }

@@ -110,10 +110,17 @@
       series: [{ label: spec.xLabel, value: function (u, v) { return fmt(v); } }].concat(spec.series.map(function (s) { return seriesOpts(spec, s); })),
       hooks: { draw: [drawMarks(spec)], setCursor: [tooltip(spec, fig)] }
     };
+    if (spec.marks && !spec.time) {
+      // Widen the value axis to show every mark (an SLO beyond the data).
+      var lo = Math.min.apply(null, spec.marks.map(function (m) { return m.x; })), hi = Math.max.apply(null, spec.marks.map(function (m) { return m.x; }));
+      opts.scales.x.range = function (u, min, max) { return u.gbZoomed ? [min, max] : [Math.min(min, lo), Math.max(max, hi)]; };
+      opts.hooks.setSelect = [function (u) { u.gbZoomed = u.select.width > 0; }];
+    }
     if (spec.kind === "timeline") opts.scales.y = { range: function (u, lo, hi) { return [lo - 1, hi + 1]; } };
     var data = [spec.x].concat(spec.series.map(function (s) { return s.y; }));
     var u = new uPlot(opts, data, box);
     if (spec.time) zoomPan(u);
+    u.over.addEventListener("dblclick", function () { u.gbZoomed = false; }, true);
     u.over.addEventListener("mouseleave", function () { fig.querySelector(".gb-tooltip").hidden = true; });
     return u;
   }
