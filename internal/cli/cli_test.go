@@ -337,6 +337,12 @@ func TestEveryPendingFlagRefused(t *testing.T) {
 	for _, p := range pendingFlags {
 		names = append(names, p.name)
 	}
+	if len(names) == 0 {
+		// None is pending: the help announces no refused flag.
+		if out, _, _ := runMain(t, "serve", "--help-all"); strings.Contains(out, refusedTitle) {
+			t.Errorf("no flag is refused, yet --help-all lists %q", refusedTitle)
+		}
+	}
 	cmd := newServeCmd(&Deps{}, nil)
 	for _, name := range names {
 		fl := cmd.Flags().Lookup(name)

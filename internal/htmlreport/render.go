@@ -289,6 +289,13 @@ func WriteFile(path string, in Input) error {
 	if err != nil {
 		return fmt.Errorf("report %s: %w", path, err)
 	}
+	return Commit(p, path, in)
+}
+
+// Commit writes the page of in through p, prepared before (so that a
+// destination that cannot be written fails early), and commits it as
+// path.
+func Commit(p *atomicfile.Pending, path string, in Input) error {
 	if err := Write(p, in); err != nil {
 		p.Abort()
 		return fmt.Errorf("report %s: %w", path, err)
