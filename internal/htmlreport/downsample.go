@@ -81,10 +81,14 @@ func Every(n, max int) int {
 }
 
 // Histogram counts values in bins equal-width bins over [lo, hi]; edges
-// has bins+1 entries. A value equal to hi falls in the last bin.
+// has bins+1 entries. A value equal to hi falls in the last bin. A range
+// narrower than a billionth of hi is widened around it.
 func Histogram(values []float64, lo, hi float64, bins int) (edges, counts []float64) {
-	if hi <= lo {
-		hi = lo + 1
+	if hi-lo <= 1e-9*math.Max(1, math.Abs(hi)) {
+		// One value, up to rounding (every TPOT equal): one bin's width
+		// around it, so that the axis has a scale.
+		pad := math.Max(math.Abs(lo)/10, 0.5)
+		lo, hi = lo-pad, hi+pad
 	}
 	w := (hi - lo) / float64(bins)
 	edges = make([]float64, bins+1)

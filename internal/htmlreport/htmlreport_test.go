@@ -5,7 +5,6 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
-	"fmt"
 	"math"
 	"regexp"
 	"strconv"
@@ -236,7 +235,25 @@ func BenchmarkReport100k(b *testing.B) {
 		size = buf.Len()
 	}
 	b.ReportMetric(float64(size), "bytes/page")
-	b.Log(fmt.Sprintf("page of a 100,000-request run: %d bytes", size))
+	b.Logf("page of a 100,000-request run: %d bytes", size)
 }
 
 func compareOptions() compare.Options { return compare.Options{Resamples: 200, Seed: 1} }
+
+// TestHistogramOneValue: values equal up to rounding (every TPOT of a
+// fixed-rate server) get a range wide enough for an axis, which a range of
+// 1e-15 ms is not.
+func TestHistogramOneValue(t *testing.T) {
+	v := []float64{20, 20.000000000000004, 19.999999999999996}
+	edges, counts := Histogram(v, 19.999999999999996, 20.000000000000004, 10)
+	if w := edges[len(edges)-1] - edges[0]; w < 1 {
+		t.Errorf("range %v wide", w)
+	}
+	total := 0.0
+	for _, c := range counts {
+		total += c
+	}
+	if total != 3 {
+		t.Errorf("counted %v values, want 3", total)
+	}
+}

@@ -18,14 +18,14 @@ const sloColor = -1
 func distributionCharts(runs []*runData) []*chart {
 	var out []*chart
 	for _, m := range latencyMetrics {
-		var lo, hi float64 = math.Inf(1), math.Inf(-1)
-		any := false
+		lo, hi := math.Inf(1), math.Inf(-1)
+		found := false
 		for _, d := range runs {
 			for _, v := range d.values(m.key) {
-				lo, hi, any = math.Min(lo, v), math.Max(hi, v), true
+				lo, hi, found = math.Min(lo, v), math.Max(hi, v), true
 			}
 		}
-		if !any {
+		if !found {
 			continue
 		}
 		var hists, cdfs []raw

@@ -110,10 +110,16 @@
       series: [{ label: spec.xLabel, value: function (u, v) { return fmt(v); } }].concat(spec.series.map(function (s) { return seriesOpts(spec, s); })),
       hooks: { draw: [drawMarks(spec)], setCursor: [tooltip(spec, fig)] }
     };
-    if (spec.marks && !spec.time) {
-      // Widen the value axis to show every mark (an SLO beyond the data).
-      var lo = Math.min.apply(null, spec.marks.map(function (m) { return m.x; })), hi = Math.max.apply(null, spec.marks.map(function (m) { return m.x; }));
-      opts.scales.x.range = function (u, min, max) { return u.gbZoomed ? [min, max] : [Math.min(min, lo), Math.max(max, hi)]; };
+    if (!spec.time) {
+      // Widen the value axis to show every mark (an SLO beyond the data),
+      // and give a single value (every TPOT equal) a width.
+      var xs = (spec.marks || []).map(function (m) { return m.x; });
+      var lo = Math.min.apply(null, xs), hi = Math.max.apply(null, xs);
+      opts.scales.x.range = function (u, min, max) {
+        if (!u.gbZoomed) { min = Math.min(min, lo); max = Math.max(max, hi); }
+        if (!(max - min > 1e-9 * Math.max(1, Math.abs(max)))) { var pad = Math.abs(min) / 10 || 1; min -= pad; max += pad; }
+        return [min, max];
+      };
       opts.hooks.setSelect = [function (u) { u.gbZoomed = u.select.width > 0; }];
     }
     if (spec.kind === "timeline") opts.scales.y = { range: function (u, lo, hi) { return [lo - 1, hi + 1]; } };
