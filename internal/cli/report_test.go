@@ -169,6 +169,8 @@ func TestServeReportFlagErrors(t *testing.T) {
 		{[]string{"--plot-timeline", "--timeline-itl-thresholds", "25"}, "Expected 2 ITL threshold values, got 1"},
 		{[]string{"--plot-timeline", "--timeline-itl-thresholds", "a,b"}, "Invalid --timeline-itl-thresholds format"},
 		{[]string{"--report", filepath.Join(dir, "no", "such", "dir", "r.html")}, "argument --report: the report cannot be written"},
+		{[]string{"--report", filepath.Join(dir, "r.html"), "--num-runs", "2"}, "not with --num-runs or --sweep-*"},
+		{[]string{"--plot-timeline", "--sweep-request-rate", "1,2"}, "not with --num-runs or --sweep-*"},
 	} {
 		_, errOut, code := runMain(t, append(append([]string{}, simArgs...), tt.args...)...)
 		if code != int(exitcode.BadUsage) || !strings.Contains(errOut, tt.want) || strings.Contains(errOut, "Successful requests") {

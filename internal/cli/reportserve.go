@@ -68,6 +68,15 @@ func (f *reportFlags) options() (ServeReport, error) {
 	return r, nil
 }
 
+// checkSingle refuses the flags with several runs (--num-runs, a sweep's
+// short form), which write several results: gobench report draws them.
+func (r ServeReport) checkSingle(so *ServeOptions) error {
+	if r == (ServeReport{ITLThresholds: r.ITLThresholds}) || so.Sweep == nil && so.Repeat.Runs <= 1 {
+		return nil
+	}
+	return argErrorf("argument --report/--plot-timeline/--plot-dataset-stats: one run's pictures, not with --num-runs or --sweep-*: draw their result files with gobench report")
+}
+
 // prepare readies the --report file before the run, so that a report
 // that cannot be written fails before the first request.
 func (r ServeReport) prepare() (*atomicfile.Pending, error) {

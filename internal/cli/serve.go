@@ -155,6 +155,9 @@ func (f *serveFlags) options(fs *pflag.FlagSet, deps *Deps) (*ServeOptions, erro
 	if so.Report, err = f.report.options(); err != nil {
 		return nil, err
 	}
+	if err := so.Report.checkSingle(so); err != nil {
+		return nil, err
+	}
 	if so.Sweep != nil && so.Repeat.Runs > 1 {
 		// Each point would need its own set; say so rather than pick one.
 		return nil, argErrorf("argument --num-runs: not with --sweep-request-rate or --sweep-max-concurrency (repeat a sweep with gobench sweep serve --num-runs)")
