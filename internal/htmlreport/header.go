@@ -107,6 +107,9 @@ func sweepSections(s *Sweep) []section {
 		seen := map[string]bool{}
 		for _, p := range s.Points {
 			for _, k := range p.Keys() {
+				if v, _ := p.Get(k); isComposite(v) {
+					continue // per-request lists of vLLM's summary.json
+				}
 				if !seen[k] {
 					seen[k] = true
 					t.Head = append(t.Head, k)
@@ -173,4 +176,13 @@ func slaSection(s *Sweep) section {
 		sec.Charts = []*chart{c}
 	}
 	return sec
+}
+
+// isComposite tells a list or an object from a scalar.
+func isComposite(v any) bool {
+	switch v.(type) {
+	case []any, *pyjson.Object:
+		return true
+	}
+	return false
 }

@@ -5,7 +5,10 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
+	"fmt"
 	"math"
+	"os"
+	"path/filepath"
 	"regexp"
 	"strconv"
 	"strings"
@@ -255,5 +258,42 @@ func TestHistogramOneValue(t *testing.T) {
 	}
 	if total != 3 {
 		t.Errorf("counted %v values, want 3", total)
+	}
+}
+
+// TestReadSweepVLLMLayout: a directory of vLLM's sweep layout (a
+// summary.json per combination, no gobench table) is read as plot_pareto
+// reads it, and the per-request lists stay out of the table.
+func TestReadSweepVLLMLayout(t *testing.T) {
+	dir := t.TempDir()
+	for i, body := range []string{
+		`[{"request_rate": 1.0, "max_concurrency": 2, "output_throughput": 50.0, "median_ttft_ms": 20.0, "ttfts": [0.02]}]`,
+		`[{"request_rate": 1.0, "max_concurrency": 8, "output_throughput": 150.0, "median_ttft_ms": 60.0, "ttfts": [0.06]}]`,
+	} {
+		sub := filepath.Join(dir, fmt.Sprintf("SERVE-c%d", i), "BENCH-x")
+		if err := os.MkdirAll(sub, 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(filepath.Join(sub, "summary.json"), []byte(body), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	s, err := ReadSweep(dir)
+	if err != nil || len(s.Points) != 2 {
+		t.Fatalf("%v, %v", s, err)
+	}
+	var b bytes.Buffer
+	if err := Write(&b, Input{Sweep: s}); err != nil {
+		t.Fatal(err)
+	}
+	got := figures(t, b.String())
+	if got["pareto"][1] == 0 || got["sweep-latency"][1] == 0 {
+		t.Errorf("charts: %v", got)
+	}
+	if strings.Contains(b.String(), "<th>ttfts</th>") {
+		t.Error("a per-request list became a column")
+	}
+	if _, err := ReadSweep(t.TempDir()); err == nil || !strings.Contains(err.Error(), "not a sweep directory") {
+		t.Errorf("empty directory: %v", err)
 	}
 }

@@ -28,32 +28,41 @@ type Sweep struct {
 // maxSweepFile bounds the sweep files read.
 const maxSweepFile = 64 << 20
 
-// ReadSweep reads a sweep directory: sweep_table.json in it or in its
-// summary/ subdirectory, and sla.json.
+// ReadSweep reads a sweep directory: its table (sweep_table.json in it
+// or in summary/, which gobench sweep serve writes; else the last
+// sweep-DATE.json, which serve --sweep-* writes; else every
+// summary.json below it, vLLM's layout, which plot_pareto reads) and
+// sla.json.
 func ReadSweep(dir string) (*Sweep, error) {
 	s := &Sweep{Dir: dir}
-	for _, p := range []string{filepath.Join(dir, "sweep_table.json"), filepath.Join(dir, "summary", "sweep_table.json")} {
-		data, err := readlimit.File(p, maxSweepFile)
+	tables := []string{filepath.Join(dir, "sweep_table.json"), filepath.Join(dir, "summary", "sweep_table.json")}
+	if dated, _ := filepath.Glob(filepath.Join(dir, "sweep-*.json")); len(dated) > 0 {
+		sort.Strings(dated)
+		tables = append(tables, dated[len(dated)-1])
+	}
+	for _, p := range tables {
+		points, err := readPoints(p)
 		if errors.Is(err, os.ErrNotExist) {
 			continue
 		}
 		if err != nil {
 			return nil, err
 		}
-		v, err := pyjson.Decode(data)
-		if err != nil {
-			return nil, fmt.Errorf("%s: %w", p, err)
-		}
-		list, ok := v.([]any)
-		if !ok {
-			return nil, fmt.Errorf("%s: not a list of points", p)
-		}
-		for _, e := range list {
-			if o, ok := e.(*pyjson.Object); ok {
-				s.Points = append(s.Points, o)
-			}
-		}
+		s.Points = points
 		break
+	}
+	if s.Points == nil {
+		err := filepath.WalkDir(dir, func(p string, e os.DirEntry, err error) error {
+			if err != nil || e.IsDir() || e.Name() != "summary.json" {
+				return err
+			}
+			points, err := readPoints(p)
+			s.Points = append(s.Points, points...)
+			return err
+		})
+		if err != nil {
+			return nil, err
+		}
 	}
 	p := filepath.Join(dir, "sla.json")
 	data, err := readlimit.File(p, maxSweepFile)
@@ -66,9 +75,32 @@ func ReadSweep(dir string) (*Sweep, error) {
 		return nil, err
 	}
 	if s.Points == nil && s.SLA == nil {
-		return nil, fmt.Errorf("%s: neither sweep_table.json nor sla.json: not a sweep directory", dir)
+		return nil, fmt.Errorf("%s: no sweep_table.json, sweep-*.json, summary.json or sla.json: not a sweep directory", dir)
 	}
 	return s, nil
+}
+
+// readPoints reads a JSON list of objects (a sweep table, a summary.json).
+func readPoints(path string) ([]*pyjson.Object, error) {
+	data, err := readlimit.File(path, maxSweepFile)
+	if err != nil {
+		return nil, err
+	}
+	v, err := pyjson.Decode(data)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", path, err)
+	}
+	list, ok := v.([]any)
+	if !ok {
+		return nil, fmt.Errorf("%s: not a list of points", path)
+	}
+	var out []*pyjson.Object
+	for _, e := range list {
+		if o, ok := e.(*pyjson.Object); ok {
+			out = append(out, o)
+		}
+	}
+	return out, nil
 }
 
 // num is o[key] as a number, NaN when absent or not a number ("inf" is
