@@ -101,6 +101,13 @@ func Write(w io.Writer, in Input) error {
 	if len(secs) == 0 {
 		return fmt.Errorf("htmlreport: nothing to report (no run, no sweep)")
 	}
+	kept := secs[:0]
+	for _, s := range secs {
+		if len(s.Notes)+len(s.Pre)+len(s.Tables)+len(s.Charts) > 0 {
+			kept = append(kept, s)
+		}
+	}
+	secs = kept
 	return render(w, in, secs)
 }
 
