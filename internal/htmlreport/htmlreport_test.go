@@ -164,6 +164,13 @@ func TestSeveralRunsOverlay(t *testing.T) {
 	if !strings.Contains(b.String(), "<h2>Comparison</h2>") {
 		t.Error("no comparison")
 	}
+	b.Reset()
+	if err := Write(&b, Input{Runs: []*resultfile.Run{runs[0], runs[0]}, Compare: compareOptions()}); err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(b.String(), `"label":"a (2)"`) {
+		t.Error("one run twice: its series are not told apart")
+	}
 }
 
 func TestEmbeddedAssetsPinned(t *testing.T) {

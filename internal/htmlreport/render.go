@@ -93,8 +93,14 @@ func Write(w io.Writer, in Input) error {
 	}
 	if len(in.Runs) > 0 {
 		runs := make([]*runData, len(in.Runs))
+		seen := map[string]int{}
 		for i, r := range in.Runs {
 			runs[i] = load(r, i)
+			// The same file twice (or two unlabelled runs of one name)
+			// still tells its series apart: "a.json", "a.json (2)".
+			if seen[runs[i].label]++; seen[runs[i].label] > 1 {
+				runs[i].label += fmt.Sprintf(" (%d)", seen[runs[i].label])
+			}
 		}
 		secs = append(secs, runSections(in, runs)...)
 	}
