@@ -40,12 +40,12 @@ demo: build ## A real benchmark against the built-in simulator.
 SHOT := bin/screenshot
 screenshot: build testdata ## README's picture: a simulator run, its HTML report, docs/report.png (headless Chromium).
 	mkdir -p $(SHOT)
-	$(BIN) serve --sim --dataset-name random --random-input-len 256 --random-output-len 64 \
-		--num-prompts 400 --request-rate 40 --max-concurrency 32 --percentile-metrics ttft,tpot,itl,e2el \
-		--metric-percentiles 50,90,99 --goodput ttft:100 tpot:15 --seed 1 --disable-tqdm \
+	$(BIN) serve --sim --sim-preset 8b-1gpu --dataset-name random --random-input-len 256 --random-output-len 64 \
+		--num-prompts 400 --request-rate 30 --max-concurrency 64 --percentile-metrics ttft,tpot,itl,e2el \
+		--metric-percentiles 50,90,99 --seed 1 --disable-tqdm \
 		--save-result --save-detailed --result-dir $(SHOT) --result-filename run.json
 	$(BIN) report $(SHOT)/run.json -o $(SHOT)/report.html
-	$(GO) run ./tools/screenshot -o docs/report.png $(SHOT)/report.html
+	$(GO) run ./tools/screenshot -o docs/report.png -height 1400 -at "#chart-inflight" $(SHOT)/report.html
 
 bench: build ## Client CPU per event and timing error vs gobench sim --record, 1/64/512 streams, progress off/bar/lines.
 	$(GO) run ./tools/simbench -gobench $(BIN) -concurrency 1,64,512 -progress off,bar,lines

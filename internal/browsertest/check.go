@@ -2,6 +2,7 @@ package browsertest
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"net/url"
@@ -24,6 +25,10 @@ type Options struct {
 	// Screenshot asks for a PNG of the window (Width x Height) scrolled to
 	// the top of the page, after the hovers, in Result.Screenshot.
 	Screenshot bool
+	// ScrollTo, when set, is the CSS selector of the element the
+	// screenshot's window starts at (a chart further down the page)
+	// instead of the top.
+	ScrollTo string
 }
 
 func (o Options) withDefaults() Options {
@@ -152,7 +157,7 @@ func visit(tab context.Context, fileURL string, o Options, res *Result) []error 
 	}
 	res.Charts = charts
 	if o.Screenshot {
-		png, err := chromedp.Run(tab, topScreenshot())
+		png, err := chromedp.Run(tab, topScreenshot(o.ScrollTo))
 		if err != nil {
 			problems = append(problems, fmt.Errorf("screenshot: %w", err))
 		}
@@ -193,11 +198,20 @@ func allowedURL(u, fileURL string) bool {
 	return strings.HasPrefix(u, fileURL+"#")
 }
 
-// topScreenshot scrolls to the top of the page, waits two frames for the
-// scroll to paint, and captures the window as a PNG.
-func topScreenshot() chromedp.Action[[]byte] {
+// topScreenshot scrolls to the top of the page (or to the element
+// selector names), waits two frames for the scroll to paint, and captures
+// the window as a PNG.
+func topScreenshot(selector string) chromedp.Action[[]byte] {
 	return func(ctx context.Context, t *chromedp.Target) ([]byte, error) {
-		const scroll = `new Promise(done => { window.scrollTo(0, 0); requestAnimationFrame(() => requestAnimationFrame(() => done(true))); })`
+		to := "window.scrollTo(0, 0)"
+		if selector != "" {
+			sel, err := json.Marshal(selector)
+			if err != nil {
+				return nil, err
+			}
+			to = "(document.querySelector(" + string(sel) + ") || document.body).scrollIntoView({block: \"start\"})"
+		}
+		scroll := `new Promise(done => { ` + to + `; requestAnimationFrame(() => requestAnimationFrame(() => done(true))); })`
 		if _, err := chromedp.Evaluate[bool](scroll, chromedp.EvalAwaitPromise)(ctx, t); err != nil {
 			return nil, err
 		}

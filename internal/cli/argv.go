@@ -37,6 +37,9 @@ func normalizeArgs(args []string, fs *pflag.FlagSet, lists map[string]int) ([]st
 		if a == "--" {
 			return append(out, args[i:]...), nil
 		}
+		if f := shorthand(fs, a); f != nil {
+			a = "--" + f.Name // -o FILE is --output FILE
+		}
 		if !strings.HasPrefix(a, "--") {
 			if err := checkPositional(a); err != nil {
 				return nil, err
@@ -225,4 +228,14 @@ func setDotted(obj *pyjson.Object, path, value string) (string, error) {
 	}
 	top := strings.TrimSuffix(keys[0], "+")
 	return top, set(obj, keys)
+}
+
+// shorthand is the flag a one-letter option ("-o") names, nil when a is
+// not one or no flag has it (vLLM's commands have none; gobench report's
+// -o is argparse's add_argument("-o", "--output")).
+func shorthand(fs *pflag.FlagSet, a string) *pflag.Flag {
+	if len(a) != 2 || a[0] != '-' || a == "-h" {
+		return nil
+	}
+	return fs.ShorthandLookup(a[1:])
 }

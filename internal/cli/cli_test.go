@@ -141,8 +141,7 @@ func TestServeFlagErrors(t *testing.T) {
 		{[]string{"--extra-body", "[1]"}, "argument --extra-body: invalid loads value: '[1]'"},
 		{[]string{"--seed", "-1"}, "Seed must be between 0 and 2**32 - 1"},
 		{[]string{"--random-range-ratio", `{"input": 0.1}`}, "When range_ratio is a dict it must contain 'input' and 'output' keys, got: ['input']"},
-		// Features not built yet are refused, never ignored.
-		{[]string{"--plot-timeline"}, "--plot-timeline: the HTML timeline not supported yet"},
+		{[]string{"--plot-timeline", "--timeline-itl-thresholds", "25"}, "Invalid --timeline-itl-thresholds format: Expected 2 ITL threshold values, got 1"},
 		{[]string{"--probe-request-rate", "-1"}, "argument --probe-request-rate: must be a positive rate"},
 		{[]string{"--probe-request-rate", "1", "--backend", "openai-audio"}, "probes are text requests"},
 		{[]string{"--random-batch-size", "0"}, "argument --random-batch-size: must be at least 1 (got 0)"},
@@ -336,6 +335,12 @@ func TestEveryPendingFlagRefused(t *testing.T) {
 	}
 	for _, p := range pendingFlags {
 		names = append(names, p.name)
+	}
+	if len(names) == 0 {
+		// None is pending: the help announces no refused flag.
+		if out, _, _ := runMain(t, "serve", "--help-all"); strings.Contains(out, refusedTitle) {
+			t.Errorf("no flag is refused, yet --help-all lists %q", refusedTitle)
+		}
 	}
 	cmd := newServeCmd(&Deps{}, nil)
 	for _, name := range names {

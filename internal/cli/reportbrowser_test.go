@@ -1,8 +1,6 @@
-//go:build htmlreport
-
-// The HTML report in a real browser (issue 14). These tests need `gobench
-// report` and `serve --report` (internal/htmlreport); the build tag keeps
-// them out until that lands, then the tag line goes.
+// The HTML report in a real browser (issue 14): gobench report's and
+// serve --report's pages opened from a file URL in headless Chromium
+// (internal/browsertest), which fails on a console error or any request.
 
 package cli
 

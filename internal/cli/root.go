@@ -194,6 +194,7 @@ result block and result JSON, measured with far less client overhead.`,
 	root.AddCommand(newCheckCmd(deps, func(o *CheckOptions) error { return runCheck(deps, o) }))
 	root.AddCommand(newAnalyzeCmd(deps, func(o *AnalyzeOptions) error { return runAnalyze(deps, o) }))
 	root.AddCommand(newMergeCmd(deps, func(o *MergeOptions) error { return runMerge(deps, o) }))
+	root.AddCommand(newReportCmd(deps, func(o *ReportOptions) error { return runReport(deps, o) }))
 	root.AddCommand(newDiagnoseCmd(deps, func(ctx context.Context, o *DiagnoseOptions) error { return runDiagnose(ctx, deps, o, intr.stop) }))
 	root.AddCommand(newSweepCmd(deps, intr))
 	root.AddCommand(newVersionCmd(deps))

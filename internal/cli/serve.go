@@ -38,6 +38,9 @@ type ServeOptions struct {
 	Repeat Repeat
 	// Sweep, when set, runs the short form of a sweep (servesweep.go).
 	Sweep *ServeSweep
+	// Report is --report, --plot-timeline and --plot-dataset-stats
+	// (reportserve.go).
+	Report ServeReport
 }
 
 const serveLong = `Benchmark an OpenAI-compatible LLM server the way "vllm bench serve" does: a
@@ -153,6 +156,12 @@ func (f *serveFlags) options(fs *pflag.FlagSet, deps *Deps) (*ServeOptions, erro
 		return nil, err
 	}
 	if err := f.shard.checkWith(so); err != nil {
+		return nil, err
+	}
+	if so.Report, err = f.report.options(); err != nil {
+		return nil, err
+	}
+	if err := so.Report.checkSingle(so); err != nil {
 		return nil, err
 	}
 	if so.Sweep != nil && so.Repeat.Runs > 1 {
@@ -374,9 +383,16 @@ func runServe(ctx context.Context, deps *Deps, opts *ServeOptions, intr *interru
 	if opts.Repeat.Runs > 1 {
 		return runRepeated(ctx, deps, opts.Repeat, o, env, sg, intr)
 	}
+	pending, err := opts.Report.prepare()
+	if err != nil {
+		return err
+	}
 	res, err := runPlanned(ctx, o, env, intr)
 	if res != nil && res.File != "" {
 		fmt.Fprintf(deps.Stderr, "Saved the result to %s\n", res.File)
+	}
+	if rerr := opts.Report.write(deps, &o, res, pending); rerr != nil && err == nil {
+		err = rerr
 	}
 	return sg.finish(deps, res, err)
 }

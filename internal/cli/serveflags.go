@@ -41,6 +41,7 @@ type serveFlags struct {
 	repeat repeatFlags
 	sweep  serveSweepFlags
 	shard  shardFlags
+	report reportFlags
 }
 
 // samplingFlags are the sampling parameters, sent only when given, in
@@ -147,7 +148,8 @@ func serveHelpGroups() []helpGroup {
 		{title: "Server view flags (the server's /metrics beside the client's figures, and why it is slow):",
 			flags: []string{"no-server-metrics", "metrics-interval", "server-max-num-seqs"}},
 		{title: "Output flags:", flags: []string{"format", "save-result", "save-detailed", "append-result", "result-dir",
-			"result-filename", "label", "metadata", "summary-file", "disable-tqdm", "progress-interval"}},
+			"result-filename", "label", "metadata", "summary-file", "disable-tqdm", "progress-interval",
+			"report", "plot-timeline", "timeline-itl-thresholds", "plot-dataset-stats"}},
 		{title: "Gate flags:", flags: []string{"threshold", "threshold-baseline"}},
 		{title: "Repeated runs flags (one configuration several times, with the spread across runs):", flags: []string{"num-runs", "same-seed"}},
 		{title: "Sweep flags (one full run per load, then a table of the points; vLLM's Rust client):", flags: serveSweepFlagNames},
@@ -353,6 +355,7 @@ func (f *serveFlags) registerOwn(s flagSet) {
 	f.gate.register(s.fs)
 	f.repeat.register(s.fs)
 	f.shard.register(s.fs)
+	f.report.register(s.fs)
 	f.simx.register(s.fs, "sim-", false)
 }
 
@@ -367,11 +370,7 @@ type pendingFlag struct {
 }
 
 // pendingFlags lists them, in vLLM's order.
-var pendingFlags = []pendingFlag{
-	{"plot-timeline", "bool", "Write an HTML timeline next to the result (not supported yet).", "the HTML timeline"},
-	{"timeline-itl-thresholds", "itl", "Two ITL thresholds in ms for --plot-timeline.", "the HTML timeline"},
-	{"plot-dataset-stats", "bool", "Plot the dataset's token distributions (not supported yet).", "dataset plots"},
-}
+var pendingFlags = []pendingFlag{}
 
 // registerPending defines the pending flags on fs.
 func registerPending(fs *pflag.FlagSet) {

@@ -117,6 +117,15 @@ func prepareSave(o *Options, env Env) (*pendingSave, error) {
 	return s, nil
 }
 
+// ResultPath is the path vLLM's compute_result_filename gives the result
+// of a run of o that ended with this model id and date, saved or not
+// (--plot-timeline writes beside it either way, as vLLM does).
+func (o *Options) ResultPath(modelID, date string) string {
+	fo := fileOptions(o)
+	fo.ModelID, fo.Date = modelID, date
+	return report.Filename(fo)
+}
+
 // fileOptions are the parts of the result file's name the options fix.
 func fileOptions(o *Options) report.FileOptions {
 	fo := report.FileOptions{

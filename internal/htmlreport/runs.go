@@ -1,0 +1,224 @@
+package htmlreport
+
+import (
+	"fmt"
+	"math"
+	"sort"
+)
+
+// histogramBins is the number of equal-width bins of every histogram.
+const histogramBins = 60
+
+// sloColor is the palette index of the goodput SLO marks (report.js draws
+// it red).
+const sloColor = -1
+
+// distributionCharts are the histogram and the CDF of each latency metric,
+// the runs overlaid, with the printed percentiles and the SLOs marked.
+func distributionCharts(runs []*runData) []*chart {
+	var out []*chart
+	for _, m := range latencyMetrics {
+		lo, hi := math.Inf(1), math.Inf(-1)
+		found := false
+		for _, d := range runs {
+			for _, v := range d.values(m.key) {
+				lo, hi, found = math.Min(lo, v), math.Max(hi, v), true
+			}
+		}
+		if !found {
+			continue
+		}
+		var hists, cdfs []raw
+		var marks []mark
+		for _, d := range runs {
+			v := d.values(m.key)
+			if len(v) == 0 {
+				continue
+			}
+			edges, counts := Histogram(v, lo, hi, histogramBins)
+			hists = append(hists, raw{label: d.label, color: d.color, x: edges, y: append(counts, counts[len(counts)-1])})
+			x, y := CDF(v, MaxPoints)
+			cdfs = append(cdfs, raw{label: d.label, color: d.color, x: x, y: y})
+			for _, p := range percentiles(d.run, m.key) {
+				p.Color = d.color
+				if len(runs) > 1 {
+					p.Label = d.label + " " + p.Label
+				}
+				marks = append(marks, p)
+			}
+		}
+		marks = append(marks, sloMarks(runs, m.key)...)
+		h := newChart("hist-"+m.key, m.title+" histogram", kindStep, m.title+" (ms)", "requests", hists)
+		c := newChart("cdf-"+m.key, m.title+" CDF", kindLine, m.title+" (ms)", "share of requests", cdfs)
+		if m.key == "itl" {
+			h.YLabel = "tokens"
+			c.YLabel = "share of tokens"
+		}
+		h.Marks, c.Marks = marks, marks
+		out = append(out, h, c)
+	}
+	return out
+}
+
+// sloMarks are the goodput SLOs of metric, once per distinct value.
+func sloMarks(runs []*runData, metric string) []mark {
+	var out []mark
+	seen := map[float64]bool{}
+	for _, d := range runs {
+		if v, ok := goodputSLOs(d.run)[metric]; ok && !seen[v] {
+			seen[v] = true
+			out = append(out, mark{X: v, Label: "SLO " + fmt.Sprintf("%g", v), Color: sloColor, Dash: true})
+		}
+	}
+	return out
+}
+
+// timeCharts are the charts over the run's time: requests in flight,
+// output tokens per second, the schedule lag and the server's gauges.
+func timeCharts(runs []*runData) []*chart {
+	var inflight, tokens, lags, gauges, kv []raw
+	for _, d := range runs {
+		if !d.detailed || !d.hasStarts {
+			continue
+		}
+		x, y := inFlight(d.requests)
+		x, y = MinMax(x, y, MaxPoints)
+		inflight = append(inflight, raw{label: d.label, color: d.color, x: x, y: y})
+		x, y = tokenRate(d.requests)
+		tokens = append(tokens, raw{label: d.label, color: d.color, x: x, y: y})
+	}
+	for _, d := range runs {
+		if len(d.lagY) > 0 {
+			x, y := MinMax(d.lagX, d.lagY, MaxPoints)
+			lags = append(lags, raw{label: d.label, color: d.color, x: x, y: y})
+		}
+		g := serverTimeline(d)
+		gauges, kv = append(gauges, g.counts...), append(kv, g.kv...)
+	}
+	var out []*chart
+	add := func(id, title, y string, list []raw, kind string) {
+		if len(list) > 0 {
+			c := newChart(id, title, kind, "time since the first request (s)", y, list)
+			c.Time = true
+			out = append(out, c)
+		}
+	}
+	add("inflight", "Requests in flight", "requests", inflight, kindStep)
+	add("tokens", "Output tokens per second", "tokens/s", tokens, kindStep)
+	if len(lags) > 0 {
+		c := newChart("lag", "Schedule lag", kindPoints, "scheduled offset (s)", "lag (ms)", lags)
+		c.Time = true
+		out = append(out, c)
+	}
+	add("server-gauges", "Server: requests running and waiting", "requests", gauges, kindStep)
+	add("server-kv", "Server: KV cache usage", "percent", kv, kindLine)
+	return out
+}
+
+// inFlight is the number of requests sent and not finished, after each
+// start and end (seconds since the first start).
+func inFlight(reqs []request) (x, y []float64) {
+	type ev struct {
+		t float64
+		d int
+	}
+	evs := make([]ev, 0, 2*len(reqs))
+	for _, r := range reqs {
+		evs = append(evs, ev{r.start, 1}, ev{r.start + r.latency, -1})
+	}
+	sort.Slice(evs, func(i, j int) bool {
+		if evs[i].t != evs[j].t {
+			return evs[i].t < evs[j].t
+		}
+		return evs[i].d < evs[j].d
+	})
+	n := 0
+	for _, e := range evs {
+		n += e.d
+		x, y = append(x, e.t), append(y, float64(n))
+	}
+	return x, y
+}
+
+// tokenRate counts output tokens by arrival time in at most
+// histogramBins*5 equal bins over the run, as tokens per second.
+func tokenRate(reqs []request) (x, y []float64) {
+	end := 0.0
+	var times []float64
+	for _, r := range reqs {
+		times = append(times, r.tokenTimes...)
+		end = math.Max(end, r.start+r.latency)
+	}
+	if len(times) == 0 || end <= 0 {
+		return nil, nil
+	}
+	bins := histogramBins * 5
+	edges, counts := Histogram(times, 0, end, bins)
+	w := edges[1] - edges[0]
+	for i := range counts {
+		counts[i] /= w
+	}
+	return edges, append(counts, counts[len(counts)-1])
+}
+
+// gaugeSeries are a run's server gauges as series.
+type gaugeSeries struct{ counts, kv []raw }
+
+// serverTimeline reads server_view.timeline (t, running, waiting,
+// kv_cache_usage_perc).
+func serverTimeline(d *runData) gaugeSeries {
+	var g gaugeSeries
+	view, ok := d.run.Object("server_view")
+	if !ok {
+		return g
+	}
+	tv, ok := view.Get("timeline")
+	if !ok {
+		return g
+	}
+	cols, ok := tv.(interface{ Get(string) (any, bool) })
+	if !ok {
+		return g
+	}
+	t := column(cols, "t")
+	prefix := ""
+	if len(d.label) > 0 {
+		prefix = d.label + ": "
+	}
+	for i, name := range []string{"running", "waiting"} {
+		y := column(cols, name)
+		if len(y) == len(t) && len(t) > 0 {
+			x, yy := MinMax(t, y, MaxPoints)
+			g.counts = append(g.counts, raw{label: prefix + name, color: d.color*3 + i, x: x, y: yy})
+		}
+	}
+	if y := column(cols, "kv_cache_usage_perc"); len(y) == len(t) && len(t) > 0 {
+		for i := range y {
+			y[i] *= 100
+		}
+		x, yy := MinMax(t, y, MaxPoints)
+		g.kv = append(g.kv, raw{label: prefix + "KV cache usage", color: d.color, x: x, y: yy})
+	}
+	return g
+}
+
+// column is one list of numbers of a columns object, null as NaN.
+func column(o interface{ Get(string) (any, bool) }, key string) []float64 {
+	v, ok := o.Get(key)
+	if !ok {
+		return nil
+	}
+	list, ok := v.([]any)
+	if !ok {
+		return nil
+	}
+	out := make([]float64, len(list))
+	for i, e := range list {
+		f, ok := toFloat(e)
+		if !ok {
+			f = math.NaN()
+		}
+		out[i] = f
+	}
+	return out
+}
