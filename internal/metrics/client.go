@@ -59,8 +59,20 @@ func (c *ClientLoad) CPUShare() float64 {
 	return c.CPUSeconds / c.WallSeconds
 }
 
-// Bottleneck reports whether the lag's p99 exceeds WarnLag.
-func (c *ClientLoad) Bottleneck() bool { return c.LagPercentile(99) > c.WarnLag }
+// minLagSamples is the number of requests below which a p99 is the
+// maximum of a handful: one late timer or GC pause would make it.
+const minLagSamples = 100
+
+// Bottleneck reports whether the lag's p99 exceeds WarnLag. Below
+// minLagSamples requests the median must exceed it too, so that one late
+// release in a short run (a p99 of six lags is their maximum) is not taken
+// for a client that could not keep up.
+func (c *ClientLoad) Bottleneck() bool {
+	if c.LagPercentile(99) <= c.WarnLag {
+		return false
+	}
+	return len(c.Lags) >= minLagSamples || c.LagPercentile(50) > c.WarnLag
+}
 
 // Warning is the warning of a client that may have been the bottleneck,
 // "" when its lag's p99 is within WarnLag.

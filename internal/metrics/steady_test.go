@@ -157,6 +157,24 @@ func TestClientLoad(t *testing.T) {
 			t.Errorf("CPU share %v: warning %q lacks %q", share, c.Warning(), want)
 		}
 	}
+	// Six requests, one released 12 ms late: its p99 is that lag, but the
+	// median is 1 ms: one late timer, not a client that fell behind. The
+	// same late pair among 100 requests is the p99 of enough samples.
+	short := &ClientLoad{Lags: []float64{0.001, 0.001, 0.001, 0.001, 0.001, 0.012}, WarnLag: 0.010}
+	if short.Bottleneck() || short.Warning() != "" {
+		t.Errorf("one late release in six requests warns: %q", short.Warning())
+	}
+	long := &ClientLoad{WarnLag: 0.010}
+	for i := range 100 {
+		lag := 0.001
+		if i >= 98 {
+			lag = 0.050
+		}
+		long.Lags = append(long.Lags, lag)
+	}
+	if !long.Bottleneck() {
+		t.Errorf("p99 %v ms of 100 requests does not warn", 1000*long.LagPercentile(99))
+	}
 	if (&ClientLoad{}).LagMax() != 0 || (&ClientLoad{WallSeconds: 1}).CPUShare() != 0 {
 		t.Error("an empty ClientLoad is not zero")
 	}

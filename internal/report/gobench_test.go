@@ -23,7 +23,7 @@ func steadyRun(t *testing.T) (*metrics.Result, *metrics.SteadyState, *metrics.Cl
 	ps, _ := metrics.ParseMetricPercentiles("50,99")
 	r := metrics.Calculate(outs, 6, metrics.Config{MaxConcurrency: 2, Percentiles: ps, CountTokens: countWords,
 		PercentileMetrics: []string{"ttft", "tpot", "itl", "e2el"}, RequestRate: 1})
-	c := &metrics.ClientLoad{Lags: []float64{0.001, 0.002, 0.040}, CPUSeconds: 0.3, WallSeconds: 6, CPUKnown: true,
+	c := &metrics.ClientLoad{Lags: []float64{0.001, 0.020, 0.040}, CPUSeconds: 0.3, WallSeconds: 6, CPUKnown: true,
 		WarnLag: metrics.DefaultScheduleLagWarn}
 	return &r, metrics.Steady(&r), c
 }
