@@ -83,6 +83,9 @@ func newBPEModel(m *modelJSON, vocab map[string]int, merges [][2]string, charLev
 			}
 		}
 	}
+	if !model.ignoreMerges {
+		model.singles = newSingleTokens(vocab)
+	}
 	if model.ignoreMerges {
 		model.words = make(map[string]int32, len(vocab))
 		for tok, id := range vocab {
