@@ -150,7 +150,10 @@ func generate(tok tokenizer.Tokenizer, c config, procs int) (wall, cpu float64, 
 	defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(procs))
 	opts := dataset.Options{Name: "random", NumPrompts: c.numPrompts, RandomInputLen: c.inputLen,
 		RandomOutputLen: 128, RandomBatchSize: 1}
-	for range max(1, c.runs) {
+	for run := range max(1, c.runs) {
+		// A seed per run: the prompts differ, so that no run merely reads
+		// what the tokenizer's caches kept from the one before.
+		opts.Seed = int64(1000*procs + run)
 		runtime.GC()
 		cpu0, start := cpuTime(), time.Now()
 		ss, err := dataset.Load(opts, tok, nil, io.Discard)
