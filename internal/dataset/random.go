@@ -101,8 +101,15 @@ func SamplingParams(rng *numpyrand.Generator, n int, rr RangeRatio, inputLen, ou
 	return in, out, offsets, nil
 }
 
-// Random builds vLLM's random dataset (RandomDataset.sample).
+// Random builds vLLM's random dataset (RandomDataset.sample), on all
+// cores.
 func Random(opts Options, tok tokenizer.Tokenizer, _ *Globals, warn io.Writer) ([]Sample, error) {
+	return random(opts, tok, warn, runtime.GOMAXPROCS(0))
+}
+
+// random is Random on up to workers goroutines; the samples do not depend
+// on workers.
+func random(opts Options, tok tokenizer.Tokenizer, warn io.Writer, workers int) ([]Sample, error) {
 	rr := opts.RandomRangeRatio
 	numSpecial := tok.NumSpecialTokensToAdd()
 	realIn := max(0, opts.RandomInputLen-numSpecial)
@@ -141,29 +148,28 @@ func Random(opts Options, tok tokenizer.Tokenizer, _ *Globals, warn io.Writer) (
 		}
 	}
 
-	// The first decode and re-encode of every prompt depends on nothing the
-	// generator draws later, so it runs in parallel; toTargetLen then takes
-	// over serially, drawing fix-up tokens in vLLM's order.
+	// Every prompt is fixed on all cores; only the fix-ups' draws from the
+	// generator are serial (toTargetLens).
 	seqs := make([][]int, n)
+	targets := make([]int, n)
 	for i := range n {
 		seqs[i] = append(slices.Clip(prefix), innerSequence(allowed, int(offsets[i]), i, int(inLens[i]))...)
+		targets[i] = opts.RandomPrefixLen + int(inLens[i])
 	}
-	first := firstRoundTrips(tok, seqs)
+	results := fx.toTargetLens(seqs, targets, workers)
 
 	samples := make([]Sample, n)
 	total := 0
-	for i := range n {
-		target := opts.RandomPrefixLen + int(inLens[i])
-		prompt, ids, mismatch := fx.toTargetLen(seqs[i], target, &first[i])
-		total += mismatch
+	for i, r := range results {
+		total += r.mismatch
 		samples[i] = Sample{
-			Prompt:            prompt,
-			PromptLen:         len(ids),
+			Prompt:            r.prompt,
+			PromptLen:         len(r.ids),
 			ExpectedOutputLen: int(outLens[i]),
 			RequestID:         opts.RequestIDPrefix + strconv.Itoa(i),
 		}
 		if opts.PromptTokenIDs {
-			samples[i].PromptTokenIDs = ids
+			samples[i].PromptTokenIDs = r.ids
 		}
 	}
 	warnMismatch(warn, total)

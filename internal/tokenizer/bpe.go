@@ -44,6 +44,10 @@ type bpeModel struct {
 	// pre-tokens are text, split into characters, not bytes.
 	chars *charSymbols
 
+	// singles is set for byte-level vocabularies (not with ignore_merges,
+	// which looks words up itself).
+	singles *singleTokens
+
 	cache  sync.Map // string (raw word) -> []int32
 	cached atomic.Int32
 }
@@ -84,6 +88,16 @@ func (m *bpeModel) tokenize(word string, out []int) []int {
 	// A single byte has nothing to merge: looking it up in the cache would
 	// cost more than mergeWord.
 	useCache := len(word) > 1 && len(word) < cacheMaxWordLen
+	var single int32 = -1
+	if useCache && m.singles != nil {
+		id, state, ok := m.singles.lookup(word)
+		switch {
+		case ok && state == singleYes:
+			return append(out, int(id))
+		case ok && state == singleUnknown:
+			single = id
+		}
+	}
 	if useCache {
 		if v, ok := m.cache.Load(word); ok {
 			for _, id := range v.([]int32) {
@@ -98,6 +112,9 @@ func (m *bpeModel) tokenize(word string, out []int) []int {
 		ids = m.mergeChars(word, buf[:0])
 	} else {
 		ids = m.mergeWord(word, buf[:0])
+	}
+	if single >= 0 {
+		m.singles.record(single, ids)
 	}
 	if useCache && m.cached.Load() < cacheCapacity {
 		// Clone the key: word points into the caller's text, which the

@@ -55,15 +55,21 @@ type modelJSON struct {
 	MaxInputChars           *int // WordPiece's max_input_chars_per_word
 }
 
-// decodeFile reads tokenizer.json. The whole file is validated once; then
-// its members are located without decoding, the small ones are decoded with
-// encoding/json and model.vocab/model.merges are left to the fast parsers.
-func decodeFile(data []byte) (*fileJSON, error) {
+// checkJSON validates the whole of tokenizer.json once (buildFromJSON runs
+// it beside the parse).
+func checkJSON(data []byte) error {
 	if !json.Valid(data) {
 		var v any
 		err := json.Unmarshal(data, &v)
-		return nil, fmt.Errorf("invalid JSON: %w", err)
+		return fmt.Errorf("invalid JSON: %w", err)
 	}
+	return nil
+}
+
+// decodeFile reads tokenizer.json, which checkJSON validates: its members
+// are located without decoding, the small ones are decoded with
+// encoding/json and model.vocab/model.merges are left to the fast parsers.
+func decodeFile(data []byte) (*fileJSON, error) {
 	top, err := objectFields(data)
 	if err != nil {
 		return nil, fmt.Errorf("want a JSON object: %w", err)

@@ -149,9 +149,10 @@ func located(file string, err error) error {
 	return fmt.Errorf("tokenizer: %s: %w", file, err)
 }
 
-// buildFromJSON parses tokenizer.json and assembles the pipeline. It also
-// returns model.vocab, which the config step needs to resolve token names.
-func buildFromJSON(data []byte) (*hfTokenizer, map[string]int, error) {
+// assemble parses tokenizer.json, which checkJSON validates, and assembles
+// the pipeline. It also returns model.vocab, which the config step needs
+// to resolve token names. model.merges is parsed beside model.vocab.
+func assemble(data []byte) (*hfTokenizer, map[string]int, error) {
 	f, err := decodeFile(data)
 	if err != nil {
 		return nil, nil, err
@@ -186,6 +187,10 @@ func buildFromJSON(data []byte) (*hfTokenizer, map[string]int, error) {
 	if err != nil {
 		return nil, nil, err
 	}
+	var merges func() ([][2]string, error)
+	if kind == "BPE" && !isNull(m.Merges) {
+		merges = inBackground(func() ([][2]string, error) { return parseMerges(m.Merges) })
+	}
 	vocab, err := parseVocab(m.Vocab)
 	if err != nil {
 		return nil, nil, fieldError("model.vocab", err)
@@ -201,7 +206,7 @@ func buildFromJSON(data []byte) (*hfTokenizer, map[string]int, error) {
 		if isNull(m.Merges) {
 			return nil, nil, fieldError("model.merges", errors.New("missing"))
 		}
-		merges, err := parseMerges(m.Merges)
+		merges, err := merges()
 		if err != nil {
 			return nil, nil, fieldError("model.merges", err)
 		}

@@ -31,25 +31,12 @@ func newBPEModel(m *modelJSON, vocab map[string]int, merges [][2]string, charLev
 	if m.EndOfWordSuffix != nil {
 		suffix = *m.EndOfWordSuffix
 	}
-	for i, mg := range merges {
-		a, ok := vocab[mg[0]]
-		if !ok {
-			return nil, fieldError(fmt.Sprintf("model.merges[%d]", i), fmt.Errorf("token %q is not in model.vocab", mg[0]))
-		}
-		b, ok := vocab[mg[1]]
-		if !ok {
-			return nil, fieldError(fmt.Sprintf("model.merges[%d]", i), fmt.Errorf("token %q is not in model.vocab", mg[1]))
-		}
-		right := mg[1]
-		if len(prefix) <= len(right) {
-			right = right[len(prefix):]
-		}
-		merged := mg[0] + right
-		id, ok := vocab[merged]
-		if !ok {
-			return nil, fieldError(fmt.Sprintf("model.merges[%d]", i), fmt.Errorf("merged token %q is not in model.vocab", merged))
-		}
-		model.merges.set(pairKey(int32(a), int32(b)), uint64(i)<<32|uint64(uint32(id)))
+	keys, vals, err := mergeValues(vocab, merges, prefix)
+	if err != nil {
+		return nil, err
+	}
+	for i, k := range keys {
+		model.merges.set(k, vals[i])
 	}
 	if m.UnkToken != nil {
 		if id, ok := vocab[*m.UnkToken]; ok {
@@ -95,6 +82,9 @@ func newBPEModel(m *modelJSON, vocab map[string]int, merges [][2]string, charLev
 				}
 			}
 		}
+	}
+	if !model.ignoreMerges {
+		model.singles = newSingleTokens(vocab)
 	}
 	if model.ignoreMerges {
 		model.words = make(map[string]int32, len(vocab))

@@ -1,0 +1,101 @@
+package dataset
+
+import (
+	"sync"
+	"sync/atomic"
+)
+
+// fixed is one prompt after gen_prompt_decode_to_target_len: its text, its
+// token ids and the mismatch left when the retry budget ran out.
+type fixed struct {
+	prompt   string
+	ids      []int
+	mismatch int
+}
+
+// turns lets sample i draw from the generator only once every sample
+// before it is finished, so that the draws come in vLLM's serial order
+// however the samples are spread over goroutines.
+type turns struct {
+	mu   sync.Mutex
+	cond *sync.Cond
+	// next is the first unfinished sample: every sample below it is done.
+	next int
+	done []bool
+}
+
+func newTurns(n int) *turns {
+	t := &turns{done: make([]bool, n)}
+	t.cond = sync.NewCond(&t.mu)
+	return t
+}
+
+// wait blocks until every sample before i is finished.
+func (t *turns) wait(i int) {
+	t.mu.Lock()
+	for t.next < i {
+		t.cond.Wait()
+	}
+	t.mu.Unlock()
+}
+
+// finish marks sample i done and wakes the samples waiting for their turn.
+func (t *turns) finish(i int) {
+	t.mu.Lock()
+	t.done[i] = true
+	for t.next < len(t.done) && t.done[t.next] {
+		t.next++
+	}
+	t.mu.Unlock()
+	t.cond.Broadcast()
+}
+
+// toTargetLens runs toTargetLen for every sequence on up to workers
+// goroutines and returns the results by index, equal to a serial loop's.
+//
+// The decode and re-encode of a sample, and its truncations, depend on
+// nothing the generator draws for other samples, so they run in parallel.
+// Only padding draws from the generator (vllm/benchmarks/datasets/
+// datasets.py@11dfa3169 gen_prompt_decode_to_target_len); a sample that
+// pads first waits until every sample before it is finished, so the
+// draws come in the serial order. Workers take samples in ascending order,
+// so the lowest unfinished sample never waits and the pool cannot
+// deadlock.
+func (f *fixer) toTargetLens(seqs [][]int, targets []int, workers int) []fixed {
+	n := len(seqs)
+	out := make([]fixed, n)
+	workers = max(1, min(workers, n))
+	if workers == 1 {
+		for i := range n {
+			out[i] = f.one(seqs[i], targets[i])
+		}
+		return out
+	}
+	t := newTurns(n)
+	var next atomic.Int64
+	var wg sync.WaitGroup
+	for range workers {
+		wg.Go(func() {
+			for {
+				i := int(next.Add(1) - 1)
+				if i >= n {
+					return
+				}
+				own := &fixer{tok: f.tok, pad: func(k int) []int64 {
+					t.wait(i)
+					return f.pad(k)
+				}}
+				out[i] = own.one(seqs[i], targets[i])
+				t.finish(i)
+			}
+		})
+	}
+	wg.Wait()
+	return out
+}
+
+// one fixes a single sequence.
+func (f *fixer) one(seq []int, target int) fixed {
+	prompt, ids, mismatch := f.toTargetLen(seq, target, nil)
+	return fixed{prompt, ids, mismatch}
+}
