@@ -143,27 +143,31 @@ func Random(opts Options, tok tokenizer.Tokenizer, _ *Globals, warn io.Writer) (
 
 	// The first decode and re-encode of every prompt depends on nothing the
 	// generator draws later, so it runs in parallel; toTargetLen then takes
-	// over serially, drawing fix-up tokens in vLLM's order.
-	seqs := make([][]int, n)
-	for i := range n {
-		seqs[i] = append(slices.Clip(prefix), innerSequence(allowed, int(offsets[i]), i, int(inLens[i]))...)
-	}
-	first := firstRoundTrips(tok, seqs)
-
+	// over serially, drawing fix-up tokens in vLLM's order. Both go a window
+	// of prompts at a time, so that only a window's token ids are held:
+	// all 4,096 prompts of 1,024 tokens at once were 100 MB of ids.
 	samples := make([]Sample, n)
 	total := 0
-	for i := range n {
-		target := opts.RandomPrefixLen + int(inLens[i])
-		prompt, ids, mismatch := fx.toTargetLen(seqs[i], target, &first[i])
-		total += mismatch
-		samples[i] = Sample{
-			Prompt:            prompt,
-			PromptLen:         len(ids),
-			ExpectedOutputLen: int(outLens[i]),
-			RequestID:         opts.RequestIDPrefix + strconv.Itoa(i),
+	for lo := 0; lo < n; lo += roundTripWindow {
+		hi := min(lo+roundTripWindow, n)
+		seqs := make([][]int, hi-lo)
+		for i := lo; i < hi; i++ {
+			seqs[i-lo] = append(slices.Clip(prefix), innerSequence(allowed, int(offsets[i]), i, int(inLens[i]))...)
 		}
-		if opts.PromptTokenIDs {
-			samples[i].PromptTokenIDs = ids
+		first := firstRoundTrips(tok, seqs)
+		for i := lo; i < hi; i++ {
+			target := opts.RandomPrefixLen + int(inLens[i])
+			prompt, ids, mismatch := fx.toTargetLen(seqs[i-lo], target, &first[i-lo])
+			total += mismatch
+			samples[i] = Sample{
+				Prompt:            prompt,
+				PromptLen:         len(ids),
+				ExpectedOutputLen: int(outLens[i]),
+				RequestID:         opts.RequestIDPrefix + strconv.Itoa(i),
+			}
+			if opts.PromptTokenIDs {
+				samples[i].PromptTokenIDs = ids
+			}
 		}
 	}
 	warnMismatch(warn, total)
@@ -246,6 +250,11 @@ func firstRoundTrips(tok tokenizer.Tokenizer, seqs [][]int) []roundTrip {
 	wg.Wait()
 	return out
 }
+
+// roundTripWindow is how many prompts Random takes through the tokenizer
+// at a time: enough to keep every core busy, few enough that their token
+// ids stay small beside the prompts' text.
+const roundTripWindow = 256
 
 // fixer runs vLLM's gen_prompt_decode_to_target_len.
 type fixer struct {

@@ -11,8 +11,20 @@ import (
 
 // job is one request of the main run, ready to send.
 type job struct {
-	req  *backend.Request
+	req *backend.Request
+	// body is the request's body when the plan built it (a conversation's
+	// turns); nil means it is built from req when the request is sent.
 	body []byte
+}
+
+// bodyFor is job j's request body: the one the plan built, else built now
+// from the request by backend be (plan.requests leaves it to the send, so
+// that only the bodies in flight are held).
+func (j job) bodyFor(be backend.Backend) []byte {
+	if j.body != nil {
+		return j.body
+	}
+	return be.Body(j.req)
 }
 
 // dispatchResult is what the dispatcher measured.
@@ -111,7 +123,7 @@ func (d *dispatcher) send(ctx context.Context, stop <-chan struct{}, slot chan s
 	}
 	res.sent[i] = true
 	d.progress.sent()
-	out := d.client.Do(ctx, d.be, j.req, j.body)
+	out := d.client.Do(ctx, d.be, j.req, j.bodyFor(d.be))
 	out.ClientQueueTime = out.StartTime - arrival
 	res.outputs[i] = out
 	d.progress.finished(&out)
