@@ -98,26 +98,20 @@ func (d *dispatcher) graceThenCancel(ctx context.Context, stop <-chan struct{}, 
 	}
 }
 
-// send waits for request i's concurrency slot (slot, nil when unbounded),
-// sends it unless the run was stopped meanwhile, and records it in res.
-// Each goroutine owns index i of res's slices; they are read after all have
-// finished.
-func (d *dispatcher) send(ctx context.Context, stop <-chan struct{}, slot chan struct{}, i int, j job, arrival float64, res *dispatchResult) {
-	if slot != nil {
-		select {
-		case <-slot:
-		case <-stop:
-			d.sem.leave(slot)
-			return // never sent
-		case <-ctx.Done():
-			d.sem.leave(slot)
-			return
-		}
+// send sends request i, which holds its concurrency slot when the run has
+// a --max-concurrency (d.sem, which send then releases), unless the run was
+// stopped meanwhile, and records it in res. Each goroutine owns index i of
+// res's slices; they are read after all have finished.
+func (d *dispatcher) send(ctx context.Context, stop <-chan struct{}, i int, j job, arrival float64, res *dispatchResult) {
+	if d.sem != nil {
 		defer d.sem.release()
 	}
-	// A request released while the run was stopping stays unsent.
+	// A request released while the run was stopping stays unsent, and so
+	// does one whose slot came after the run was cancelled.
 	select {
 	case <-stop:
+		return
+	case <-ctx.Done():
 		return
 	default:
 	}
@@ -181,15 +175,16 @@ dispatch:
 		if d.released != nil {
 			d.released[i] = time.Now()
 		}
-		var slot chan struct{}
-		if d.sem != nil {
-			slot = d.sem.join() // in the loop, so slots go in arrival order
-		}
 		wg.Add(1)
-		go func(i int) {
+		send := func() {
 			defer wg.Done()
-			d.send(ctx, stop, slot, i, jobs[i], arrival, &res)
-		}(i)
+			d.send(ctx, stop, i, jobs[i], arrival, &res)
+		}
+		if d.sem != nil {
+			d.sem.enqueue(send) // in the loop, so slots go in arrival order
+		} else {
+			go send()
+		}
 	}
 	wg.Wait()
 	res.end = now()
