@@ -430,12 +430,12 @@ func NewTransport(maxConns int, insecure bool) http.RoundTripper {
 		DisableCompression:  true,
 		ForceAttemptHTTP2:   false,
 		// Every connection holds both buffers for its whole life, so at
-		// 1,400 streams 64 KiB each were 180 MB of the client's peak.
-		// A request body of a 1,024-token prompt fits the write buffer in
-		// one write, and a read buffer of 16 KiB still takes a burst of
-		// hundreds of SSE events in one read.
-		WriteBufferSize: 8 << 10,
-		ReadBufferSize:  16 << 10,
+		// 1,400 streams 64 KiB each were 180 MB of the client's peak. A
+		// body larger than the write buffer is written straight through
+		// (one more write per request, not per event), and a read buffer of
+		// 8 KiB still takes dozens of SSE events in one read.
+		WriteBufferSize: 4 << 10,
+		ReadBufferSize:  8 << 10,
 	}
 	if insecure {
 		t.TLSClientConfig = &tls.Config{InsecureSkipVerify: true} //nolint:gosec // --insecure asks for it
