@@ -7,7 +7,7 @@ BIN      := bin/gobench
 # on first use (cached in GOCACHE); nothing is installed globally.
 LINTER   := $(GO) tool -modfile=tools/lint/go.mod golangci-lint
 
-.PHONY: help build test testdata vet fmt-check lint demo screenshot bench bench-gen fidelity fuzz golden clean
+.PHONY: help build test testdata vet fmt-check lint demo screenshot bench bench-gen bench-mem fidelity fuzz golden clean
 
 help: ## List the targets.
 	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | sed 's/:.*## /\t/' | expand -t 12
@@ -52,6 +52,9 @@ bench: build ## Client CPU per event and timing error vs gobench sim --record, 1
 
 bench-gen: build testdata ## Random dataset generation (prompt tokens/s at 1 and 2 cores), tokenizer load, start-up to the first request.
 	$(GO) run ./tools/genbench -gobench $(BIN) -procs 1,2
+
+bench-mem: build ## Memory: peak RSS of serve and --dry-run (4,096 x 1,024-token prompts, 1,400 streams), bytes per request and per idle stream.
+	$(GO) run ./tools/membench -gobench $(BIN)
 
 fidelity: build ## Client minus ground truth (gobench sim --record): TTFT, ITL, E2EL at 1..2048 streams.
 	$(GO) run ./tools/simbench -gobench $(BIN)

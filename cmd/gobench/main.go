@@ -24,12 +24,15 @@ func main() {
 	_, _ = fdlimit.Raise()
 	sigs := make(chan os.Signal, 3)
 	signal.Notify(sigs, os.Interrupt, syscall.SIGTERM, syscall.SIGHUP)
-	os.Exit(cli.Main(context.Background(), os.Args[1:], cli.Deps{
+	stopProfile := startMemProfile(os.Getenv(memProfileEnv))
+	code := cli.Main(context.Background(), os.Args[1:], cli.Deps{
 		Stdout:     os.Stdout,
 		Stderr:     os.Stderr,
 		Getenv:     os.Getenv,
 		Signals:    sigs,
 		IsTerminal: term.IsTerminal(int(os.Stderr.Fd())),
 		Version:    buildinfo.Version(version),
-	}))
+	})
+	stopProfile()
+	os.Exit(code)
 }

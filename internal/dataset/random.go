@@ -149,27 +149,31 @@ func random(opts Options, tok tokenizer.Tokenizer, warn io.Writer, workers int) 
 	}
 
 	// Every prompt is fixed on all cores; only the fix-ups' draws from the
-	// generator are serial (toTargetLens).
-	seqs := make([][]int, n)
-	targets := make([]int, n)
-	for i := range n {
-		seqs[i] = append(slices.Clip(prefix), innerSequence(allowed, int(offsets[i]), i, int(inLens[i]))...)
-		targets[i] = opts.RandomPrefixLen + int(inLens[i])
-	}
-	results := fx.toTargetLens(seqs, targets, workers)
-
+	// generator are serial (toTargetLens). The prompts go a window at a
+	// time, so that only a window's token ids are held: all 4,096 prompts
+	// of 1,024 tokens at once were 100 MB of ids.
 	samples := make([]Sample, n)
 	total := 0
-	for i, r := range results {
-		total += r.mismatch
-		samples[i] = Sample{
-			Prompt:            r.prompt,
-			PromptLen:         len(r.ids),
-			ExpectedOutputLen: int(outLens[i]),
-			RequestID:         opts.RequestIDPrefix + strconv.Itoa(i),
+	for lo := 0; lo < n; lo += roundTripWindow {
+		hi := min(lo+roundTripWindow, n)
+		seqs := make([][]int, hi-lo)
+		targets := make([]int, hi-lo)
+		for i := lo; i < hi; i++ {
+			seqs[i-lo] = append(slices.Clip(prefix), innerSequence(allowed, int(offsets[i]), i, int(inLens[i]))...)
+			targets[i-lo] = opts.RandomPrefixLen + int(inLens[i])
 		}
-		if opts.PromptTokenIDs {
-			samples[i].PromptTokenIDs = r.ids
+		for k, r := range fx.toTargetLens(seqs, targets, workers) {
+			i := lo + k
+			total += r.mismatch
+			samples[i] = Sample{
+				Prompt:            r.prompt,
+				PromptLen:         len(r.ids),
+				ExpectedOutputLen: int(outLens[i]),
+				RequestID:         opts.RequestIDPrefix + strconv.Itoa(i),
+			}
+			if opts.PromptTokenIDs {
+				samples[i].PromptTokenIDs = r.ids
+			}
 		}
 	}
 	warnMismatch(warn, total)
@@ -252,6 +256,11 @@ func firstRoundTrips(tok tokenizer.Tokenizer, seqs [][]int) []roundTrip {
 	wg.Wait()
 	return out
 }
+
+// roundTripWindow is how many prompts Random takes through the tokenizer
+// at a time: enough to keep every core busy, few enough that their token
+// ids stay small beside the prompts' text.
+const roundTripWindow = 256
 
 // fixer runs vLLM's gen_prompt_decode_to_target_len.
 type fixer struct {

@@ -144,7 +144,7 @@ func (k *talker) talk(ctx context.Context, stop <-chan struct{}, slot chan struc
 		} else if isClosed(stop) {
 			return
 		}
-		req, body := *k.jobs[i].req, k.jobs[i].body
+		req, body := *k.jobs[i].req, k.jobs[i].bodyFor(k.be)
 		if turn > 0 {
 			req.History, req.PromptLen = history, histLen+req.PromptLen
 			k.offsets[i] = due - res.start

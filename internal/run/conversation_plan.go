@@ -70,7 +70,6 @@ func (p *Plan) planConversations(env Env) error {
 		for i := range p.jobs {
 			req := p.jobs[i].req
 			req.Model, req.ModelName = picks[t.conv[i]], picks[t.conv[i]]
-			p.jobs[i].body = p.Backend.Impl.Body(req)
 		}
 	}
 	p.talks = t

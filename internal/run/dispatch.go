@@ -11,8 +11,20 @@ import (
 
 // job is one request of the main run, ready to send.
 type job struct {
-	req  *backend.Request
+	req *backend.Request
+	// body is the request's body when the plan built it (a conversation's
+	// turns); nil means it is built from req when the request is sent.
 	body []byte
+}
+
+// bodyFor is job j's request body: the one the plan built, else built now
+// from the request by backend be (plan.requests leaves it to the send, so
+// that only the bodies in flight are held).
+func (j job) bodyFor(be backend.Backend) []byte {
+	if j.body != nil {
+		return j.body
+	}
+	return be.Body(j.req)
 }
 
 // dispatchResult is what the dispatcher measured.
@@ -86,32 +98,26 @@ func (d *dispatcher) graceThenCancel(ctx context.Context, stop <-chan struct{}, 
 	}
 }
 
-// send waits for request i's concurrency slot (slot, nil when unbounded),
-// sends it unless the run was stopped meanwhile, and records it in res.
-// Each goroutine owns index i of res's slices; they are read after all have
-// finished.
-func (d *dispatcher) send(ctx context.Context, stop <-chan struct{}, slot chan struct{}, i int, j job, arrival float64, res *dispatchResult) {
-	if slot != nil {
-		select {
-		case <-slot:
-		case <-stop:
-			d.sem.leave(slot)
-			return // never sent
-		case <-ctx.Done():
-			d.sem.leave(slot)
-			return
-		}
+// send sends request i, which holds its concurrency slot when the run has
+// a --max-concurrency (d.sem, which send then releases), unless the run was
+// stopped meanwhile, and records it in res. Each goroutine owns index i of
+// res's slices; they are read after all have finished.
+func (d *dispatcher) send(ctx context.Context, stop <-chan struct{}, i int, j job, arrival float64, res *dispatchResult) {
+	if d.sem != nil {
 		defer d.sem.release()
 	}
-	// A request released while the run was stopping stays unsent.
+	// A request released while the run was stopping stays unsent, and so
+	// does one whose slot came after the run was cancelled.
 	select {
 	case <-stop:
+		return
+	case <-ctx.Done():
 		return
 	default:
 	}
 	res.sent[i] = true
 	d.progress.sent()
-	out := d.client.Do(ctx, d.be, j.req, j.body)
+	out := d.client.Do(ctx, d.be, j.req, j.bodyFor(d.be))
 	out.ClientQueueTime = out.StartTime - arrival
 	res.outputs[i] = out
 	d.progress.finished(&out)
@@ -169,15 +175,16 @@ dispatch:
 		if d.released != nil {
 			d.released[i] = time.Now()
 		}
-		var slot chan struct{}
-		if d.sem != nil {
-			slot = d.sem.join() // in the loop, so slots go in arrival order
-		}
 		wg.Add(1)
-		go func(i int) {
+		send := func() {
 			defer wg.Done()
-			d.send(ctx, stop, slot, i, jobs[i], arrival, &res)
-		}(i)
+			d.send(ctx, stop, i, jobs[i], arrival, &res)
+		}
+		if d.sem != nil {
+			d.sem.enqueue(send) // in the loop, so slots go in arrival order
+		} else {
+			go send()
+		}
 	}
 	wg.Wait()
 	res.end = now()

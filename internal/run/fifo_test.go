@@ -1,8 +1,11 @@
 package run
 
 import (
+	"sync"
 	"testing"
 	"time"
+
+	"github.com/google/go-cmp/cmp"
 )
 
 // Slots are granted in the order requests joined, whatever order their
@@ -39,5 +42,35 @@ func TestFIFOOrder(t *testing.T) {
 	s.release()
 	if got := s.join(); !isClosed(got) {
 		t.Fatal("slot lost after a waiter left")
+	}
+}
+
+// TestFIFOEnqueueRunsInOrder checks that queued work starts in the order
+// it was queued, one at a time with one slot, and that a slot released
+// with nothing queued is free again.
+func TestFIFOEnqueueRunsInOrder(t *testing.T) {
+	s := newFIFO(1)
+	var mu sync.Mutex
+	var got []int
+	done := make(chan struct{})
+	const n = 5
+	for i := range n {
+		s.enqueue(func() {
+			mu.Lock()
+			got = append(got, i)
+			last := len(got) == n
+			mu.Unlock()
+			s.release()
+			if last {
+				close(done)
+			}
+		})
+	}
+	<-done
+	if diff := cmp.Diff([]int{0, 1, 2, 3, 4}, got); diff != "" {
+		t.Errorf("order (-want +got):\n%s", diff)
+	}
+	if ch := s.join(); !isClosed(ch) {
+		t.Error("the slot was not free after the queue drained")
 	}
 }

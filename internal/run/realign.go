@@ -52,8 +52,13 @@ func alignPrompts(ctx context.Context, api *serverapi.Client, modelID string, sa
 	copy(aligned, samples)
 	var wg sync.WaitGroup
 	var timedOut atomic.Int64
+	// A goroutine per prompt in flight, not per prompt: 4,096 prompts
+	// waiting for one of the 64 calls were 4,096 goroutine stacks.
+	workers := make(chan struct{}, alignConcurrency)
 	for i := range aligned {
+		workers <- struct{}{}
 		wg.Go(func() {
+			defer func() { <-workers }()
 			s := &aligned[i]
 			tokens, err := a.tokenize(s.Prompt)
 			if err == nil && len(tokens) > s.PromptLen {
