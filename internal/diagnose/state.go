@@ -19,12 +19,16 @@ type State struct {
 	At               float64
 	Running, Waiting float64
 	KVMean, KVMax    float64
+	// Preemptions is the server's preemption counter at the scrape (since
+	// it started; NaN when it publishes none): the difference between two
+	// samples is the preemptions between them.
+	Preemptions float64
 }
 
 // ReadState reads the state gauges of a scrape (already narrowed to the
 // model) taken at seconds from the window's start.
 func ReadState(s *sm.Scrape, at float64) State {
-	st := State{At: at, Running: math.NaN(), Waiting: math.NaN(), KVMean: math.NaN(), KVMax: math.NaN()}
+	st := State{At: at, Running: math.NaN(), Waiting: math.NaN(), KVMean: math.NaN(), KVMax: math.NaN(), Preemptions: math.NaN()}
 	if g, ok := s.Gauge(sm.Running); ok {
 		st.Running = g.Sum
 	}
@@ -33,6 +37,9 @@ func ReadState(s *sm.Scrape, at float64) State {
 	}
 	if g, ok := s.Gauge(sm.KVUsage); ok {
 		st.KVMean, st.KVMax = g.Mean, g.Max
+	}
+	if v, ok := s.Counter(sm.Preemptions); ok {
+		st.Preemptions = v
 	}
 	return st
 }

@@ -76,7 +76,7 @@ func sloMarks(runs []*runData, metric string) []mark {
 // timeCharts are the charts over the run's time: requests in flight,
 // output tokens per second, the schedule lag and the server's gauges.
 func timeCharts(runs []*runData) []*chart {
-	var inflight, tokens, lags, gauges, kv []raw
+	var inflight, tokens, lags, gauges, kv, preempted []raw
 	for _, d := range runs {
 		if !d.detailed || !d.hasStarts {
 			continue
@@ -93,7 +93,7 @@ func timeCharts(runs []*runData) []*chart {
 			lags = append(lags, raw{label: d.label, color: d.color, x: x, y: y})
 		}
 		g := serverTimeline(d)
-		gauges, kv = append(gauges, g.counts...), append(kv, g.kv...)
+		gauges, kv, preempted = append(gauges, g.counts...), append(kv, g.kv...), append(preempted, g.preempted...)
 	}
 	var out []*chart
 	add := func(id, title, y string, list []raw, kind string) {
@@ -112,6 +112,7 @@ func timeCharts(runs []*runData) []*chart {
 	}
 	add("server-gauges", "Server: requests running and waiting", "requests", gauges, kindStep)
 	add("server-kv", "Server: KV cache usage", "percent", kv, kindLine)
+	add("server-preemptions", "Server: preemptions since the first sample", "preemptions", preempted, kindStep)
 	return out
 }
 
@@ -162,10 +163,10 @@ func tokenRate(reqs []request) (x, y []float64) {
 }
 
 // gaugeSeries are a run's server gauges as series.
-type gaugeSeries struct{ counts, kv []raw }
+type gaugeSeries struct{ counts, kv, preempted []raw }
 
 // serverTimeline reads server_view.timeline (t, running, waiting,
-// kv_cache_usage_perc).
+// kv_cache_usage_perc, preemptions: counted from the first sample).
 func serverTimeline(d *runData) gaugeSeries {
 	var g gaugeSeries
 	view, ok := d.run.Object("server_view")
@@ -198,6 +199,10 @@ func serverTimeline(d *runData) gaugeSeries {
 		}
 		x, yy := MinMax(t, y, MaxPoints)
 		g.kv = append(g.kv, raw{label: prefix + "KV cache usage", color: d.color, x: x, y: yy})
+	}
+	if y := column(cols, "preemptions"); len(y) == len(t) && len(t) > 0 {
+		x, yy := MinMax(t, y, MaxPoints)
+		g.preempted = append(g.preempted, raw{label: prefix + "preemptions", color: d.color, x: x, y: yy})
 	}
 	return g
 }

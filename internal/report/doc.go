@@ -114,7 +114,7 @@
 //	                         `gobench diagnose --format json` (window_s, quantiles, ratios,
 //	                         gauges, findings, verdict, ...) plus client_vs_server (per metric:
 //	                         client and server mean/p50/p99 in seconds, gap_mean, why) and
-//	                         timeline (t, running, waiting, kv_cache_usage_perc in columns)
+//	                         timeline (t, running, waiting, kv_cache_usage_perc, preemptions since the first sample, in columns)
 //	scheduled_offsets        [number], planned arrival offsets  } gobench,
 //	end_reason               string, "completed" or "interrupted" } detailed only
 //	gobench_steady_state     object, the run over its steady-state window (gobench serve's

@@ -69,21 +69,29 @@ func otherTraffic(rep *diagnose.Report, c Client) string {
 	return fmt.Sprintf("the server finished %.0f requests during the run and this run sent %d: other traffic shares the server, and the server's figures include it", rep.Ratios.Finished, sent)
 }
 
-// timeline is the samples in columns: t (seconds), running, waiting and
-// kv_cache_usage_perc (the highest engine's), null where a gauge was
+// timeline is the samples in columns: t (seconds), running, waiting,
+// kv_cache_usage_perc (the highest engine's) and preemptions (counted from
+// the first sample, so the column starts at 0), null where a gauge was
 // absent.
 func timeline(samples []Sample) *pyjson.Object {
 	t := make([]any, len(samples))
 	running, waiting, kv := make([]any, len(samples)), make([]any, len(samples)), make([]any, len(samples))
+	preempted := make([]any, len(samples))
+	base := math.NaN()
 	for i, s := range samples {
 		t[i] = math.Round(s.At*1000) / 1000
 		running[i], waiting[i], kv[i] = finite(s.Running), finite(s.Waiting), finite(s.KVMax)
+		if math.IsNaN(base) {
+			base = s.Preemptions
+		}
+		preempted[i] = finite(s.Preemptions - base)
 	}
 	o := pyjson.NewObject()
 	o.Set("t", t)
 	o.Set("running", running)
 	o.Set("waiting", waiting)
 	o.Set("kv_cache_usage_perc", kv)
+	o.Set("preemptions", preempted)
 	return o
 }
 

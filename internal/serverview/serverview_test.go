@@ -113,7 +113,7 @@ func TestRenderFromSavedObject(t *testing.T) {
 		t.Run(format, func(t *testing.T) { golden.Check(t, []byte(live.String())) })
 	}
 	tl, _ := saved.Get("timeline")
-	if got, _ := pyjson.AppendCompact(nil, tl); string(got) != `{"t":[1.0],"running":[3.0],"waiting":[1.0],"kv_cache_usage_perc":[0.25]}` {
+	if got, _ := pyjson.AppendCompact(nil, tl); string(got) != `{"t":[1.0],"running":[3.0],"waiting":[1.0],"kv_cache_usage_perc":[0.25],"preemptions":[0.0]}` {
 		t.Errorf("timeline %s", got)
 	}
 }
@@ -133,5 +133,22 @@ func TestOtherTraffic(t *testing.T) {
 		if got != tc.note {
 			t.Errorf("finished %v of 4 sent: note %v, want %v (%q)", tc.finished, got, tc.note, notes)
 		}
+	}
+}
+
+// TestTimelinePreemptions: the preemption column counts from the first
+// sample that has the counter; a sample without it is null.
+func TestTimelinePreemptions(t *testing.T) {
+	t.Parallel()
+	nan := math.NaN()
+	samples := []Sample{
+		{At: 0, Running: 1, Waiting: 0, KVMax: 0.1, Preemptions: nan},
+		{At: 1, Running: 1, Waiting: 0, KVMax: 0.1, Preemptions: 5},
+		{At: 2, Running: 1, Waiting: 0, KVMax: 0.1, Preemptions: nan},
+		{At: 3, Running: 1, Waiting: 0, KVMax: 0.1, Preemptions: 9},
+	}
+	got, _ := pyjson.AppendCompact(nil, timeline(samples))
+	if want := `{"t":[0.0,1.0,2.0,3.0],"running":[1.0,1.0,1.0,1.0],"waiting":[0.0,0.0,0.0,0.0],"kv_cache_usage_perc":[0.1,0.1,0.1,0.1],"preemptions":[null,0.0,null,4.0]}`; string(got) != want {
+		t.Errorf("timeline\n%s\nwant\n%s", got, want)
 	}
 }
