@@ -27,6 +27,13 @@ func headerSection(d *runData, several bool) section {
 		s.Notes = append(s.Notes, "File: "+d.run.Name())
 	}
 	set := table{Caption: "What was run", Head: []string{"setting", "value"}}
+	if w, ok := d.run.Object(resultkey.GobenchWorkload); ok {
+		if c, ok := w.Get(resultkey.WorkloadCommand); ok {
+			if cmd, ok := c.(string); ok {
+				set.Rows = append(set.Rows, []string{"target", target(cmd)})
+			}
+		}
+	}
 	for _, k := range headerKeys {
 		if d.run.Has(k) {
 			set.Rows = append(set.Rows, []string{k, d.run.Display(k)})
@@ -185,4 +192,35 @@ func isComposite(v any) bool {
 		return true
 	}
 	return false
+}
+
+// target is the server a run's recorded command line sent to (its
+// credentials already redacted by the recording): the simulator for
+// --sim, else --base-url, else vLLM's http://{--host}:{--port} (defaults
+// 127.0.0.1 and 8000), with --endpoint when given. Result files keep no
+// separate key for it. The recorded line writes each flag as
+// --name=value (shell-quoted where needed).
+func target(command string) string {
+	flags := map[string]string{}
+	for _, w := range strings.Fields(command) {
+		name, value, _ := strings.Cut(strings.Trim(w, "'"), "=")
+		if strings.HasPrefix(name, "--") {
+			flags[name] = strings.Trim(value, "'")
+		}
+	}
+	if _, ok := flags["--sim"]; ok {
+		return "gobench's simulator (--sim)"
+	}
+	base := flags["--base-url"]
+	if base == "" {
+		host, port := flags["--host"], flags["--port"]
+		if host == "" {
+			host = "127.0.0.1"
+		}
+		if port == "" {
+			port = "8000"
+		}
+		base = "http://" + host + ":" + port
+	}
+	return base + flags["--endpoint"]
 }

@@ -304,3 +304,18 @@ func TestReadSweepVLLMLayout(t *testing.T) {
 		t.Errorf("empty directory: %v", err)
 	}
 }
+
+// TestTarget: the header's target comes from the recorded command line.
+func TestTarget(t *testing.T) {
+	t.Parallel()
+	for command, want := range map[string]string{
+		"gobench serve --sim --num-prompts=5":                                              "gobench's simulator (--sim)",
+		"gobench serve --base-url=https://gw.example:8443 --endpoint=/v1/chat/completions": "https://gw.example:8443/v1/chat/completions",
+		"gobench serve --host=10.0.0.7 --num-prompts=5":                                    "http://10.0.0.7:8000",
+		"vllm bench serve --port=9000":                                                     "http://127.0.0.1:9000",
+	} {
+		if got := target(command); got != want {
+			t.Errorf("target(%q) = %q, want %q", command, got, want)
+		}
+	}
+}
