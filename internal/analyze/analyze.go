@@ -133,13 +133,7 @@ func (res *Result) gobench(run *resultfile.Run, d *resultfile.Detailed) {
 	c := &metrics.ClientLoad{Lags: lags}
 	number := func(key string) (float64, bool) {
 		v, _ := saved.Get(key)
-		switch x := v.(type) {
-		case float64:
-			return x, true
-		case int:
-			return float64(x), true
-		}
-		return 0, false
+		return pyjson.Number(v)
 	}
 	c.WallSeconds, _ = number(resultkey.ClientWallSeconds)
 	c.CPUSeconds, c.CPUKnown = number(resultkey.ClientCPUSeconds)

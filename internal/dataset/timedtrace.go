@@ -98,7 +98,7 @@ func traceSample(entry *pyjson.Object, opts Options, ex *chunkExpander) (Sample,
 	if !ok || v == nil {
 		return Sample{}, missingField(entry, "Timestamp", opts.TimedTraceLabelTimestamp, "--timed-trace-label-timestamp")
 	}
-	ts, ok := traceNumber(v)
+	ts, ok := pyjson.Number(v)
 	if ts *= opts.TimedTraceSecMultiplier; !ok || math.IsNaN(ts) || math.IsInf(ts, 0) {
 		return Sample{}, fmt.Errorf("field '%s' must be a finite number of (scaled) seconds, got %v", opts.TimedTraceLabelTimestamp, v)
 	}
@@ -116,17 +116,6 @@ func traceInt(entry *pyjson.Object, label, what, flag string) (int, error) {
 		return 0, fmt.Errorf("field '%s' must be an integer from 0 to %d, got %v", label, MaxTokens, v)
 	}
 	return n, nil
-}
-
-// traceNumber is a JSON number as a float.
-func traceNumber(v any) (float64, bool) {
-	switch x := v.(type) {
-	case int:
-		return float64(x), true
-	case float64:
-		return x, true
-	}
-	return 0, false
 }
 
 // missingField is vLLM's message for a trace entry without a field.

@@ -191,27 +191,11 @@ func goodputSLOs(r *resultfile.Run) map[string]float64 {
 	out := map[string]float64{}
 	for _, k := range obj.Keys() {
 		v, _ := obj.Get(k)
-		if f, ok := toFloat(v); ok {
+		if f, ok := pyjson.Number(v); ok {
 			out[k] = f
 		}
 	}
 	return out
-}
-
-// toFloat reads a JSON number held by a pyjson.Object.
-func toFloat(v any) (float64, bool) {
-	switch x := v.(type) {
-	case float64:
-		return x, true
-	case int:
-		return float64(x), true
-	case int64:
-		return float64(x), true
-	case json.Number:
-		f, err := x.Float64()
-		return f, err == nil
-	}
-	return 0, false
 }
 
 // sortedErrors are the failures grouped by error text, most frequent

@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"math"
 	"sort"
+
+	"github.com/gobench/gobench/internal/pyjson"
 )
 
 // histogramBins is the number of equal-width bins of every histogram.
@@ -219,7 +221,7 @@ func column(o interface{ Get(string) (any, bool) }, key string) []float64 {
 	}
 	out := make([]float64, len(list))
 	for i, e := range list {
-		f, ok := toFloat(e)
+		f, ok := pyjson.Number(e)
 		if !ok {
 			f = math.NaN()
 		}

@@ -113,7 +113,7 @@ func num(o *pyjson.Object, key string) float64 {
 	if s, ok := v.(string); ok && s == "inf" {
 		return math.Inf(1)
 	}
-	if f, ok := toFloat(v); ok {
+	if f, ok := pyjson.Number(v); ok {
 		return f
 	}
 	return math.NaN()

@@ -32,7 +32,7 @@ func reportObject(run *resultfile.Run, rec *analyze.Result, offsets []any, merge
 		r.RampUp = &report.RampUp{Strategy: s, StartRPS: int(num(resultkey.RampUpStartRPS)), EndRPS: int(num(resultkey.RampUpEndRPS))}
 	}
 	for _, v := range offsets {
-		f, _ := toFloat(v)
+		f, _ := pyjson.Number(v)
 		r.ScheduledOffsets = append(r.ScheduledOffsets, f)
 	}
 	return report.ResultObject(&rec.Metrics, r)
@@ -55,18 +55,4 @@ func metadata(run *resultfile.Run) []report.KV {
 		}
 	}
 	return out
-}
-
-// toFloat reads a decoded JSON number (pyjson.Decode gives int for
-// integral texts).
-func toFloat(v any) (float64, bool) {
-	switch x := v.(type) {
-	case float64:
-		return x, true
-	case int:
-		return float64(x), true
-	case int64:
-		return float64(x), true
-	}
-	return 0, false
 }

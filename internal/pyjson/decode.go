@@ -105,3 +105,21 @@ func decodeNumber(n json.Number) (any, error) {
 	}
 	return f, nil
 }
+
+// Number returns a decoded JSON number as a float64: the int, float64 or
+// json.Number (an integer too large for int) that Decode produces, and
+// int64. ok is false for any other value (null, strings, lists).
+func Number(v any) (f float64, ok bool) {
+	switch x := v.(type) {
+	case float64:
+		return x, true
+	case int:
+		return float64(x), true
+	case int64:
+		return float64(x), true
+	case json.Number:
+		f, err := x.Float64()
+		return f, err == nil
+	}
+	return 0, false
+}

@@ -87,3 +87,25 @@ func FuzzDecode(f *testing.F) {
 		}
 	})
 }
+
+// TestNumber: the numbers Decode produces read as float64, nothing else.
+func TestNumber(t *testing.T) {
+	t.Parallel()
+	v, err := Decode([]byte(`[3, 2.5, 123456789012345678901234567890, null, "1", true]`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	list := v.([]any)
+	want := []struct {
+		f  float64
+		ok bool
+	}{{3, true}, {2.5, true}, {1.2345678901234568e29, true}, {0, false}, {0, false}, {0, false}}
+	for i, w := range want {
+		if f, ok := Number(list[i]); f != w.f || ok != w.ok {
+			t.Errorf("Number(%v) = %v, %v; want %v, %v", list[i], f, ok, w.f, w.ok)
+		}
+	}
+	if f, ok := Number(int64(7)); f != 7 || !ok {
+		t.Errorf("Number(int64(7)) = %v, %v", f, ok)
+	}
+}

@@ -2,7 +2,6 @@ package resultfile
 
 import (
 	"encoding/json"
-	"strconv"
 	"strings"
 
 	"github.com/gobench/gobench/internal/pyjson"
@@ -109,19 +108,11 @@ func (r *Run) nestedNumber(key string) (float64, bool) {
 // an integer, a float, or one of the strings gobench and vLLM write for
 // non-finite floats ("inf", "nan", "Infinity", ...).
 func asNumber(v any) (float64, bool) {
-	switch v := v.(type) {
-	case int:
-		return float64(v), true
-	case float64:
-		return v, true
-	case json.Number:
-		f, err := strconv.ParseFloat(string(v), 64)
-		return f, err == nil
-	case string:
-		f, ok := nonFinite[v]
+	if s, ok := v.(string); ok {
+		f, ok := nonFinite[s]
 		return f, ok
 	}
-	return 0, false
+	return pyjson.Number(v)
 }
 
 // nestedString is the value at a dotted path (Lookup) when it is a string.
