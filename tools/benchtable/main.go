@@ -1,0 +1,184 @@
+// Command benchtable prints `make bench`'s one table: every figure the
+// benchmark tools measured (tools/simbench for the client's CPU per event,
+// tools/membench for memory, tools/genbench for dataset generation and
+// start-up, and whatever else writes rows), each beside issue 15's target
+// and whether this run met it.
+//
+// The tools write the rows, one JSON object per line, to the file given by
+// their -rows flag (appending, so several tools share one file):
+//
+//	{"group":"cpu","figure":"gobench, 512 streams","value":6.8,"unit":"µs/event",
+//	 "target":"<= 7 µs/event","met":true,"note":"sim and client on this 2-core machine"}
+//
+// met is null for a figure that has no target (a reference such as the
+// bare epoll loop, or a figure shown for context). The table is a record of
+// one machine at one moment: benchtable prints the machine's cores and load
+// average beside it and asserts nothing.
+package main
+
+import (
+	"bufio"
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"io"
+	"math"
+	"os"
+	"runtime"
+	"slices"
+	"strconv"
+	"strings"
+	"text/tabwriter"
+)
+
+func main() {
+	if len(os.Args) < 2 || strings.HasPrefix(os.Args[1], "-") {
+		fmt.Fprintln(os.Stderr, "usage: benchtable ROWS.jsonl...")
+		os.Exit(2)
+	}
+	var rows []row
+	for _, name := range os.Args[1:] {
+		r, err := readFile(name)
+		if err != nil {
+			fmt.Fprintln(os.Stderr, "benchtable:", err)
+			os.Exit(1)
+		}
+		rows = append(rows, r...)
+	}
+	load, _ := os.ReadFile("/proc/loadavg")
+	fmt.Printf("\nmake bench: %d figures on %d cores (load average %s)\n\n", len(rows), runtime.NumCPU(), loadAvg(load))
+	if err := write(os.Stdout, rows); err != nil {
+		fmt.Fprintln(os.Stderr, "benchtable:", err)
+		os.Exit(1)
+	}
+}
+
+// row is one measured figure.
+type row struct {
+	Group  string   `json:"group"`
+	Figure string   `json:"figure"`
+	Value  *float64 `json:"value"`
+	Unit   string   `json:"unit"`
+	Target string   `json:"target"`
+	Met    *bool    `json:"met"`
+	Note   string   `json:"note"`
+}
+
+// groups is the order the table shows the groups in; a group not listed
+// follows them in the order its rows came.
+var groups = []string{"cpu", "memory", "generation", "startup", "skew"}
+
+// readFile reads the rows of one file, naming the file and line of a row
+// that is not one.
+func readFile(name string) ([]row, error) {
+	f, err := os.Open(name)
+	if err != nil {
+		return nil, fmt.Errorf("rows: %w", err)
+	}
+	defer f.Close()
+	return read(f, name)
+}
+
+// read reads JSON lines of rows; blank lines are skipped.
+func read(r io.Reader, name string) ([]row, error) {
+	var rows []row
+	sc := bufio.NewScanner(r)
+	sc.Buffer(make([]byte, 64<<10), 1<<20)
+	for line := 1; sc.Scan(); line++ {
+		b := bytes.TrimSpace(sc.Bytes())
+		if len(b) == 0 {
+			continue
+		}
+		var rw row
+		dec := json.NewDecoder(bytes.NewReader(b))
+		dec.DisallowUnknownFields()
+		if err := dec.Decode(&rw); err != nil {
+			return nil, fmt.Errorf("%s:%d: not a row: %w", name, line, err)
+		}
+		if rw.Group == "" || rw.Figure == "" || rw.Value == nil {
+			return nil, fmt.Errorf("%s:%d: a row needs group, figure and value", name, line)
+		}
+		rows = append(rows, rw)
+	}
+	if err := sc.Err(); err != nil {
+		return nil, fmt.Errorf("%s: %w", name, err)
+	}
+	return rows, nil
+}
+
+// write prints rows grouped, each group's rows in the order they came.
+func write(w io.Writer, rows []row) error {
+	order := append([]string{}, groups...)
+	for _, r := range rows {
+		if !slices.Contains(order, r.Group) {
+			order = append(order, r.Group)
+		}
+	}
+	var buf bytes.Buffer
+	tw := tabwriter.NewWriter(&buf, 0, 0, 2, ' ', 0)
+	fmt.Fprintln(tw, "group\tfigure\tmeasured\ttarget\tmet\tnote")
+	for _, g := range order {
+		for _, r := range rows {
+			if r.Group != g {
+				continue
+			}
+			fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\n", r.Group, r.Figure, measured(r), dash(r.Target), met(r.Met), r.Note)
+		}
+	}
+	if err := tw.Flush(); err != nil {
+		return fmt.Errorf("lay out the table: %w", err)
+	}
+	// An empty last cell leaves padding at the end of its line.
+	for line := range strings.Lines(buf.String()) {
+		if _, err := io.WriteString(w, strings.TrimRight(line, " \n")+"\n"); err != nil {
+			return fmt.Errorf("write the table: %w", err)
+		}
+	}
+	return nil
+}
+
+// measured formats a value with as many decimals as its size needs.
+func measured(r row) string {
+	v := *r.Value
+	prec := 1
+	switch a := math.Abs(v); {
+	case a >= 100:
+		prec = 0
+	case a < 10:
+		prec = 2
+	}
+	s := strconv.FormatFloat(v, 'f', prec, 64)
+	if r.Unit != "" {
+		s += " " + r.Unit
+	}
+	return s
+}
+
+// met is the met column: yes, NO, or a dash for a figure without a target.
+func met(m *bool) string {
+	switch {
+	case m == nil:
+		return "-"
+	case *m:
+		return "yes"
+	default:
+		return "NO"
+	}
+}
+
+// dash is s, or a dash for an empty cell.
+func dash(s string) string {
+	if s == "" {
+		return "-"
+	}
+	return s
+}
+
+// loadAvg is the first three fields of /proc/loadavg, or "unknown".
+func loadAvg(b []byte) string {
+	f := strings.Fields(string(b))
+	if len(f) < 3 {
+		return "unknown"
+	}
+	return strings.Join(f[:3], " ")
+}

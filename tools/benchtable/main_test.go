@@ -1,0 +1,47 @@
+package main
+
+import (
+	"strings"
+	"testing"
+)
+
+func TestTable(t *testing.T) {
+	in := `{"group":"memory","figure":"peak RSS","value":142.04,"unit":"MB","target":"<= 150 MB","met":true,"note":"client only"}
+
+{"group":"cpu","figure":"gobench, 512 streams","value":7.456,"unit":"µs/event","target":"<= 7 µs/event","met":false,"note":"same machine"}
+{"group":"cpu","figure":"bare epoll loop","value":4.9,"unit":"µs/event","target":"","met":null,"note":""}
+{"group":"zeta","figure":"other","value":1234.5,"unit":"","met":null}
+`
+	rows, err := read(strings.NewReader(in), "rows.jsonl")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var b strings.Builder
+	if err := write(&b, rows); err != nil {
+		t.Fatal(err)
+	}
+	// cpu before memory (the fixed order), an unknown group last; 7.456
+	// and 4.9 with two decimals, 142.04 and 1234.5 with none.
+	want := `group   figure                measured       target         met  note
+cpu     gobench, 512 streams  7.46 µs/event  <= 7 µs/event  NO   same machine
+cpu     bare epoll loop       4.90 µs/event  -              -
+memory  peak RSS              142 MB         <= 150 MB      yes  client only
+zeta    other                 1234           -              -
+`
+	if got := b.String(); got != want {
+		t.Errorf("table:\n%s\nwant:\n%s", got, want)
+	}
+}
+
+func TestBadRowNamesFileAndLine(t *testing.T) {
+	for _, in := range []string{
+		"{}\n{\"group\":\"cpu\"}\n",
+		"\n{\"group\":\"cpu\",\"figure\":\"x\",\"value\":1,\"extra\":2}\n",
+		"{\"group\":\"cpu\",\"figure\":\"x\",\"value\":1}\nnot json\n",
+	} {
+		_, err := read(strings.NewReader(in), "rows.jsonl")
+		if err == nil || !strings.Contains(err.Error(), "rows.jsonl:") {
+			t.Errorf("%q: error %v, want one naming rows.jsonl and the line", in, err)
+		}
+	}
+}
