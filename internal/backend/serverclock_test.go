@@ -87,3 +87,17 @@ func TestDoObservesDate(t *testing.T) {
 		t.Errorf("dates (-want +got):\n%s", diff)
 	}
 }
+
+// BenchmarkServerClockObserve is the cost a shard's run adds per answer
+// (measured, not asserted): go test -bench ServerClock ./internal/backend.
+func BenchmarkServerClockObserve(b *testing.B) {
+	var c ServerClock
+	resp := &http.Response{Header: http.Header{"Date": []string{"Tue, 01 Dec 2026 06:00:00 GMT"}}}
+	now := func() float64 { return 1 }
+	b.ReportAllocs()
+	b.RunParallel(func(pb *testing.PB) {
+		for pb.Next() {
+			c.Observe(resp, 0, now)
+		}
+	})
+}

@@ -20,11 +20,11 @@ const SkewBoundNote = "Each change of the server's Date header (whole seconds, n
 // the earliest arrival of such an answer, in seconds on a timeline common
 // to the shards (the shard's anchors applied).
 type dates struct {
-	// recorded: the shard saved its observations (server_dates).
-	recorded           bool
-	responses, undated int
-	values             []int64
-	send, arrival      []float64
+	// usable: the shard saved its observations (server_dates) and they
+	// are one clock's.
+	usable        bool
+	values        []int64
+	send, arrival []float64
 	// lo[k] is the latest of send[:k+1], hi[k] the earliest of
 	// arrival[k:].
 	lo, hi []float64
@@ -34,7 +34,7 @@ type dates struct {
 // every time moved by shift seconds onto the common timeline.
 func newDates(values []int64, send, arrival []float64, shift float64) dates {
 	n := len(values)
-	d := dates{recorded: true, values: values, send: make([]float64, n), arrival: make([]float64, n), lo: make([]float64, n), hi: make([]float64, n)}
+	d := dates{usable: true, values: values, send: make([]float64, n), arrival: make([]float64, n), lo: make([]float64, n), hi: make([]float64, n)}
 	for i := range n {
 		d.send[i], d.arrival[i] = send[i]+shift, arrival[i]+shift
 		d.lo[i] = d.send[i]
@@ -149,8 +149,7 @@ func boundOffsets(shards []*shard) []Bound {
 		switch {
 		case d == nil:
 			b.Why = fmt.Sprintf("shard %d's result has no %s (written by an older gobench)", s.index, "server_dates")
-		case len(d.LastSend) != len(d.Values) || len(d.FirstArrival) != len(d.Values) || !slices.IsSorted(d.Values) ||
-			len(slices.Compact(slices.Clone(d.Values))) != len(d.Values):
+		case len(d.LastSend) != len(d.Values) || len(d.FirstArrival) != len(d.Values) || !ascending(d.Values):
 			b.Why = fmt.Sprintf("shard %d's server_dates lists do not match", s.index)
 		case d.Responses == 0:
 			b.Why = fmt.Sprintf("shard %d got no answer", s.index)
@@ -160,7 +159,7 @@ func boundOffsets(shards []*shard) []Bound {
 			obs[i] = newDates(d.Values, d.LastSend, d.FirstArrival, s.startWall.Sub(ref).Seconds()-s.startClock)
 			var err error
 			if b.Seen, err = obs[i].check(); err != nil {
-				obs[i].recorded = false
+				obs[i].usable = false
 				b.Why = fmt.Sprintf("shard %d: %v", s.index, err)
 			}
 		}
@@ -171,7 +170,7 @@ func boundOffsets(shards []*shard) []Bound {
 		case b.Why != "":
 		case i == 0:
 			b.OK = true
-		case !obs[0].recorded:
+		case !obs[0].usable:
 			b.Why = "shard 0, the reference, has no usable Date observations: " + bounds[0].Why
 		default:
 			low, high, n, err := offsetBound(obs[i], obs[0])
@@ -184,6 +183,16 @@ func boundOffsets(shards []*shard) []Bound {
 		}
 	}
 	return bounds
+}
+
+// ascending reports whether every value is above the one before.
+func ascending(v []int64) bool {
+	for i := 1; i < len(v); i++ {
+		if v[i] <= v[i-1] {
+			return false
+		}
+	}
+	return true
 }
 
 // seconds is s seconds as a Duration.

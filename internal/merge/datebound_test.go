@@ -262,3 +262,40 @@ func skewSummary(t *testing.T, merged *pyjson.Object) string {
 	}
 	return string(b)
 }
+
+// TestBoundReasons: a shard without a bound says why, and a reference
+// without usable observations leaves every other shard unbounded.
+func TestBoundReasons(t *testing.T) {
+	t.Parallel()
+	good := func(o obs) *savedDates {
+		return &savedDates{Responses: 9, Values: o.values, LastSend: o.send, FirstArrival: o.arrival}
+	}
+	a, b := offsetCases[0].a, offsetCases[0].b
+	contradicting := obs{[]int64{100, 101}, []float64{101.50, 102.0}, []float64{100.5, 101.45}}
+	tests := []struct {
+		name       string
+		d0, d1     *savedDates
+		why0, why1 string
+	}{
+		{"bounded", good(a), good(b), "", ""},
+		{"older gobench", good(a), nil, "", "shard 1's result has no server_dates"},
+		{"no Date header", good(a), &savedDates{Responses: 3, Undated: 3}, "", "the server sent shard 1 no Date header"},
+		{"no answer", good(a), &savedDates{}, "", "shard 1 got no answer"},
+		{"lists that do not match", good(a), &savedDates{Responses: 2, Values: []int64{101, 100}, LastSend: []float64{1, 2}, FirstArrival: []float64{1, 2}}, "",
+			"shard 1's server_dates lists do not match"},
+		{"answers that contradict one clock", good(a), good(contradicting), "", "shard 1: a request sent at 101.500 s"},
+		{"the reference's", good(contradicting), good(b), "shard 0: a request sent at 101.500 s", "shard 0, the reference, has no usable Date observations"},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			shards := []*shard{{index: 0, startWall: startAt, dates: tc.d0}, {index: 1, startWall: startAt, dates: tc.d1}}
+			bounds := boundOffsets(shards)
+			for i, want := range []string{tc.why0, tc.why1} {
+				got := bounds[i]
+				if got.OK != (want == "") || !strings.HasPrefix(got.Why, want) {
+					t.Errorf("shard %d: %+v, want %q", i, got, want)
+				}
+			}
+		})
+	}
+}

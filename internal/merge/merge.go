@@ -13,7 +13,9 @@
 // file's figures are exactly what gobench analyze reads back from it):
 // peak concurrency from the merged intervals, goodput, percentiles all
 // follow. The anchors are only as good as the machines' clocks; Skew says
-// what the data shows of that.
+// what the data shows of that: the spread of the anchors, and each
+// shard's offset against shard 0 bounded from the server's Date headers
+// (datebound.go), by which Options.CorrectSkew moves the shards.
 package merge
 
 import (
