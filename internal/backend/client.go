@@ -50,6 +50,10 @@ type Client struct {
 	// AIOHTTP_TIMEOUT). 0 means none at this level.
 	Deadline time.Duration
 
+	// ServerClock, when set, records the server's Date headers against
+	// Now (a shard's run: gobench merge bounds the clock skew with them).
+	ServerClock *ServerClock
+
 	// safe is HTTP with package redirect's rule, made once (safeOnce).
 	safe     *http.Client
 	safeOnce sync.Once
@@ -180,6 +184,7 @@ func (c *Client) Do(ctx context.Context, b Backend, req *Request, body []byte) m
 	st := c.Now()
 	out.StartTime = st
 	resp, err := c.httpClient().Do(hreq)
+	c.ServerClock.Observe(resp, st, c.Now)
 	if err != nil {
 		out.Error = c.describe(ctx, err, wd)
 		return out

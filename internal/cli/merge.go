@@ -22,6 +22,8 @@ type MergeOptions struct {
 	Output string
 	// Format is text or json (the merged result on stdout).
 	Format string
+	// CorrectSkew is --correct-skew (merge.Options.CorrectSkew).
+	CorrectSkew bool
 }
 
 const mergeLong = `Merge the results of the shards of one benchmark spread over several
@@ -37,7 +39,13 @@ is N times it.
 The shards must belong together: the same seed, workload, settings, shard
 count and --start-at, each index once, none missing. The clock skew between
 the shards is printed and saved under gobench_merge: the spread of their
-start anchors against --start-at, each read on its own machine's clock.
+start anchors against --start-at, each read on its own machine's clock, and
+a bound of each shard's timeline against shard 0's from the server's Date
+headers: every change of the Date value is one instant of the server's,
+which each shard placed between its last request answered with the older
+value and its first answer with the newer one. With --correct-skew each
+bounded shard's timeline is moved by the middle of its bound; without it
+the anchors are taken as read.
 
 The merged file is an ordinary detailed result: gobench analyze, compare and
 check take it.`
@@ -69,6 +77,7 @@ func newMergeCmd(_ *Deps, runF func(*MergeOptions) error) *cobra.Command {
 	fs.SortFlags = false
 	fs.StringVarP(&o.Output, "output", "o", "", "Write the merged result to this file (replaced whole).")
 	fs.Var(format, "format", "Output: text (the merged block and the clock skew) or json (the merged result on stdout).")
+	fs.BoolVar(&o.CorrectSkew, "correct-skew", false, "Move each shard's timeline by the middle of its clock-offset bound against shard 0 (from the server's Date headers), where it has one.")
 	return cmd
 }
 
@@ -90,7 +99,7 @@ func runMerge(deps *Deps, o *MergeOptions) error {
 		}
 		defer pending.Abort()
 	}
-	res, err := merge.Merge(runs)
+	res, err := merge.Merge(runs, merge.Options{CorrectSkew: o.CorrectSkew})
 	if err != nil {
 		return err
 	}

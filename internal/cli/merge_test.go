@@ -42,6 +42,14 @@ func mainWith(env map[string]string, args ...string) (stdout, stderr string, cod
 // their result files.
 func runShards(t *testing.T, base, dir string, n int) []string {
 	t.Helper()
+	return runShardsWith(t, base, dir, shardWorkload, make([]func() time.Time, n))
+}
+
+// runShardsWith runs a shard of workload per entry of clocks, each with
+// that wall clock (nil: time.Now), and returns their result files.
+func runShardsWith(t *testing.T, base, dir string, workload []string, clocks []func() time.Time) []string {
+	t.Helper()
+	n := len(clocks)
 	// Two seconds ahead: the shards plan (dataset, tokenizer) before it,
 	// and a loaded machine under -race must not make them late.
 	at := time.Now().Add(2 * time.Second).UTC().Format(time.RFC3339Nano)
@@ -50,12 +58,13 @@ func runShards(t *testing.T, base, dir string, n int) []string {
 	var wg sync.WaitGroup
 	for i := range n {
 		files[i] = filepath.Join(dir, fmt.Sprintf("shard-%d.json", i))
-		args := append([]string{"serve", "--base-url", base}, shardWorkload...)
+		args := append([]string{"serve", "--base-url", base}, workload...)
 		args = append(args, "--num-shards", fmt.Sprint(n), "--shard-index", fmt.Sprint(i), "--start-at", at,
 			"--save-result", "--save-detailed", "--result-filename", files[i])
 		wg.Go(func() {
-			if _, errOut, code := mainWith(nil, args...); code != 0 {
-				errs[i] = fmt.Sprintf("shard %d: exit %d: %s", i, code, errOut)
+			var out, errOut bytes.Buffer
+			if code := Main(context.Background(), args, Deps{Stdout: &out, Stderr: &errOut, Version: "test", Now: clocks[i]}); code != 0 {
+				errs[i] = fmt.Sprintf("shard %d: exit %d: %s", i, code, errOut.String())
 			}
 		})
 	}
@@ -120,6 +129,13 @@ func TestShardsMergeEqualsOneClient(t *testing.T) {
 	}
 	m := readOne(t, merged)
 	checkMergedMetrics(t, m)
+	for i := 1; i < 3; i++ {
+		// One machine, one clock: where the server's Date headers bound
+		// the offset, the bound holds zero (up to the anchors' read gaps).
+		if low, high, _, note := shardBound(t, merged, i); note == nil && !(low-1 < 0 && 0 < high+1) {
+			t.Errorf("shard %d − shard 0 bounded in (%.3f, %.3f) ms on one clock", i, low, high)
+		}
+	}
 
 	single := filepath.Join(dir, "single.json")
 	args := append(append([]string{"serve", "--base-url", srv.URL}, shardWorkload...), "--max-concurrency", "6",

@@ -13,7 +13,9 @@
 // file's figures are exactly what gobench analyze reads back from it):
 // peak concurrency from the merged intervals, goodput, percentiles all
 // follow. The anchors are only as good as the machines' clocks; Skew says
-// what the data shows of that.
+// what the data shows of that: the spread of the anchors, and each
+// shard's offset against shard 0 bounded from the server's Date headers
+// (datebound.go), by which Options.CorrectSkew moves the shards.
 package merge
 
 import (
@@ -48,12 +50,22 @@ var dropped = []string{resultkey.GobenchShard, resultkey.ServerView, resultkey.R
 	resultkey.SpecDecodeDraftTokens, resultkey.SpecDecodeAcceptedTokens, resultkey.SpecDecodePerPositionAcceptanceRates,
 	resultkey.ProbeCompleted, resultkey.ProbeFailed, resultkey.ProbeMedianE2ELMS, resultkey.ProbeP99E2ELMS, resultkey.ProbeMaxE2ELMS}
 
+// Options are gobench merge's choices.
+type Options struct {
+	// CorrectSkew moves each shard's timeline back by the middle of its
+	// bound against shard 0 from the server's Date headers (Skew.Bounds),
+	// where it has one: the remaining offset is then at most half the
+	// bound's width. Off, the anchors are taken as read, and the merged
+	// metrics are the same as without the bound.
+	CorrectSkew bool
+}
+
 // Merge joins runs, the results of every shard of one benchmark (in any
 // order). A run that is not a shard's, lacks its per-request lists, or
 // does not belong with the others (another seed or workload, another
 // shard count or start instant, an index twice or missing) is an error
 // wrapping ErrMismatch or resultfile.ErrNotDetailed.
-func Merge(runs []*resultfile.Run) (*Result, error) {
+func Merge(runs []*resultfile.Run, o Options) (*Result, error) {
 	if len(runs) == 0 {
 		return nil, fmt.Errorf("%w: no shard given", ErrMismatch)
 	}
@@ -73,6 +85,10 @@ func Merge(runs []*resultfile.Run) (*Result, error) {
 		return nil, err
 	}
 	skew := measureSkew(shards)
+	skew.Bounds = boundOffsets(shards)
+	if o.CorrectSkew {
+		skew.correct(shards)
+	}
 	base, offsets, err := mergedObject(shards, skew.Start)
 	if err != nil {
 		return nil, err

@@ -23,6 +23,13 @@ var startAt = time.Date(2026, 12, 1, 6, 0, 0, 0, time.UTC)
 // clock0) and last 1 s; its dispatcher started late after startAt.
 func shardRun(t *testing.T, index int, clock0 float64, late time.Duration, starts []float64, indices []int) *resultfile.Run {
 	t.Helper()
+	return datedShardRun(t, index, clock0, late, starts, indices, nil)
+}
+
+// datedShardRun is shardRun with what the shard saw of the server's Date
+// headers (gobench_shard.server_dates; nil: none saved).
+func datedShardRun(t *testing.T, index int, clock0 float64, late time.Duration, starts []float64, indices []int, dates *pyjson.Object) *resultfile.Run {
+	t.Helper()
 	outs := make([]metrics.Output, len(starts))
 	for i, s := range starts {
 		outs[i] = metrics.Output{Success: true, StartTime: s, Latency: 1, TTFT: 0.1, ITL: []float64{0.9}, OutputTokens: 2, PromptLen: 5}
@@ -42,6 +49,9 @@ func shardRun(t *testing.T, index int, clock0 float64, late time.Duration, start
 	sh.Set(resultkey.ShardEndClock, end)
 	sh.Set(resultkey.ShardGlobalRequests, 4)
 	sh.Set(resultkey.ShardRequestIndices, indices)
+	if dates != nil {
+		sh.Set(resultkey.ShardServerDates, dates)
+	}
 	w := pyjson.NewObject()
 	w.Set(resultkey.WorkloadSeed, 1)
 	w.Set(resultkey.WorkloadCommand, "gobench serve --shard-index "+string(rune('0'+index)))
@@ -64,21 +74,14 @@ func TestTimeline(t *testing.T) {
 	// time, its clock reading 5.
 	a := shardRun(t, 0, 100, 10*time.Millisecond, []float64{100.5, 102}, []int{0, 2})
 	b := shardRun(t, 1, 5, 0, []float64{5.6, 7.2}, []int{1, 3})
-	res, err := Merge([]*resultfile.Run{b, a})
+	res, err := Merge([]*resultfile.Run{b, a}, Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
+	starts := startTimes(t, res)
 	run, err := resultfile.FromObject("merged", res.Object)
 	if err != nil {
 		t.Fatal(err)
-	}
-	d, err := run.Detailed()
-	if err != nil {
-		t.Fatal(err)
-	}
-	var starts []float64
-	for _, o := range d.Outputs {
-		starts = append(starts, o.StartTime)
 	}
 	approx := cmpopts.EquateApprox(0, 1e-9)
 	if diff := cmp.Diff([]float64{0.51, 0.6, 2.01, 2.2}, starts, approx); diff != "" {
@@ -109,7 +112,7 @@ func TestMismatch(t *testing.T) {
 		"wrong share": {a, wrongShare},
 		"none":        nil,
 	} {
-		if _, err := Merge(runs); !errors.Is(err, ErrMismatch) {
+		if _, err := Merge(runs, Options{}); !errors.Is(err, ErrMismatch) {
 			t.Errorf("%s: %v, want ErrMismatch", name, err)
 		}
 	}

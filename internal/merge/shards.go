@@ -31,6 +31,18 @@ type shard struct {
 	startClock, endClock float64
 	// indices are the global indices of the per-request lists' entries.
 	indices []int
+	// dates is what the shard saw of the server's Date headers, on its
+	// start_times' clock (nil: not recorded).
+	dates *savedDates
+}
+
+// savedDates is gobench_shard's server_dates.
+type savedDates struct {
+	Responses    int       `json:"responses"`
+	Undated      int       `json:"undated_responses"`
+	Values       []int64   `json:"values"`
+	LastSend     []float64 `json:"last_send"`
+	FirstArrival []float64 `json:"first_arrival"`
 }
 
 // readShard reads run's gobench_shard object.
@@ -44,14 +56,15 @@ func readShard(run *resultfile.Run) (*shard, error) {
 		return nil, fmt.Errorf("%s: %s: %w", run.Name(), resultkey.GobenchShard, err)
 	}
 	var v struct {
-		Count      *int     `json:"num_shards"`
-		Index      *int     `json:"shard_index"`
-		Total      *int     `json:"global_requests"`
-		StartAt    *string  `json:"start_at"`
-		StartWall  string   `json:"start_wall"`
-		StartClock *float64 `json:"start_clock"`
-		EndClock   *float64 `json:"end_clock"`
-		Indices    []int    `json:"request_indices"`
+		Count      *int        `json:"num_shards"`
+		Index      *int        `json:"shard_index"`
+		Total      *int        `json:"global_requests"`
+		StartAt    *string     `json:"start_at"`
+		StartWall  string      `json:"start_wall"`
+		StartClock *float64    `json:"start_clock"`
+		EndClock   *float64    `json:"end_clock"`
+		Indices    []int       `json:"request_indices"`
+		Dates      *savedDates `json:"server_dates"`
 	}
 	if err := json.Unmarshal(raw, &v); err != nil {
 		return nil, fmt.Errorf("%s: %s: %w", run.Name(), resultkey.GobenchShard, err)
@@ -67,7 +80,7 @@ func readShard(run *resultfile.Run) (*shard, error) {
 		return nil, fmt.Errorf("%s: %s.%s: %w", run.Name(), resultkey.GobenchShard, resultkey.ShardStartWall, err)
 	}
 	s := &shard{run: run, count: *v.Count, index: *v.Index, total: *v.Total, startWall: wall,
-		startClock: *v.StartClock, endClock: *v.EndClock, indices: v.Indices}
+		startClock: *v.StartClock, endClock: *v.EndClock, indices: v.Indices, dates: v.Dates}
 	if v.StartAt != nil {
 		s.startAt = *v.StartAt
 	}

@@ -163,11 +163,17 @@
 //	                         start_wall (RFC 3339, ns: the dispatcher's start), start_clock and
 //	                         end_clock (the start_times' clock then and at the end),
 //	                         global_requests, request_indices (detailed only: each request's index
-//	                         in the global plan)
+//	                         in the global plan), server_dates (the server's Date headers seen:
+//	                         responses, undated_responses, and per Date value in Unix seconds,
+//	                         values, last_send, first_arrival on the start_times' clock, counts)
 //	gobench_merge            object, gobench merge's account: num_shards, start_at, start_wall (the
 //	                         merged run's start: the earliest shard's), start_spread_ms,
-//	                         max_start_lateness_ms, clock_skew_note, shards (file, shard_index,
-//	                         start_wall, start_lateness_ms, requests)
+//	                         max_start_lateness_ms, clock_skew_note, skew_bound_ms (from the
+//	                         server's Date headers; null when some shard has no bound),
+//	                         skew_bound_note, skew_corrected, shards (file, shard_index,
+//	                         start_wall, start_lateness_ms, requests, date_changes,
+//	                         offset_vs_shard0_ms [low, high] or null, offset_date_changes,
+//	                         offset_note, correction_ms)
 //
 // gobench_workload is one object rather than flat keys so that it can
 // never collide with a --metadata key or a later vLLM key, and so that

@@ -70,8 +70,11 @@ type dispatcher struct {
 	// released, when non-nil, records the wall time each request is
 	// released (ramp-up rps_change_events carry it).
 	released []time.Time
-	// startAt, when set, is --start-at: dispatching waits for it.
+	// startAt, when set, is --start-at: dispatching waits until wall
+	// (Env.Now; nil: time.Now) reads it, and wall's reading at the start
+	// is the result's start_wall.
 	startAt time.Time
+	wall    func() time.Time
 	// hold, when set (tests only), runs before request i is released: a
 	// dispatcher made late on purpose.
 	hold func(i int)
@@ -123,6 +126,14 @@ func (d *dispatcher) send(ctx context.Context, stop <-chan struct{}, i int, j jo
 	d.progress.finished(&out)
 }
 
+// wallClock reads the run's wall clock.
+func (d *dispatcher) wallClock() time.Time {
+	if d.wall == nil {
+		return time.Now()
+	}
+	return d.wall()
+}
+
 // run sends jobs[i] at startInstant + offsets[i] and waits for them.
 //
 // Subtleness ahead: every wait targets an absolute instant computed from one
@@ -141,9 +152,9 @@ func (d *dispatcher) run(ctx context.Context, now func() float64, jobs []job, of
 	// instant of the interrupt is never sent after it.
 	go d.graceThenCancel(ctx, stop, cancelAll)
 
-	waitStart(ctx, stop, d.startAt)
+	waitStart(ctx, stop, d.wallClock, d.startAt)
 	startWall := time.Now()
-	res.start, res.startWall = now(), startWall
+	res.start, res.startWall = now(), d.wallClock()
 	timer := time.NewTimer(0)
 	<-timer.C
 dispatch:

@@ -297,7 +297,7 @@ func (x *execution) dispatch(ctx context.Context, bar *progress) dispatchResult 
 		sem = newFIFO(o.MaxConcurrency)
 	}
 	d := &dispatcher{client: x.client, be: x.Backend.Impl, sem: sem, stop: x.env.Stop, grace: o.InterruptGrace,
-		quick: x.env.Quick, progress: bar, hold: x.hold, startAt: o.Shard.StartAt}
+		quick: x.env.Quick, progress: bar, hold: x.hold, startAt: o.Shard.StartAt, wall: x.env.Now}
 	if o.Schedule.RampUp != nil {
 		d.released = make([]time.Time, len(x.jobs))
 	}

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"time"
 
+	"github.com/gobench/gobench/internal/backend"
 	"github.com/gobench/gobench/internal/exitcode"
 	"github.com/gobench/gobench/internal/pyjson"
 	"github.com/gobench/gobench/internal/resultkey"
@@ -86,6 +87,11 @@ func (s Shard) CheckStartAt(now time.Time) error {
 // indices for the result (gobench_shard.request_indices).
 func (p *Plan) takeShare() error {
 	s := p.Options.Shard
+	if s.Sharded() || !s.StartAt.IsZero() {
+		// The server's Date headers bound the clock skew between the
+		// shards (gobench merge; backend.ServerClock).
+		p.client.ServerClock = &backend.ServerClock{}
+	}
 	if !s.Sharded() {
 		return nil
 	}
@@ -154,18 +160,19 @@ func (x *execution) awaitStart(ctx context.Context) error {
 		return fmt.Errorf("the start instant passed while the run was getting ready: %w", err)
 	}
 	fmt.Fprintf(x.out, "Shard %d of %d: waiting for --start-at %s (in %s).\n", s.Index, max(s.Count, 1),
-		s.StartAt.UTC().Format(time.RFC3339Nano), time.Until(s.StartAt).Round(time.Millisecond))
-	waitStart(ctx, x.env.Stop, s.StartAt.Add(-startLead))
+		s.StartAt.UTC().Format(time.RFC3339Nano), s.StartAt.Sub(x.env.Now()).Round(time.Millisecond))
+	waitStart(ctx, x.env.Stop, x.env.Now, s.StartAt.Add(-startLead))
 	return nil
 }
 
-// waitStart waits until --start-at (when set); it returns early when the
-// run is stopped or cancelled, and the dispatch loop then sends nothing.
-func waitStart(ctx context.Context, stop <-chan struct{}, at time.Time) {
+// waitStart waits until the wall clock now reads at (--start-at, when
+// set); it returns early when the run is stopped or cancelled, and the
+// dispatch loop then sends nothing.
+func waitStart(ctx context.Context, stop <-chan struct{}, now func() time.Time, at time.Time) {
 	if at.IsZero() {
 		return
 	}
-	wait := time.Until(at)
+	wait := at.Sub(now())
 	if wait <= 0 {
 		return
 	}
@@ -206,6 +213,27 @@ func (x *execution) shardObject(res dispatchResult, sent []int) *pyjson.Object {
 	if x.Options.SaveDetailed {
 		o.Set(resultkey.ShardRequestIndices, sent)
 	}
+	o.Set(resultkey.ShardServerDates, serverDatesObject(x.client.ServerClock.Dates()))
+	return o
+}
+
+// serverDatesObject is gobench_shard's server_dates: what the run saw of
+// the server's Date headers, one entry per Date value in its lists, the
+// times on the start_times' clock, so that gobench merge puts them on the
+// merged timeline with the shard's anchors.
+func serverDatesObject(d backend.ServerDates) *pyjson.Object {
+	values, counts := make([]any, len(d.Spans)), make([]int, len(d.Spans))
+	send, arrival := make([]float64, len(d.Spans)), make([]float64, len(d.Spans))
+	for i, s := range d.Spans {
+		values[i], send[i], arrival[i], counts[i] = s.Value, s.LastSend, s.FirstArrival, s.Responses
+	}
+	o := pyjson.NewObject()
+	o.Set(resultkey.DatesResponses, d.Responses)
+	o.Set(resultkey.DatesUndated, d.Undated)
+	o.Set(resultkey.DatesValues, values)
+	o.Set(resultkey.DatesLastSend, send)
+	o.Set(resultkey.DatesFirstArrival, arrival)
+	o.Set(resultkey.DatesCounts, counts)
 	return o
 }
 
