@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/gobench/gobench/internal/analyze"
+	"github.com/gobench/gobench/internal/argparse"
 	"github.com/gobench/gobench/internal/exitcode"
 	"github.com/gobench/gobench/internal/gate"
 	"github.com/gobench/gobench/internal/metrics"
@@ -68,8 +69,8 @@ const analyzeExample = `  gobench analyze result.json
 
 func newAnalyzeCmd(_ *Deps, runF func(*AnalyzeOptions) error) *cobra.Command {
 	o := &AnalyzeOptions{}
-	var thresholds stringsFlag
-	var goodput listFlag
+	var thresholds argparse.Strings
+	var goodput argparse.List
 	format := formatFlag("text", "markdown", "json")
 	cmd := &cobra.Command{
 		Use:     "analyze RESULT [flags]",
@@ -84,7 +85,7 @@ func newAnalyzeCmd(_ *Deps, runF func(*AnalyzeOptions) error) *cobra.Command {
 			return nil
 		},
 		RunE: func(_ *cobra.Command, args []string) error {
-			o.Result, o.Format = args[0], format.v
+			o.Result, o.Format = args[0], format.Value()
 			if pm := o.Recompute.PercentileMetrics; pm != "" {
 				if err := metrics.ValidatePercentileMetrics(metrics.ParsePercentileMetrics(pm)); err != nil {
 					return exitcode.Usage(err)
@@ -95,14 +96,14 @@ func newAnalyzeCmd(_ *Deps, runF func(*AnalyzeOptions) error) *cobra.Command {
 					return exitcode.Usage(err)
 				}
 			}
-			if items := goodput.v; goodput.set {
+			if items := goodput.Value(); goodput.Given() {
 				g, err := metrics.ParseGoodput(items)
 				if err != nil {
 					return argErrorf("argument --goodput: %w%s", err, fileHint(items))
 				}
 				o.Recompute.Goodput = g
 			}
-			ths, err := parseThresholds(thresholds.v)
+			ths, err := parseThresholds(thresholds.Value())
 			if err != nil {
 				return err
 			}

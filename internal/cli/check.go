@@ -3,6 +3,7 @@ package cli
 import (
 	"fmt"
 
+	"github.com/gobench/gobench/internal/argparse"
 	"github.com/gobench/gobench/internal/gate"
 	"github.com/spf13/cobra"
 )
@@ -58,7 +59,7 @@ const checkExample = `  gobench check result.json --threshold 'p99_ttft_ms<500' 
 
 func newCheckCmd(_ *Deps, runF func(*CheckOptions) error) *cobra.Command {
 	o := &CheckOptions{}
-	var thresholds stringsFlag
+	var thresholds argparse.Strings
 	format := formatFlag("text", "markdown", "json")
 	cmd := &cobra.Command{
 		Use:     "check RESULT --threshold EXPR [--threshold EXPR...] [--baseline BASE]",
@@ -72,14 +73,14 @@ func newCheckCmd(_ *Deps, runF func(*CheckOptions) error) *cobra.Command {
 			return nil
 		},
 		RunE: func(_ *cobra.Command, args []string) error {
-			if len(thresholds.v) == 0 {
+			if len(thresholds.Value()) == 0 {
 				return argErrorf("give at least one --threshold, e.g. --threshold 'p99_ttft_ms<500'")
 			}
-			ths, err := parseThresholds(thresholds.v)
+			ths, err := parseThresholds(thresholds.Value())
 			if err != nil {
 				return err
 			}
-			o.Result, o.Thresholds, o.Format = args[0], ths, format.v
+			o.Result, o.Thresholds, o.Format = args[0], ths, format.Value()
 			return runF(o)
 		},
 	}

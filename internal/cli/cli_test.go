@@ -14,6 +14,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/gobench/gobench/internal/argparse"
 	"github.com/gobench/gobench/internal/dataset"
 	"github.com/gobench/gobench/internal/exitcode"
 	"github.com/gobench/gobench/internal/pyjson"
@@ -173,7 +174,7 @@ func TestNormalizeArgs(t *testing.T) {
 		{[]string{"--num_prompts", "5"}, []string{"--num-prompts=5"}},
 		{[]string{"--seed", "-3"}, []string{"--seed=-3"}},
 		{[]string{"--header", "a=1", "b=2", "--save-result"}, []string{"--header=a=1", "--header=b=2", "--save-result"}},
-		{[]string{"--header", "--save-result"}, []string{"--header=" + emptyListMarker, "--save-result"}},
+		{[]string{"--header", "--save-result"}, []string{"--header=" + argparse.EmptyList, "--save-result"}},
 		{[]string{"--extra-body.stop+", "a", "--extra-body.stop+", "b"}, []string{`--extra-body={"stop":["a"]}`, `--extra-body={"stop":["a","b"]}`}},
 		{[]string{"--extra_body.nested.k=1"}, []string{`--extra-body={"nested":{"k":1}}`}},
 		// Values are decoded as json.loads reads them and written back
@@ -184,7 +185,7 @@ func TestNormalizeArgs(t *testing.T) {
 		{[]string{"--num-prom", "3"}, []string{"--num-prompts=3"}},
 	}
 	for _, tt := range tests {
-		got, err := normalizeArgs(tt.in, cmd.Flags(), listFlags)
+		got, err := argparse.Normalize(tt.in, cmd.Flags(), listFlags)
 		if err != nil {
 			t.Errorf("%v: %v", tt.in, err)
 			continue
@@ -198,7 +199,7 @@ func TestNormalizeArgs(t *testing.T) {
 		{"--extra-body.a", "1", "--extra-body.a+", "2"},
 		{"--extra-body.a", "1e400"},
 	} {
-		if got, err := normalizeArgs(in, cmd.Flags(), listFlags); err == nil {
+		if got, err := argparse.Normalize(in, cmd.Flags(), listFlags); err == nil {
 			t.Errorf("%v accepted: %v", in, got)
 		}
 	}
@@ -277,7 +278,7 @@ func FuzzNormalizeArgs(f *testing.F) {
 	f.Add("--ra --seed -1 -- --x")
 	cmd := newServeCmd(&Deps{}, nil)
 	f.Fuzz(func(t *testing.T, line string) {
-		_, _ = normalizeArgs(strings.Fields(line), cmd.Flags(), listFlags)
+		_, _ = argparse.Normalize(strings.Fields(line), cmd.Flags(), listFlags)
 	})
 }
 

@@ -15,6 +15,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/gobench/gobench/internal/argparse"
 	"github.com/gobench/gobench/internal/dataset"
 	"github.com/gobench/gobench/internal/pyfmt"
 	"github.com/gobench/gobench/internal/resultfile"
@@ -93,6 +94,12 @@ func commandFlags() map[string][]cmdlineFlag {
 		})
 	}
 	return out
+}
+
+// isList reports whether f is an nargs list flag.
+func isList(f *pflag.Flag) bool {
+	_, ok := f.Value.(*argparse.List)
+	return ok
 }
 
 // cmdlineGen builds command lines from choices: each call of pick returns

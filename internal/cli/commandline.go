@@ -2,6 +2,8 @@ package cli
 
 import (
 	"strings"
+
+	"github.com/gobench/gobench/internal/argparse"
 )
 
 // secretEnv names the environment variables gobench reads whose values are
@@ -49,7 +51,7 @@ func redactArg(a string) string {
 	switch {
 	case !strings.HasPrefix(a, "--") || !ok:
 		return redactURL(a)
-	case val == emptyListMarker:
+	case val == argparse.EmptyList:
 		return "--" + name
 	case name == "header":
 		if k, _, ok := strings.Cut(val, "="); ok && isCredential(k) {

@@ -4,6 +4,7 @@ import (
 	"io"
 	"math"
 
+	"github.com/gobench/gobench/internal/argparse"
 	"github.com/gobench/gobench/internal/compare"
 	"github.com/gobench/gobench/internal/resultfile"
 	"github.com/spf13/cobra"
@@ -71,8 +72,8 @@ const maxResamples = 1_000_000
 func newCompareCmd(_ *Deps, runF func(*CompareOptions) error) *cobra.Command {
 	o := &CompareOptions{}
 	format := formatFlag("text", "markdown", "json")
-	var seed, resamples *intFlag
-	var confidence *floatFlag
+	var seed, resamples *argparse.Int
+	var confidence *argparse.Float
 	cmd := &cobra.Command{
 		Use:     "compare BASELINE RESULT [RESULT...] | compare RUNS.jsonl",
 		Short:   "Compare saved results: every shared metric, its change, and whether it is real or noise",
@@ -85,28 +86,28 @@ func newCompareCmd(_ *Deps, runF func(*CompareOptions) error) *cobra.Command {
 			return nil
 		},
 		RunE: func(_ *cobra.Command, args []string) error {
-			if seed.v < 0 {
+			if seed.Value() < 0 {
 				return argErrorf("argument --seed: must be >= 0")
 			}
-			if resamples.v < 100 || resamples.v > maxResamples {
-				return argErrorf("argument --resamples: must be between 100 and %d (got %d)", maxResamples, resamples.v)
+			if resamples.Value() < 100 || resamples.Value() > maxResamples {
+				return argErrorf("argument --resamples: must be between 100 and %d (got %d)", maxResamples, resamples.Value())
 			}
-			if !(confidence.v > 0.5 && confidence.v < 1) || math.IsNaN(confidence.v) {
+			if !(confidence.Value() > 0.5 && confidence.Value() < 1) || math.IsNaN(confidence.Value()) {
 				return argErrorf("argument --confidence: must be between 0.5 and 1 (exclusive), e.g. 0.99")
 			}
-			o.Specs, o.Format = args, format.v
-			o.Stats = compare.Options{Seed: uint64(seed.v), Resamples: resamples.v, Confidence: confidence.v}
+			o.Specs, o.Format = args, format.Value()
+			o.Stats = compare.Options{Seed: uint64(seed.Value()), Resamples: resamples.Value(), Confidence: confidence.Value()}
 			return runF(o)
 		},
 	}
 	fs := cmd.Flags()
 	fs.SortFlags = false
 	fs.Var(format, "format", "Output: text, markdown (for a pull-request comment or CI summary) or json.")
-	seed = newInt("seed", 0)
+	seed = argparse.NewInt("seed", 0)
 	fs.Var(seed, "seed", "Seed of the bootstrap: the same files and seed give the same intervals.")
-	resamples = newInt("resamples", compare.DefaultResamples)
+	resamples = argparse.NewInt("resamples", compare.DefaultResamples)
 	fs.Var(resamples, "resamples", "Bootstrap resamples.")
-	confidence = newFloat("confidence", compare.DefaultConfidence)
+	confidence = argparse.NewFloat("confidence", compare.DefaultConfidence)
 	fs.Var(confidence, "confidence", "Confidence level of the intervals.")
 	return cmd
 }

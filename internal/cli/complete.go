@@ -4,6 +4,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/gobench/gobench/internal/argparse"
 	"github.com/gobench/gobench/internal/backend"
 	"github.com/gobench/gobench/internal/resultkey"
 	"github.com/gobench/gobench/internal/sim"
@@ -14,7 +15,7 @@ import (
 // Shell completion is cobra's (`gobench completion bash|zsh|fish|powershell`
 // prints the script; the script asks `gobench __complete ARGS...`). Flag
 // names come from the commands; flag values from valueCompletion: a choice
-// flag offers its choices (values.go: newChoice records them, so no choice
+// flag offers its choices (argparse.NewChoice records them, so no choice
 // flag is left out), a few flags offer lists of their own, numbers and
 // other values offer nothing, and the remaining ones (paths) file names.
 
@@ -65,9 +66,9 @@ func valueCompletion(f *pflag.Flag) cobra.CompletionFunc {
 		return completeFrom(nil) // a RULE
 	}
 	switch v := f.Value.(type) {
-	case interface{ completions() []string }:
-		return completeFrom(v.completions())
-	case *percentilesFlag, *jsonFlag, *listFlag, *stringsFlag:
+	case interface{ Completions() []string }:
+		return completeFrom(v.Completions())
+	case *percentilesFlag, *argparse.JSON, *argparse.List, *argparse.Strings:
 		return completeFrom(nil)
 	}
 	return nil

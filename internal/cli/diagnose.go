@@ -10,10 +10,10 @@ import (
 	"strings"
 	"time"
 
+	"github.com/gobench/gobench/internal/argparse"
 	"github.com/gobench/gobench/internal/backend"
 	"github.com/gobench/gobench/internal/diagnose"
 	"github.com/gobench/gobench/internal/exitcode"
-	"github.com/gobench/gobench/internal/pyfmt"
 	"github.com/gobench/gobench/internal/serverapi"
 	"github.com/spf13/cobra"
 )
@@ -93,9 +93,9 @@ const defaultDiagnoseBase = "http://127.0.0.1:8000"
 func newDiagnoseCmd(deps *Deps, runF func(context.Context, *DiagnoseOptions) error) *cobra.Command {
 	o := &DiagnoseOptions{Window: diagnose.DefaultWindow, Interval: diagnose.DefaultInterval,
 		Timeout: diagnose.DefaultScrapeTimeout, Diagnose: diagnose.DefaultOptions()}
-	var urls, files, headers stringsFlag
+	var urls, files, headers argparse.Strings
 	format := formatFlag("text", "markdown", "json")
-	window := bindDuration("window", &o.Window)
+	window := argparse.BindDuration("window", &o.Window)
 	cmd := &cobra.Command{
 		Use:     "diagnose [flags]",
 		Short:   "Read the server's /metrics over a window: quantiles, ratios, gauges, and why it is slow",
@@ -108,9 +108,9 @@ func newDiagnoseCmd(deps *Deps, runF func(context.Context, *DiagnoseOptions) err
 			return nil
 		},
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			o.MetricsURLs, o.Format, o.WindowSet = urls.v, format.v, window.set
+			o.MetricsURLs, o.Format, o.WindowSet = urls.Value(), format.Value(), window.Given()
 			o.APIKey = deps.Getenv("OPENAI_API_KEY")
-			if err := o.fill(files.v, headers.v); err != nil {
+			if err := o.fill(files.Value(), headers.Value()); err != nil {
 				return err
 			}
 			return runF(cmd.Context(), o)
@@ -121,41 +121,18 @@ func newDiagnoseCmd(deps *Deps, runF func(context.Context, *DiagnoseOptions) err
 	fs.StringVar(&o.BaseURL, "base-url", "", "Server root; its page is BASE/metrics (default "+defaultDiagnoseBase+" when no --metrics-url or --metrics-file is given).")
 	fs.Var(&urls, "metrics-url", "Full URL of a /metrics page; repeat for several API-server processes or replicas (summed).")
 	fs.Var(window, "window", "Time between the two scrapes: a duration (90s, 2m) or seconds.")
-	fs.Var(bindDuration("interval", &o.Interval), "interval", "How often the state gauges are sampled inside the window (one GET /metrics each).")
-	fs.Var(bindDuration("scrape-timeout", &o.Timeout), "scrape-timeout", "Bound of each scrape.")
+	fs.Var(argparse.BindDuration("interval", &o.Interval), "interval", "How often the state gauges are sampled inside the window (one GET /metrics each).")
+	fs.Var(argparse.BindDuration("scrape-timeout", &o.Timeout), "scrape-timeout", "Bound of each scrape.")
 	fs.Var(&files, "metrics-file", "A saved /metrics page (FILE[,FILE...] for several sources): once for totals since start, twice for the window between.")
 	fs.StringVar(&o.SaveScrapes, "save-scrapes", "", "Directory to save the raw pages of both scrapes in (start-N.prom, end-N.prom), with their times.")
 	fs.StringVar(&o.Diagnose.Model, "model", "", "The model_name to read, when the server serves several.")
 	fs.Var(format, "format", "Output: text, markdown or json (the schema is in the README).")
 	fs.Var(&headers, "header", "Extra HTTP header KEY=VALUE sent with every scrape; repeat for several.")
-	fs.Var(bindInt("max-num-seqs", &o.Diagnose.MaxNumSeqs), "max-num-seqs", "The server's --max-num-seqs (per engine), which vLLM does not publish; question 2 compares the running requests with it.")
+	fs.Var(argparse.BindInt("max-num-seqs", &o.Diagnose.MaxNumSeqs), "max-num-seqs", "The server's --max-num-seqs (per engine), which vLLM does not publish; question 2 compares the running requests with it.")
 	for _, k := range diagnose.Knobs() {
-		fs.Var(bindFloat(k.Flag, k.Field(&o.Diagnose.Thresholds)), k.Flag, k.Help)
+		fs.Var(argparse.BindFloat(k.Flag, k.Field(&o.Diagnose.Thresholds)), k.Flag, k.Help)
 	}
 	return cmd
-}
-
-// bindDuration is a flag of a positive duration, written as Go writes
-// one (90s, 2m) or as seconds (90, 1.5).
-func bindDuration(name string, dst *time.Duration) *scalar[time.Duration] {
-	return &scalar[time.Duration]{v: *dst, dst: dst, name: name, kind: "duration",
-		parse: func(s string) (time.Duration, error) {
-			d, err := time.ParseDuration(s)
-			if err != nil {
-				v, ferr := pyfmt.ParseFloat(s)
-				if ferr != nil {
-					return 0, argErrorf("argument --%s: invalid duration: %s (e.g. 60s, 2m, 90)", name, pyfmt.StrRepr(s))
-				}
-				if d, err = secondsValue(name, v, s); err != nil {
-					return 0, err
-				}
-			}
-			if d <= 0 {
-				return 0, argErrorf("argument --%s: must be positive (got %s)", name, pyfmt.StrRepr(s))
-			}
-			return d, nil
-		},
-		show: func(d time.Duration) string { return d.String() }}
 }
 
 // fill checks the combination of flags and converts the lists.

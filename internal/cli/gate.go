@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/gobench/gobench/internal/analyze"
+	"github.com/gobench/gobench/internal/argparse"
 	"github.com/gobench/gobench/internal/atomicfile"
 	"github.com/gobench/gobench/internal/exitcode"
 	"github.com/gobench/gobench/internal/gate"
@@ -39,7 +40,9 @@ func (e *thresholdError) Error() string {
 func (e *thresholdError) ExitCode() exitcode.Code { return exitcode.ThresholdFailed }
 
 // formatFlag is the --format flag of the file commands.
-func formatFlag(choices ...string) *choiceFlag { return newChoice("format", choices[0], choices...) }
+func formatFlag(choices ...string) *argparse.Choice {
+	return argparse.NewChoice("format", choices[0], choices...)
+}
 
 // parseThresholds parses --threshold values; a bad one is a command-line
 // error naming the expression.

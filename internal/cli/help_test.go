@@ -184,19 +184,6 @@ func TestUnknownFlagSuggestion(t *testing.T) {
 	}
 }
 
-func TestNearest(t *testing.T) {
-	t.Parallel()
-	names := []string{"num-prompts", "num-warmups", "seed", "request-rate", "ready-check-timeout-sec"}
-	for typed, want := range map[string]string{
-		"num-promtps": "num-prompts", "nmu-prompts": "num-prompts", "seeed": "seed", "sed": "seed",
-		"warmups": "num-warmups", "xyz": "", "rate": "request-rate", "num": "", "timeout": "ready-check-timeout-sec",
-	} {
-		if got := nearest(typed, names); got != want {
-			t.Errorf("nearest(%q) = %q, want %q", typed, got, want)
-		}
-	}
-}
-
 // complete runs `gobench __complete args...` through Main and returns the
 // completions and the directive line.
 func complete(t *testing.T, args ...string) ([]string, string) {
@@ -256,13 +243,13 @@ func TestEveryChoiceFlagCompletes(t *testing.T) {
 	n := 0
 	for _, cmd := range root.Commands() {
 		cmd.Flags().VisitAll(func(f *pflag.Flag) {
-			v, ok := f.Value.(interface{ completions() []string })
-			if !ok || len(v.completions()) == 0 || f.Hidden {
+			v, ok := f.Value.(interface{ Completions() []string })
+			if !ok || len(v.Completions()) == 0 || f.Hidden {
 				return
 			}
 			n++
-			if got, _ := complete(t, cmd.Name(), "--"+f.Name, ""); !slices.Equal(got, v.completions()) {
-				t.Errorf("%s --%s completes %q, want %q", cmd.Name(), f.Name, got, v.completions())
+			if got, _ := complete(t, cmd.Name(), "--"+f.Name, ""); !slices.Equal(got, v.Completions()) {
+				t.Errorf("%s --%s completes %q, want %q", cmd.Name(), f.Name, got, v.Completions())
 			}
 		})
 	}

@@ -69,7 +69,7 @@ func newMergeCmd(_ *Deps, runF func(*MergeOptions) error) *cobra.Command {
 			return nil
 		},
 		RunE: func(_ *cobra.Command, args []string) error {
-			o.Shards, o.Format = args, format.v
+			o.Shards, o.Format = args, format.Value()
 			return runF(o)
 		},
 	}

@@ -9,6 +9,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/gobench/gobench/internal/argparse"
 	"github.com/gobench/gobench/internal/pyjson"
 	"github.com/gobench/gobench/internal/report"
 	"github.com/gobench/gobench/internal/resultfile"
@@ -29,14 +30,14 @@ type Repeat struct {
 
 // repeatFlags are serve's flags for Repeat.
 type repeatFlags struct {
-	runs     *intFlag
+	runs     *argparse.Int
 	sameSeed bool
 }
 
 // register defines the flags. --num-runs is vLLM's Rust client's
 // (rust/src/bench/src/cli.rs); --same-seed is gobench's.
 func (r *repeatFlags) register(fs *pflag.FlagSet) {
-	r.runs = newInt("num-runs", 1)
+	r.runs = argparse.NewInt("num-runs", 1)
 	fs.Var(r.runs, "num-runs",
 		"Run the same configuration this many times against the same server: every run saved as FILE-runK.json, then each metric's mean, std, min, max, "+
 			"coefficient of variation and 95% t interval across the runs, printed and saved as FILE-set.json (gobench compare takes two such files). "+
@@ -46,7 +47,7 @@ func (r *repeatFlags) register(fs *pflag.FlagSet) {
 
 // options checks the flags against the run's options.
 func (r *repeatFlags) options(o *run.Options) (Repeat, error) {
-	rep := Repeat{Runs: r.runs.v, SameSeed: r.sameSeed}
+	rep := Repeat{Runs: r.runs.Value(), SameSeed: r.sameSeed}
 	switch {
 	case rep.Runs < 1:
 		return rep, argErrorf("argument --num-runs: must be at least 1 (got %d)", rep.Runs)

@@ -1,7 +1,8 @@
 // Package cli is gobench's command line: cobra commands that fill an options
 // struct and call the package that does the work (run, sim) with their
-// dependencies. It also rewrites vLLM-style arguments (argv.go) and maps
-// errors to exit codes, in one place (Main).
+// dependencies. vLLM's argument spellings are read through package
+// argparse (normalizeFor); exit codes are read off the errors in one place
+// (Main).
 package cli
 
 import (
@@ -17,11 +18,11 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/gobench/gobench/internal/argparse"
 	"github.com/gobench/gobench/internal/buildinfo"
 	"github.com/gobench/gobench/internal/exitcode"
 	"github.com/gobench/gobench/internal/run"
 	"github.com/spf13/cobra"
-	"github.com/spf13/pflag"
 )
 
 // Deps are the process's surroundings, injected so tests can run commands
@@ -202,9 +203,9 @@ result block and result JSON, measured with far less client overhead.`,
 	return root
 }
 
-// normalizeFor applies normalizeArgs to the arguments of the subcommand
-// they name, and for serve puts the flags of a --config file in front of
-// the command line's (withConfig).
+// normalizeFor applies argparse.Normalize to the arguments of the
+// subcommand they name, and for serve puts the flags of a --config file in
+// front of the command line's (argparse.WithConfig).
 func normalizeFor(root *cobra.Command, args []string) ([]string, error) {
 	if len(args) == 0 {
 		return args, nil
@@ -222,11 +223,11 @@ func normalizeFor(root *cobra.Command, args []string) ([]string, error) {
 		rest = expandSweepShort(rest)
 	}
 	if sub.CommandPath() == "gobench merge" {
-		rest = expandShort(rest, map[string]string{"-o": "--output"})
+		rest = argparse.ExpandShort(rest, map[string]string{"-o": "--output"})
 	}
-	norm, err := normalizeArgs(rest, sub.Flags(), lists)
+	norm, err := argparse.Normalize(rest, sub.Flags(), lists)
 	if err == nil && isServe {
-		norm, err = withConfig(norm, sub.Flags(), lists, freshServeFlags)
+		norm, err = argparse.WithConfig(norm, sub.Flags(), lists, freshServeFlags)
 	}
 	if err != nil {
 		return nil, err
@@ -241,27 +242,23 @@ func commandName(root *cobra.Command, args []string) string {
 	return "gobench"
 }
 
-// toArgError rewords pflag's errors as argparse does, and suggests the
-// flag of cmd nearest to an unknown one; a flag value's own usage error
-// passes through.
-func toArgError(cmd *cobra.Command, err error) error {
-	var ue *exitcode.UsageError
-	if errors.As(err, &ue) {
-		return ue
-	}
-	var ne *pflag.NotExistError
-	if errors.As(err, &ne) {
-		name := ne.GetSpecifiedName()
-		if ne.GetSpecifiedShortnames() != "" {
-			return argErrorf("unrecognized arguments: -%s", ne.GetSpecifiedShortnames())
+// toArgError rewords pflag's errors as argparse does (argparse.ParseError),
+// suggesting the flag of cmd nearest to an unknown one.
+func toArgError(cmd *cobra.Command, err error) error { return argparse.ParseError(cmd.Flags(), err) }
+
+// suggestCommand is " (did you mean NAME?)" for the subcommand of cmd
+// nearest to the unknown word typed, or "".
+func suggestCommand(cmd *cobra.Command, typed string) string {
+	var names []string
+	for _, c := range cmd.Commands() {
+		if c.IsAvailableCommand() {
+			names = append(names, c.Name())
 		}
-		return argErrorf("unrecognized arguments: --%s%s", name, suggestFlag(cmd, name))
 	}
-	var vr *pflag.ValueRequiredError
-	if errors.As(err, &vr) {
-		return argErrorf("argument --%s: expected one argument", vr.GetSpecifiedName())
+	if near := argparse.Nearest(strings.ToLower(typed), names); near != "" {
+		return " (did you mean " + near + "?)"
 	}
-	return exitcode.Usage(err)
+	return ""
 }
 
 // exitCode prints err (if any) and returns the exit status it carries

@@ -9,6 +9,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/gobench/gobench/internal/argparse"
 	"github.com/gobench/gobench/internal/backend"
 	"github.com/gobench/gobench/internal/dataset"
 	"github.com/gobench/gobench/internal/exitcode"
@@ -114,14 +115,14 @@ func (f *serveFlags) options(fs *pflag.FlagSet, deps *Deps) (*ServeOptions, erro
 	if o.Model != "" {
 		o.ServedModelName = f.servedModelName
 	}
-	if mc := f.maxConcurrency; mc.set {
-		if mc.v <= 0 {
+	if mc := f.maxConcurrency; mc.Given() {
+		if mc.Value() <= 0 {
 			return nil, argErrorf("--max-concurrency must be greater than 0")
 		}
-		o.MaxConcurrency = mc.v
+		o.MaxConcurrency = mc.Value()
 	}
-	o.Logprobs = f.logprobs.ptr()
-	o.LoRAModules = f.loraModules.v
+	o.Logprobs = f.logprobs.Ptr()
+	o.LoRAModules = f.loraModules.Value()
 	if err := f.convertLists(); err != nil {
 		return nil, err
 	}
@@ -195,24 +196,24 @@ func (f *serveFlags) refusePending(fs *pflag.FlagSet) error {
 // and --chat-template-kwargs.
 func (f *serveFlags) convertLists() error {
 	o := &f.opts
-	if f.chatTemplateKwargs.set {
-		kw := f.chatTemplateKwargs.v.Plain()
+	if f.chatTemplateKwargs.Given() {
+		kw := f.chatTemplateKwargs.Value().Plain()
 		if err := tokenizer.CheckChatTemplateKwargs(kw); err != nil {
 			return argErrorf("argument --chat-template-kwargs: %v", err)
 		}
 		o.Dataset.ChatTemplateKwargs = kw
 	}
-	headers, err := parseHeaders(f.header.v)
+	headers, err := parseHeaders(f.header.Value())
 	if err != nil {
 		return err
 	}
 	o.Headers = headers
-	if f.goodput.set {
-		if o.Goodput, err = metrics.ParseGoodput(f.goodput.v); err != nil {
+	if f.goodput.Given() {
+		if o.Goodput, err = metrics.ParseGoodput(f.goodput.Value()); err != nil {
 			return argErrorf("argument --goodput: %w", err)
 		}
 	}
-	if o.Metadata, err = report.ParseMetadata(f.metadata.v); err != nil {
+	if o.Metadata, err = report.ParseMetadata(f.metadata.Value()); err != nil {
 		return argErrorf("argument --metadata: %w", err)
 	}
 	return nil
@@ -221,15 +222,15 @@ func (f *serveFlags) convertLists() error {
 // rampUp is the ramp-up of --ramp-up-strategy; a bound not given is NaN,
 // so that the schedule reports it in vLLM's order.
 func (f *serveFlags) rampUp() *schedule.RampUp {
-	if !f.rampUpStrategy.set {
+	if !f.rampUpStrategy.Given() {
 		return nil
 	}
-	ru := &schedule.RampUp{Strategy: f.rampUpStrategy.v, StartRPS: math.NaN(), EndRPS: math.NaN()}
-	if f.rampUpStart.set {
-		ru.StartRPS = float64(f.rampUpStart.v)
+	ru := &schedule.RampUp{Strategy: f.rampUpStrategy.Value(), StartRPS: math.NaN(), EndRPS: math.NaN()}
+	if f.rampUpStart.Given() {
+		ru.StartRPS = float64(f.rampUpStart.Value())
 	}
-	if f.rampUpEnd.set {
-		ru.EndRPS = float64(f.rampUpEnd.v)
+	if f.rampUpEnd.Given() {
+		ru.EndRPS = float64(f.rampUpEnd.Value())
 	}
 	return ru
 }
@@ -238,18 +239,18 @@ func (f *serveFlags) rampUp() *schedule.RampUp {
 // run.Options.Validate checks their values.
 func (sp *samplingFlags) object() pyjson.Object {
 	var o pyjson.Object
-	if sp.topP.set {
-		o.Set("top_p", sp.topP.v)
+	if sp.topP.Given() {
+		o.Set("top_p", sp.topP.Value())
 	}
-	if sp.topK.set {
-		o.Set("top_k", sp.topK.v)
+	if sp.topK.Given() {
+		o.Set("top_k", sp.topK.Value())
 	}
 	for _, fl := range []struct {
 		key string
-		v   *floatFlag
+		v   *argparse.Float
 	}{{"min_p", sp.minP}, {"temperature", sp.temperature}, {"frequency_penalty", sp.freqPen}, {"presence_penalty", sp.presPen}, {"repetition_penalty", sp.repPen}} {
-		if fl.v.set {
-			o.Set(fl.key, fl.v.v)
+		if fl.v.Given() {
+			o.Set(fl.key, fl.v.Value())
 		}
 	}
 	return o
@@ -257,8 +258,8 @@ func (sp *samplingFlags) object() pyjson.Object {
 
 // readTimeoutValue is --read-timeout, else VLLM_BENCH_SOCK_READ.
 func (f *serveFlags) readTimeoutValue(deps *Deps) (time.Duration, error) {
-	if f.readTimeout.set {
-		return readTimeout("argument --read-timeout:", f.readTimeout.v)
+	if f.readTimeout.Given() {
+		return readTimeout("argument --read-timeout:", f.readTimeout.Value())
 	}
 	env := deps.Getenv("VLLM_BENCH_SOCK_READ")
 	if env == "" {
@@ -290,13 +291,13 @@ func readTimeout(what string, v float64) (time.Duration, error) {
 // the datasets that read it refuse when it is malformed.
 func (f *serveFlags) datasetOptions() error {
 	d := &f.opts.Dataset
-	if f.inputLen.set {
-		d.RandomInputLen = f.inputLen.v
-		d.SonnetInputLen = f.inputLen.v
+	if f.inputLen.Given() {
+		d.RandomInputLen = f.inputLen.Value()
+		d.SonnetInputLen = f.inputLen.Value()
 	}
-	if f.outputLen.set {
-		d.RandomOutputLen = f.outputLen.v
-		v := f.outputLen.v
+	if f.outputLen.Given() {
+		d.RandomOutputLen = f.outputLen.Value()
+		v := f.outputLen.Value()
 		d.SharegptOutputLen = &v
 		d.HFOutputLen = &v
 		d.CustomOutputLen = v
@@ -438,8 +439,8 @@ func argsObject(fs *pflag.FlagSet) *pyjson.Object {
 		key := strings.ReplaceAll(f.Name, "-", "_")
 		var v any
 		switch fv := f.Value.(type) {
-		case pythonValuer:
-			v = fv.python()
+		case argparse.PythonValuer:
+			v = fv.Python()
 			if items, ok := v.([]string); ok && f.Name == "header" {
 				for i, it := range items {
 					k, _, _ := strings.Cut(it, "=")

@@ -2,10 +2,12 @@ package cli
 
 import (
 	"fmt"
+	"io"
 	"slices"
 	"strconv"
 	"strings"
 
+	"github.com/gobench/gobench/internal/argparse"
 	"github.com/gobench/gobench/internal/backend"
 	"github.com/gobench/gobench/internal/dataset"
 	"github.com/gobench/gobench/internal/pyfmt"
@@ -26,12 +28,12 @@ type serveFlags struct {
 	// Converted after parsing: they depend on each other, on the order
 	// vLLM checks them in, or on the environment.
 	servedModelName, randomRangeRatio, percentileMetrics string
-	header, goodput, metadata, loraModules               *listFlag
-	maxConcurrency, inputLen, outputLen                  *intFlag
-	logprobs, rampUpStart, rampUpEnd                     *intFlag
-	rampUpStrategy                                       *choiceFlag
-	readTimeout                                          *floatFlag
-	chatTemplateKwargs                                   *jsonFlag
+	header, goodput, metadata, loraModules               *argparse.List
+	maxConcurrency, inputLen, outputLen                  *argparse.Int
+	logprobs, rampUpStart, rampUpEnd                     *argparse.Int
+	rampUpStrategy                                       *argparse.Choice
+	readTimeout                                          *argparse.Float
+	chatTemplateKwargs                                   *argparse.JSON
 	sampling                                             samplingFlags
 
 	// gobench's own.
@@ -47,8 +49,8 @@ type serveFlags struct {
 // samplingFlags are the sampling parameters, sent only when given, in
 // vLLM's order.
 type samplingFlags struct {
-	topP, minP, temperature, freqPen, presPen, repPen *floatFlag
-	topK                                              *intFlag
+	topP, minP, temperature, freqPen, presPen, repPen *argparse.Float
+	topK                                              *argparse.Int
 }
 
 // listFlags are the nargs flags and their minimum count (1 for "+", 2 for
@@ -58,6 +60,15 @@ var listFlags = map[string]int{"header": 2, "metadata": 2, "goodput": 1, "lora-m
 // newServeFlags returns the flags with vLLM's defaults.
 func newServeFlags() *serveFlags {
 	return &serveFlags{opts: run.DefaultOptions()}
+}
+
+// freshServeFlags is a new set of serve's flags, on which
+// argparse.WithConfig checks each entry of a config file alone.
+func freshServeFlags() *pflag.FlagSet {
+	fs := pflag.NewFlagSet("serve", pflag.ContinueOnError)
+	fs.SetOutput(io.Discard)
+	newServeFlags().register(fs)
+	return fs
 }
 
 // flagSet registers flags with their help texts.
@@ -81,8 +92,9 @@ func (f *serveFlags) register(fs *pflag.FlagSet) {
 	f.registerOwn(s)
 	f.sweep.register(s)
 	registerPending(fs)
-	// Read and expanded by normalizeFor (withConfig) before parsing, so
-	// never set here; registered for the help, prefixes and vLLM's args.
+	// Read and expanded by normalizeFor (argparse.WithConfig) before
+	// parsing, so never set here; registered for the help, prefixes and
+	// vLLM's args.
 	fs.String("config", "", "Read serve's flags from a YAML file (vLLM's --config): one flag per key (num_prompts: 5), true for a flag without value, a list for several values, a mapping for a JSON flag; the command line wins.")
 	// The default changes on every run, as vLLM's does; the help says how.
 	fs.Lookup("request-id-prefix").DefValue = "bench-<8 random hex>-"
@@ -91,8 +103,8 @@ func (f *serveFlags) register(fs *pflag.FlagSet) {
 
 // hideRefused hides the flags of features gobench does not have yet from
 // the default help and from shell completion: they stay accepted by name
-// (and by prefix: resolveFlag sees them), refused when given (or, for
-// onlyDefault, given another value than the default), and listed by
+// (and by prefix: argparse.Normalize sees them), refused when given (or,
+// for onlyDefault, given another value than the default), and listed by
 // --help-all.
 func hideRefused(fs *pflag.FlagSet) {
 	fs.VisitAll(func(fl *pflag.Flag) {
@@ -177,19 +189,19 @@ func ownDataset(flag string) bool {
 func (f *serveFlags) registerTarget(s flagSet) {
 	o := &f.opts
 	s.str(&o.Label, "label", "Label (prefix) of the result file name; defaults to --backend.")
-	b := bindChoice("backend", &o.Backend, backend.Names()...)
-	b.offer = supportedBackends()
+	b := argparse.BindChoice("backend", &o.Backend, backend.Names()...)
+	b.Offer(supportedBackends())
 	s.val(b, "backend", "API to benchmark: openai and vllm (completions), openai-chat, openai-responses, openai-audio (transcriptions), or a pooling API (openai-embeddings[-chat|-clip|-vlm2vec], infinity-embeddings[-clip], vllm-pooling, vllm-rerank).")
 	s.str(&o.BaseURL, "base-url", "Server base URL, e.g. http://localhost:8000 (used instead of --host/--port).")
 	s.str(&o.Host, "host", "Server host, when --base-url is not given.")
-	s.val(bindInt("port", &o.Port), "port", "Server port, when --base-url is not given.")
+	s.val(argparse.BindInt("port", &o.Port), "port", "Server port, when --base-url is not given.")
 	s.str(&o.Endpoint, "endpoint", "API path appended to the base URL (default: the backend's: /v1/completions for openai and vllm, /v1/chat/completions for openai-chat).")
-	f.header = &listFlag{}
+	f.header = &argparse.List{}
 	s.val(f.header, "header", "Extra HTTP headers KEY=VALUE, several after one flag (--header a=1 b=2). They override Authorization and Content-Type; Host, Content-Length, Transfer-Encoding and Trailer, which the HTTP client sets, are refused.")
 	s.str(&o.Model, "model", "Model name; when omitted, the first model of GET /v1/models.")
 	s.str(&f.servedModelName, "served-model-name", "Model name sent in requests when it differs from --model.")
 	s.str(&o.Tokenizer, "tokenizer", "Tokenizer: a tokenizer.json file or a folder holding one, a Hugging Face model id (HF cache, else downloaded into it), or gobench-builtin (default: the model id).")
-	s.val(bindChoice("tokenizer-mode", &o.TokenizerMode, "auto", "hf", "slow", "mistral", "deepseek_v32", "qwen_vl", "custom", "server"),
+	s.val(argparse.BindChoice("tokenizer-mode", &o.TokenizerMode, "auto", "hf", "slow", "mistral", "deepseek_v32", "qwen_vl", "custom", "server"),
 		"tokenizer-mode", "Tokenizer mode: auto and hf read tokenizer.json (local, HF cache, or downloaded); server counts tokens with the server's /tokenize (gobench only).")
 	s.boolean(&o.SkipTokenizerInit, "skip-tokenizer-init", "Run without a tokenizer: token counts come from the server's usage (1 when absent) and the TTFT/TPOT/ITL sections are not reported.")
 	s.boolean(new(bool), "trust-remote-code", "Accepted for compatibility; gobench never runs tokenizer code.")
@@ -198,25 +210,25 @@ func (f *serveFlags) registerTarget(s flagSet) {
 
 func (f *serveFlags) registerLoad(s flagSet) {
 	o := &f.opts
-	s.val(bindInt("num-prompts", &o.NumPrompts), "num-prompts", "Number of requests (custom dataset: 0 or less sends every sample).")
-	s.val(bindFloat("request-rate", &o.Schedule.RequestRate), "request-rate", "Mean requests per second; inf sends every request at once. Arrival gaps are gamma-distributed (Poisson when --burstiness is 1) and normalised so the last request is due at num_prompts/rate.")
-	s.val(bindFloat("burstiness", &o.Schedule.Burstiness), "burstiness", "Gamma shape of the arrival gaps: 1 is Poisson, below 1 burstier, above 1 more regular, inf evenly spaced.")
-	f.maxConcurrency = newInt("max-concurrency", 0)
+	s.val(argparse.BindInt("num-prompts", &o.NumPrompts), "num-prompts", "Number of requests (custom dataset: 0 or less sends every sample).")
+	s.val(argparse.BindFloat("request-rate", &o.Schedule.RequestRate), "request-rate", "Mean requests per second; inf sends every request at once. Arrival gaps are gamma-distributed (Poisson when --burstiness is 1) and normalised so the last request is due at num_prompts/rate.")
+	s.val(argparse.BindFloat("burstiness", &o.Schedule.Burstiness), "burstiness", "Gamma shape of the arrival gaps: 1 is Poisson, below 1 burstier, above 1 more regular, inf evenly spaced.")
+	f.maxConcurrency = argparse.NewInt("max-concurrency", 0)
 	s.val(f.maxConcurrency, "max-concurrency", "Most requests in flight at once (and the connection-pool size); the wait for a slot is reported as client queue time. Default: unlimited.")
-	s.val(bindInt64("seed", &o.Seed), "seed", "Seed of the arrival schedule and the datasets (same seed, same workload as vLLM).")
-	f.rampUpStrategy = newChoice("ramp-up-strategy", "", "linear", "exponential")
+	s.val(argparse.BindInt64("seed", &o.Seed), "seed", "Seed of the arrival schedule and the datasets (same seed, same workload as vLLM).")
+	f.rampUpStrategy = argparse.NewChoice("ramp-up-strategy", "", "linear", "exponential")
 	s.val(f.rampUpStrategy, "ramp-up-strategy", "Ramp the request rate from --ramp-up-start-rps to --ramp-up-end-rps over the run (linear or exponential).")
-	f.rampUpStart, f.rampUpEnd = newInt("ramp-up-start-rps", 0), newInt("ramp-up-end-rps", 0)
+	f.rampUpStart, f.rampUpEnd = argparse.NewInt("ramp-up-start-rps", 0), argparse.NewInt("ramp-up-end-rps", 0)
 	s.val(f.rampUpStart, "ramp-up-start-rps", "Request rate at the start of a ramp-up.")
 	s.val(f.rampUpEnd, "ramp-up-end-rps", "Request rate at the end of a ramp-up.")
-	s.val(bindInt("num-warmups", &o.NumWarmups), "num-warmups", "Warm-up requests (copies of the first request) sent before the measured run.")
-	s.val(bindWholeSeconds("ready-check-timeout-sec", &o.ReadyCheckTimeout), "ready-check-timeout-sec", "Poll the endpoint with the first request until it answers, for at most this many seconds; 0 skips the check.")
+	s.val(argparse.BindInt("num-warmups", &o.NumWarmups), "num-warmups", "Warm-up requests (copies of the first request) sent before the measured run.")
+	s.val(argparse.BindWholeSeconds("ready-check-timeout-sec", &o.ReadyCheckTimeout), "ready-check-timeout-sec", "Poll the endpoint with the first request until it answers, for at most this many seconds; 0 skips the check.")
 	s.boolean(&o.Profile, "profile", "POST /start_profile before and /stop_profile after the run (the server must have profiling enabled).")
 	s.str(&o.RequestIDPrefix, "request-id-prefix", "Prefix of the x-request-id header of each request.")
-	f.loraModules = &listFlag{}
+	f.loraModules = &argparse.List{}
 	s.val(f.loraModules, "lora-modules", "LoRA adapters to spread the requests over (each request names one as its model).")
-	s.val(bindChoice("lora-assignment", &o.LoRAAssignment, "random", "round-robin"), "lora-assignment", "How requests pick a LoRA: random or round-robin.")
-	s.val(bindFloat("probe-request-rate", &o.ProbeRequestRate), "probe-request-rate",
+	s.val(argparse.BindChoice("lora-assignment", &o.LoRAAssignment, "random", "round-robin"), "lora-assignment", "How requests pick a LoRA: random or round-robin.")
+	s.val(argparse.BindFloat("probe-request-rate", &o.ProbeRequestRate), "probe-request-rate",
 		"Beside the run, send one-token \"Hi\" probes, one at a time, at most this many a second, on their own connection: their latency (a \"Probe Requests\" section) is what a newcomer waits while the run loads the server; 0: none.")
 	s.boolean(&o.DisableProgress, "disable-tqdm", "No progress bar (on a terminal) and no progress lines (otherwise).")
 	s.boolean(new(bool), "use-beam-search", "Accepted for compatibility; it has no effect, as in vLLM.")
@@ -224,46 +236,46 @@ func (f *serveFlags) registerLoad(s flagSet) {
 
 func (f *serveFlags) registerPayload(s flagSet) {
 	o, sp := &f.opts, &f.sampling
-	f.logprobs = newInt("logprobs", 0)
+	f.logprobs = argparse.NewInt("logprobs", 0)
 	s.val(f.logprobs, "logprobs", "Completions logprobs per token (sent as null when unset).")
 	s.boolean(&o.IgnoreEOS, "ignore-eos", "Send ignore_eos: true so every request generates its full output length (forced on for the random dataset).")
-	sp.topP, sp.topK, sp.minP = newFloat("top-p", 0), newInt("top-k", 0), newFloat("min-p", 0)
+	sp.topP, sp.topK, sp.minP = argparse.NewFloat("top-p", 0), argparse.NewInt("top-k", 0), argparse.NewFloat("min-p", 0)
 	s.val(sp.topP, "top-p", "Sampling top_p sent with every request.")
 	s.val(sp.topK, "top-k", "Sampling top_k sent with every request.")
 	s.val(sp.minP, "min-p", "Sampling min_p sent with every request.")
-	sp.temperature = newFloat("temperature", 0)
+	sp.temperature = argparse.NewFloat("temperature", 0)
 	s.val(sp.temperature, "temperature", "Sampling temperature sent with every request (unset: the server's default).")
-	sp.freqPen, sp.presPen, sp.repPen = newFloat("frequency-penalty", 0), newFloat("presence-penalty", 0), newFloat("repetition-penalty", 0)
+	sp.freqPen, sp.presPen, sp.repPen = argparse.NewFloat("frequency-penalty", 0), argparse.NewFloat("presence-penalty", 0), argparse.NewFloat("repetition-penalty", 0)
 	s.val(sp.freqPen, "frequency-penalty", "Sampling frequency_penalty sent with every request.")
 	s.val(sp.presPen, "presence-penalty", "Sampling presence_penalty sent with every request.")
 	s.val(sp.repPen, "repetition-penalty", "Sampling repetition_penalty sent with every request.")
-	f.chatTemplateKwargs = &jsonFlag{name: "chat-template-kwargs"}
+	f.chatTemplateKwargs = argparse.NewJSON("chat-template-kwargs")
 	s.val(f.chatTemplateKwargs, "chat-template-kwargs", `JSON object of variables for the chat template where gobench applies it (the custom dataset), e.g. '{"enable_thinking": false}'.`)
-	s.val(&jsonFlag{name: "extra-body", dst: &o.ExtraBody}, "extra-body", `JSON object merged into every payload, e.g. '{"top_k": 5}' (or --extra-body.top_k 5); it wins over the sampling flags.`)
+	s.val(argparse.BindJSON("extra-body", &o.ExtraBody), "extra-body", `JSON object merged into every payload, e.g. '{"top_k": 5}' (or --extra-body.top_k 5); it wins over the sampling flags.`)
 }
 
 func (f *serveFlags) registerOutput(s flagSet) {
 	o := &f.opts
 	s.str(&f.percentileMetrics, "percentile-metrics", `Comma-separated metrics to report with mean, median and percentiles: ttft, tpot, itl, e2el (default "ttft,tpot,itl").`)
 	s.val(&percentilesFlag{dst: &o.Percentiles}, "metric-percentiles", `Comma-separated percentiles to report, e.g. "50,90,99".`)
-	f.goodput = &listFlag{}
+	f.goodput = &argparse.List{}
 	s.val(f.goodput, "goodput", "Service-level objectives KEY:VALUE in ms (ttft, tpot, e2el), e.g. --goodput ttft:500 tpot:50; a request is good when it meets all of them.")
 	s.boolean(&o.SaveResult, "save-result", "Save the result to a JSON file.")
 	s.boolean(&o.SaveDetailed, "save-detailed", "Keep per-request lists (TTFTs, ITLs, texts, errors, scheduled offsets) in the result file.")
 	s.boolean(&o.AppendResult, "append-result", "Append the result to the file as one JSON line (implies saving).")
-	f.metadata = &listFlag{}
+	f.metadata = &argparse.List{}
 	s.val(f.metadata, "metadata", "Extra KEY=VALUE pairs saved at the top of the result file.")
 	s.str(&o.ResultDir, "result-dir", "Folder of the result file (created if needed).")
 	s.str(&o.ResultFilename, "result-filename", "Name of the result file, instead of {label}-{rate}qps[-concurrency{N}]-{model}-{date}.json.")
 	s.boolean(&o.ReportCachedTokens, "report-cached-tokens", "Sum usage.prompt_tokens_details.cached_tokens into total_cached_tokens.")
-	s.val(bindFloat("schedule-lag-warn-ms", &o.ScheduleLagWarnMS), "schedule-lag-warn-ms",
+	s.val(argparse.BindFloat("schedule-lag-warn-ms", &o.ScheduleLagWarnMS), "schedule-lag-warn-ms",
 		"Warn that the client may have been the bottleneck when the 99th percentile of the schedule lag (a request's release "+
 			"minus the instant it was due) exceeds this many milliseconds.")
 	s.boolean(&o.NoServerMetrics, "no-server-metrics", "No server view: do not read the server's /metrics beyond vLLM's two scrapes, sample no gauges, diagnose nothing.")
-	s.val(bindSeconds("metrics-interval", &o.MetricsInterval), "metrics-interval",
+	s.val(argparse.BindSeconds("metrics-interval", &o.MetricsInterval), "metrics-interval",
 		"Seconds between samples of the server's state gauges during the run (one GET /metrics each, on a connection of its own: "+
 			"a few milliseconds of the API server's CPU per sample); 0 reads them only before and after.")
-	s.val(bindInt("server-max-num-seqs", &o.ServerMaxNumSeqs), "server-max-num-seqs",
+	s.val(argparse.BindInt("server-max-num-seqs", &o.ServerMaxNumSeqs), "server-max-num-seqs",
 		"The server's --max-num-seqs per engine, which vLLM does not publish: the diagnosis compares the running requests with it (--sim sets it).")
 }
 
@@ -274,7 +286,7 @@ func (f *serveFlags) registerDataset(s flagSet) {
 	d := &f.opts.Dataset
 	for _, fl := range dataset.Flags() {
 		if fl.Name == "random-input-len" { // vLLM lists the fan-out flags here
-			f.inputLen, f.outputLen = newInt("input-len", 0), newInt("output-len", 0)
+			f.inputLen, f.outputLen = argparse.NewInt("input-len", 0), argparse.NewInt("output-len", 0)
 			s.val(f.inputLen, "input-len", "Input length for the synthetic datasets (sets --random-input-len).")
 			s.val(f.outputLen, "output-len", "Output length for every dataset (sets --random-output-len, --sharegpt-output-len, --custom-output-len, ...).")
 		}
@@ -284,14 +296,14 @@ func (f *serveFlags) registerDataset(s flagSet) {
 		}
 		switch p := fl.Field(d).(type) {
 		case *int:
-			s.val(bindInt(fl.Name, p), fl.Name, fl.Help)
+			s.val(argparse.BindInt(fl.Name, p), fl.Name, fl.Help)
 		case *float64:
-			s.val(bindFloat(fl.Name, p), fl.Name, fl.Help)
+			s.val(argparse.BindFloat(fl.Name, p), fl.Name, fl.Help)
 		case *string:
 			if fl.Choices != nil {
-				c := bindChoice(fl.Name, p, fl.Choices...)
+				c := argparse.BindChoice(fl.Name, p, fl.Choices...)
 				if fl.Name == "dataset-name" {
-					c.offer = dataset.Supported()
+					c.Offer(dataset.Supported())
 				}
 				s.val(c, fl.Name, fl.Help)
 			} else {
@@ -300,7 +312,7 @@ func (f *serveFlags) registerDataset(s flagSet) {
 		case *bool:
 			s.boolean(p, fl.Name, fl.Help)
 		case **int:
-			s.val(bindOptionalInt(fl.Name, p), fl.Name, fl.Help)
+			s.val(argparse.BindOptionalInt(fl.Name, p), fl.Name, fl.Help)
 		case *dataset.RangeRatio:
 			f.randomRangeRatio = "0.0"
 			s.str(&f.randomRangeRatio, fl.Name, fl.Help)
@@ -315,13 +327,13 @@ func (f *serveFlags) registerDataset(s flagSet) {
 func registerPendingDataset(s flagSet, fl dataset.Flag) {
 	switch {
 	case fl.Choices != nil:
-		s.val(newChoice(fl.Name, fl.Default, fl.Choices...), fl.Name, fl.Help)
+		s.val(argparse.NewChoice(fl.Name, fl.Default, fl.Choices...), fl.Name, fl.Help)
 	case fl.Kind == "int":
 		v, _ := strconv.Atoi(fl.Default)
-		s.val(newInt(fl.Name, v), fl.Name, fl.Help)
+		s.val(argparse.NewInt(fl.Name, v), fl.Name, fl.Help)
 	case fl.Kind == "float":
 		v, _ := pyfmt.ParseFloat(fl.Default)
-		s.val(newFloat(fl.Name, v), fl.Name, fl.Help)
+		s.val(argparse.NewFloat(fl.Name, v), fl.Name, fl.Help)
 	case fl.Kind == "bool":
 		s.boolean(new(bool), fl.Name, fl.Help)
 	default:
@@ -335,23 +347,23 @@ func registerPendingDataset(s flagSet, fl dataset.Flag) {
 func (f *serveFlags) registerMultiTurn(s flagSet) {
 	m := &f.opts.MultiTurn
 	s.boolean(&m.Enabled, "multi-turn", "Send conversations (--backend openai-chat): turn k+1 after turn k's answer, with every earlier turn and answer as messages. From --dataset-name random (synthetic), sharegpt (every turn) or custom (a JSONL conversation trace); --num-prompts counts conversations, --request-rate starts them.")
-	s.val(bindInt("multi-turn-num-turns", &m.Turns.NumTurns), "multi-turn-num-turns", "Turns of each synthetic conversation (random dataset).")
-	s.val(bindInt("multi-turn-min-turns", &m.Turns.MinTurns), "multi-turn-min-turns", "Fewest turns of a synthetic conversation, drawn uniformly up to --multi-turn-max-turns; 0: --multi-turn-num-turns.")
-	s.val(bindInt("multi-turn-max-turns", &m.Turns.MaxTurns), "multi-turn-max-turns", "Most turns of a synthetic conversation (0: --multi-turn-num-turns); caps a ShareGPT conversation's turns (0: all).")
-	s.val(bindInt("per-turn-input-len", &m.Turns.PerTurnInputLen), "per-turn-input-len", "Input tokens of each synthetic turn after the first (0: --random-input-len).")
-	s.val(bindInt("multi-turn-concurrency", &m.Concurrency), "multi-turn-concurrency", "Most conversations open at once, each holding its slot from its first request to its last answer (0: --max-concurrency, else unlimited).")
-	s.val(bindInt("multi-turn-delay-ms", &m.DelayMS), "multi-turn-delay-ms", "Think time in ms between an answer and the conversation's next turn.")
+	s.val(argparse.BindInt("multi-turn-num-turns", &m.Turns.NumTurns), "multi-turn-num-turns", "Turns of each synthetic conversation (random dataset).")
+	s.val(argparse.BindInt("multi-turn-min-turns", &m.Turns.MinTurns), "multi-turn-min-turns", "Fewest turns of a synthetic conversation, drawn uniformly up to --multi-turn-max-turns; 0: --multi-turn-num-turns.")
+	s.val(argparse.BindInt("multi-turn-max-turns", &m.Turns.MaxTurns), "multi-turn-max-turns", "Most turns of a synthetic conversation (0: --multi-turn-num-turns); caps a ShareGPT conversation's turns (0: all).")
+	s.val(argparse.BindInt("per-turn-input-len", &m.Turns.PerTurnInputLen), "per-turn-input-len", "Input tokens of each synthetic turn after the first (0: --random-input-len).")
+	s.val(argparse.BindInt("multi-turn-concurrency", &m.Concurrency), "multi-turn-concurrency", "Most conversations open at once, each holding its slot from its first request to its last answer (0: --max-concurrency, else unlimited).")
+	s.val(argparse.BindInt("multi-turn-delay-ms", &m.DelayMS), "multi-turn-delay-ms", "Think time in ms between an answer and the conversation's next turn.")
 }
 
 func (f *serveFlags) registerOwn(s flagSet) {
 	o := &f.opts
 	s.boolean(&o.DryRun, "dry-run", "Build the dataset and the schedule, print one JSON line per request (index, offset_s, prompt_len, output_len, request_id, media) and send nothing.")
 	s.boolean(&f.sim, "sim", "Start gobench's simulated OpenAI-compatible server on a free loopback port and benchmark it (no --base-url needed).")
-	f.readTimeout = newFloat("read-timeout", 0)
+	f.readTimeout = argparse.NewFloat("read-timeout", 0)
 	s.val(f.readTimeout, "read-timeout", "Fail a request that receives no token (or final event) for this many seconds; SSE comments and empty chunks do not count (default: VLLM_BENCH_SOCK_READ, else none; inf: none).")
-	s.val(bindSeconds("request-timeout", &o.RequestTimeout), "request-timeout", "Fail a request that has not finished after this many seconds (vLLM's aiohttp total timeout).")
-	s.val(bindSeconds("interrupt-grace", &o.InterruptGrace), "interrupt-grace", "After the first Ctrl-C, seconds to let requests in flight finish before cancelling them.")
-	s.val(bindSeconds("progress-interval", &o.ProgressInterval), "progress-interval", "When stderr is not a terminal (CI logs), seconds between progress lines (\"progress: 120/1000 done, 0 failed, ...\"; the first after 1 s); 0: none.")
+	s.val(argparse.BindSeconds("request-timeout", &o.RequestTimeout), "request-timeout", "Fail a request that has not finished after this many seconds (vLLM's aiohttp total timeout).")
+	s.val(argparse.BindSeconds("interrupt-grace", &o.InterruptGrace), "interrupt-grace", "After the first Ctrl-C, seconds to let requests in flight finish before cancelling them.")
+	s.val(argparse.BindSeconds("progress-interval", &o.ProgressInterval), "progress-interval", "When stderr is not a terminal (CI logs), seconds between progress lines (\"progress: 120/1000 done, 0 failed, ...\"; the first after 1 s); 0: none.")
 	f.gate.register(s.fs)
 	f.repeat.register(s.fs)
 	f.shard.register(s.fs)
@@ -379,7 +391,7 @@ func registerPending(fs *pflag.FlagSet) {
 		case "bool":
 			fs.Bool(p.name, false, p.help)
 		case "json":
-			fs.Var(&jsonFlag{name: p.name}, p.name, p.help)
+			fs.Var(argparse.NewJSON(p.name), p.name, p.help)
 		case "itl":
 			fs.String(p.name, "25,50", p.help)
 		default:

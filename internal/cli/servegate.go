@@ -7,6 +7,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/gobench/gobench/internal/argparse"
 	"github.com/gobench/gobench/internal/atomicfile"
 	"github.com/gobench/gobench/internal/gate"
 	"github.com/gobench/gobench/internal/pyjson"
@@ -35,9 +36,9 @@ type ServeGate struct {
 
 // gateFlags are serve's flags for ServeGate.
 type gateFlags struct {
-	thresholds  stringsFlag
+	thresholds  argparse.Strings
 	baseline    string
-	format      *choiceFlag
+	format      *argparse.Choice
 	summaryFile string
 }
 
@@ -47,7 +48,7 @@ type gateFlags struct {
 func (g *gateFlags) register(fs *pflag.FlagSet) {
 	fs.Var(&g.thresholds, "threshold", thresholdHelp+" Checked after the run; the verdicts follow the result block.")
 	fs.StringVar(&g.baseline, "threshold-baseline", "", "Result file (PATH, PATH#INDEX or PATH#LABEL) that relative thresholds such as 'p99_ttft_ms<=baseline*1.05' compare with.")
-	g.format = newChoice("format", "text", "text", "markdown", "json")
+	g.format = argparse.NewChoice("format", "text", "text", "markdown", "json")
 	fs.Var(g.format, "format", "What the standard output gets: text (vLLM's block), markdown (a summary for a CI job or a pull request) or json (the result object as saved, on one line, with the thresholds' verdicts under gobench_thresholds; for jq). Everything else goes to the standard error.")
 	fs.StringVar(&g.summaryFile, "summary-file", "", "Append a Markdown summary of the run (and the thresholds' verdicts) to this file, e.g. $GITHUB_STEP_SUMMARY.")
 }
@@ -56,8 +57,8 @@ func (g *gateFlags) register(fs *pflag.FlagSet) {
 // name keys this command line's result will have, and a dry run (which
 // measures nothing) has none.
 func (g *gateFlags) options(o *run.Options) (ServeGate, error) {
-	sg := ServeGate{Baseline: g.baseline, Format: g.format.v, SummaryFile: g.summaryFile}
-	ths, err := parseThresholds(g.thresholds.v)
+	sg := ServeGate{Baseline: g.baseline, Format: g.format.Value(), SummaryFile: g.summaryFile}
+	ths, err := parseThresholds(g.thresholds.Value())
 	if err != nil {
 		return sg, err
 	}

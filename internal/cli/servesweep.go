@@ -8,6 +8,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/gobench/gobench/internal/argparse"
 	"github.com/gobench/gobench/internal/exitcode"
 	"github.com/gobench/gobench/internal/pyfmt"
 	"github.com/gobench/gobench/internal/run"
@@ -34,7 +35,7 @@ type ServeSweep struct {
 // serveSweepFlags are the short form's flags.
 type serveSweepFlags struct {
 	rates, concurrencies string
-	factor               *intFlag
+	factor               *argparse.Int
 	reset                bool
 }
 
@@ -44,23 +45,23 @@ var serveSweepFlagNames = []string{"sweep-request-rate", "sweep-max-concurrency"
 func (f *serveSweepFlags) register(s flagSet) {
 	s.str(&f.rates, "sweep-request-rate", "Run once per request rate in `RATES`, comma-separated (inf allowed), e.g. 1,2,4,8,inf: each point a full run with its own result file, then a table of the points (also saved as CSV and JSON).")
 	s.str(&f.concurrencies, "sweep-max-concurrency", "Run once per max concurrency in `LIST`, comma-separated, e.g. 1,8,64,256 (as --sweep-request-rate).")
-	f.factor = newInt("sweep-num-prompts-factor", 0)
+	f.factor = argparse.NewInt("sweep-num-prompts-factor", 0)
 	s.val(f.factor, "sweep-num-prompts-factor", "With --sweep-max-concurrency: each point sends concurrency × `N` prompts.")
 	s.boolean(&f.reset, "reset-prefix-cache", "POST the server's /reset_prefix_cache before each sweep point (vLLM serves it with VLLM_SERVER_DEV_MODE=1), so no point starts with another's cache.")
 }
 
 // options reads the flags: nil when none was given.
 func (f *serveSweepFlags) options() (*ServeSweep, error) {
-	if f.rates == "" && f.concurrencies == "" && !f.factor.set && !f.reset {
+	if f.rates == "" && f.concurrencies == "" && !f.factor.Given() && !f.reset {
 		return nil, nil
 	}
-	sw := &ServeSweep{NumPromptsFactor: f.factor.v, ResetPrefixCache: f.reset}
+	sw := &ServeSweep{NumPromptsFactor: f.factor.Value(), ResetPrefixCache: f.reset}
 	switch {
 	case f.rates != "" && f.concurrencies != "":
 		return nil, argErrorf("--sweep-request-rate and --sweep-max-concurrency: give one of them")
-	case f.factor.set && f.concurrencies == "":
+	case f.factor.Given() && f.concurrencies == "":
 		return nil, argErrorf("--sweep-num-prompts-factor needs --sweep-max-concurrency")
-	case f.factor.set && f.factor.v < 1:
+	case f.factor.Given() && f.factor.Value() < 1:
 		return nil, argErrorf("argument --sweep-num-prompts-factor: must be at least 1")
 	}
 	for _, item := range splitList(f.rates) {

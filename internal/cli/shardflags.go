@@ -7,6 +7,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/gobench/gobench/internal/argparse"
 	"github.com/gobench/gobench/internal/run"
 	"github.com/spf13/pflag"
 )
@@ -21,13 +22,13 @@ var shardFlagNames = []string{"num-shards", "shard-index", "start-at"}
 
 // shardFlags are serve's flags for run.Shard.
 type shardFlags struct {
-	count, index *intFlag
+	count, index *argparse.Int
 	startAt      string
 }
 
 // register defines the flags.
 func (f *shardFlags) register(fs *pflag.FlagSet) {
-	f.count, f.index = newInt("num-shards", 1), newInt("shard-index", 0)
+	f.count, f.index = argparse.NewInt("num-shards", 1), argparse.NewInt("shard-index", 0)
 	fs.Var(f.count, "num-shards",
 		"Spread one benchmark over this many clients (shards): each plans the same dataset and schedule from --seed and sends request j "+
 			"when j mod --num-shards is its --shard-index; gobench merge joins their --save-detailed results. --max-concurrency is per shard "+
@@ -41,10 +42,10 @@ func (f *shardFlags) register(fs *pflag.FlagSet) {
 // options sets o.Shard from the flags (and $JOB_COMPLETION_INDEX), and
 // warns on stderr when a shard's result could not be merged.
 func (f *shardFlags) options(o *run.Options, deps *Deps) error {
-	s := run.Shard{Count: f.count.v, Index: f.index.v}
+	s := run.Shard{Count: f.count.Value(), Index: f.index.Value()}
 	// Only a sharded run takes the Job's index: a Job that runs whole
 	// benchmarks in its pods is not refused for it.
-	if !f.index.set && s.Count > 1 {
+	if !f.index.Given() && s.Count > 1 {
 		if env := strings.TrimSpace(deps.Getenv(jobIndexEnv)); env != "" {
 			i, err := strconv.Atoi(env)
 			if err != nil || i < 0 {

@@ -6,6 +6,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/gobench/gobench/internal/argparse"
 	"github.com/gobench/gobench/internal/exitcode"
 	"github.com/gobench/gobench/internal/sim"
 	"github.com/spf13/pflag"
@@ -28,9 +29,9 @@ func (f *simFlags) register(fs *pflag.FlagSet, prefix string, standalone bool) {
 		name := prefix + k.Name
 		switch d := k.Default.(type) {
 		case int:
-			fs.Var(newInt(name, d), name, k.Usage)
+			fs.Var(argparse.NewInt(name, d), name, k.Usage)
 		case float64:
-			fs.Var(newFloat(name, d), name, k.Usage)
+			fs.Var(argparse.NewFloat(name, d), name, k.Usage)
 		case bool:
 			fs.Bool(name, d, k.Usage)
 		case string:

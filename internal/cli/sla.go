@@ -10,6 +10,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/gobench/gobench/internal/argparse"
 	"github.com/gobench/gobench/internal/capacity"
 	"github.com/gobench/gobench/internal/compare"
 	"github.com/gobench/gobench/internal/pyfmt"
@@ -86,21 +87,21 @@ const slaExample = `  # The largest request rate at which 99% of requests get th
 
 // slaFlags are `gobench sweep sla`'s own flags.
 type slaFlags struct {
-	variable                      *choiceFlag
-	criteria                      *listFlag
+	variable                      *argparse.Choice
+	criteria                      *argparse.List
 	params, outputDir             string
-	goodRatio, minLoad, maxLoad   *floatFlag
-	tolerance, confidence, budget *floatFlag
-	reruns                        *intFlag
+	goodRatio, minLoad, maxLoad   *argparse.Float
+	tolerance, confidence, budget *argparse.Float
+	reruns                        *argparse.Int
 }
 
 func newSLACmd(deps *Deps, runF func(context.Context, *SLAOptions) error) *cobra.Command {
 	f := &slaFlags{
-		variable:  newChoice("sla-variable", string(capacity.RequestRate), string(capacity.RequestRate), string(capacity.MaxConcurrency)),
-		criteria:  &listFlag{},
-		goodRatio: newFloat("sla-good-ratio", 0.99), minLoad: newFloat("sla-min", 1), maxLoad: newFloat("sla-max", 0),
-		tolerance: newFloat("sla-tolerance", 0.05), confidence: newFloat("sla-confidence", 0.95),
-		budget: newFloat("time-budget", 3600), reruns: newInt("sla-max-reruns", 2), outputDir: "results",
+		variable:  argparse.NewChoice("sla-variable", string(capacity.RequestRate), string(capacity.RequestRate), string(capacity.MaxConcurrency)),
+		criteria:  &argparse.List{},
+		goodRatio: argparse.NewFloat("sla-good-ratio", 0.99), minLoad: argparse.NewFloat("sla-min", 1), maxLoad: argparse.NewFloat("sla-max", 0),
+		tolerance: argparse.NewFloat("sla-tolerance", 0.05), confidence: argparse.NewFloat("sla-confidence", 0.95),
+		budget: argparse.NewFloat("time-budget", 3600), reruns: argparse.NewInt("sla-max-reruns", 2), outputDir: "results",
 	}
 	cmd := &cobra.Command{
 		Use:     "serve_sla [flags] -- [serve] SERVE-FLAGS",
@@ -151,19 +152,19 @@ func (f *slaFlags) options(ctx context.Context, deps *Deps, args []string) (*SLA
 		return nil, argErrorf("--threshold, --summary-file and --format are serve's: gobench sweep sla judges its points by its objectives and prints its own table")
 	}
 	switch {
-	case f.variable.v == string(capacity.RequestRate) && !math.IsInf(so.Run.Schedule.RequestRate, 1):
+	case f.variable.Value() == string(capacity.RequestRate) && !math.IsInf(so.Run.Schedule.RequestRate, 1):
 		return nil, argErrorf("--request-rate: the search sets it (vLLM refuses it in bench_params too); leave it out of the serve line")
-	case f.variable.v == string(capacity.MaxConcurrency) && so.Run.MaxConcurrency != 0:
+	case f.variable.Value() == string(capacity.MaxConcurrency) && so.Run.MaxConcurrency != 0:
 		return nil, argErrorf("--max-concurrency: the search sets it (vLLM refuses it in bench_params too); leave it out of the serve line")
 	}
 	criteria, err := f.objectives(so)
 	if err != nil {
 		return nil, err
 	}
-	c := capacity.Config{Variable: capacity.Variable(f.variable.v), Criteria: criteria, Min: f.minLoad.v,
-		Max: f.maxLoad.v, Tolerance: f.tolerance.v, Requests: so.Run.NumPrompts, MaxReruns: f.reruns.v, Now: deps.Now,
-		Bootstrap: compare.Options{Confidence: f.confidence.v, Seed: uint64(so.Run.Seed)}}
-	if !f.maxLoad.set {
+	c := capacity.Config{Variable: capacity.Variable(f.variable.Value()), Criteria: criteria, Min: f.minLoad.Value(),
+		Max: f.maxLoad.Value(), Tolerance: f.tolerance.Value(), Requests: so.Run.NumPrompts, MaxReruns: f.reruns.Value(), Now: deps.Now,
+		Bootstrap: compare.Options{Confidence: f.confidence.Value(), Seed: uint64(so.Run.Seed)}}
+	if !f.maxLoad.Given() {
 		c.Max = math.Inf(1)
 		if c.Variable == capacity.MaxConcurrency {
 			c.Max = float64(so.Run.NumPrompts)
@@ -178,22 +179,22 @@ func (f *slaFlags) options(ctx context.Context, deps *Deps, args []string) (*SLA
 // checkNumbers checks the numeric flags, naming each.
 func (f *slaFlags) checkNumbers(c *capacity.Config) error {
 	switch {
-	case !(f.confidence.v > 0.5 && f.confidence.v < 1):
-		return argErrorf("argument --sla-confidence: must be between 0.5 and 1 (exclusive), e.g. 0.95 (got %s)", pyfmt.Float(f.confidence.v))
-	case !(f.budget.v > 0) || !(f.budget.v < 1e7):
-		return argErrorf("argument --time-budget: must be a positive number of seconds below 10**7 (got %s)", pyfmt.Float(f.budget.v))
-	case !(f.minLoad.v > 0) || math.IsInf(f.minLoad.v, 0):
-		return argErrorf("argument --sla-min: must be a positive number (got %s)", pyfmt.Float(f.minLoad.v))
+	case !(f.confidence.Value() > 0.5 && f.confidence.Value() < 1):
+		return argErrorf("argument --sla-confidence: must be between 0.5 and 1 (exclusive), e.g. 0.95 (got %s)", pyfmt.Float(f.confidence.Value()))
+	case !(f.budget.Value() > 0) || !(f.budget.Value() < 1e7):
+		return argErrorf("argument --time-budget: must be a positive number of seconds below 10**7 (got %s)", pyfmt.Float(f.budget.Value()))
+	case !(f.minLoad.Value() > 0) || math.IsInf(f.minLoad.Value(), 0):
+		return argErrorf("argument --sla-min: must be a positive number (got %s)", pyfmt.Float(f.minLoad.Value()))
 	case !(c.Max >= c.Min):
 		return argErrorf("argument --sla-max: must be at least --sla-min %s (got %s)", pyfmt.Float(c.Min), pyfmt.Float(c.Max))
 	case c.Variable == capacity.MaxConcurrency && (c.Min != math.Floor(c.Min) || c.Max != math.Floor(c.Max) || math.IsInf(c.Max, 0)):
 		return argErrorf("argument --sla-max/--sla-min: a concurrency is a whole number (got %s and %s)", pyfmt.Float(c.Min), pyfmt.Float(c.Max))
-	case !(f.tolerance.v > 0 && f.tolerance.v <= 1):
-		return argErrorf("argument --sla-tolerance: must be in (0, 1], e.g. 0.05 (got %s)", pyfmt.Float(f.tolerance.v))
-	case f.reruns.v < 0 || f.reruns.v > 10:
-		return argErrorf("argument --sla-max-reruns: must be between 0 and 10 (got %d)", f.reruns.v)
+	case !(f.tolerance.Value() > 0 && f.tolerance.Value() <= 1):
+		return argErrorf("argument --sla-tolerance: must be in (0, 1], e.g. 0.05 (got %s)", pyfmt.Float(f.tolerance.Value()))
+	case f.reruns.Value() < 0 || f.reruns.Value() > 10:
+		return argErrorf("argument --sla-max-reruns: must be between 0 and 10 (got %d)", f.reruns.Value())
 	}
-	c.Budget = time.Duration(f.budget.v * float64(time.Second))
+	c.Budget = time.Duration(f.budget.Value() * float64(time.Second))
 	return c.Validate()
 }
 
@@ -202,7 +203,7 @@ func (f *slaFlags) checkNumbers(c *capacity.Config) error {
 func (f *slaFlags) objectives(so *ServeOptions) ([]capacity.Criterion, error) {
 	var cs []capacity.Criterion
 	if len(so.Run.Goodput) > 0 {
-		c, err := capacity.GoodputCriterion(so.Run.Goodput, f.goodRatio.v)
+		c, err := capacity.GoodputCriterion(so.Run.Goodput, f.goodRatio.Value())
 		if err != nil {
 			name := "--sla-good-ratio"
 			if !strings.Contains(err.Error(), "share") {
@@ -212,7 +213,7 @@ func (f *slaFlags) objectives(so *ServeOptions) ([]capacity.Criterion, error) {
 		}
 		cs = append(cs, c)
 	}
-	texts := slices.Clone(f.criteria.v)
+	texts := slices.Clone(f.criteria.Value())
 	if f.params != "" {
 		more, err := readSLAParams(f.params)
 		if err != nil {
@@ -281,9 +282,9 @@ func parseServeLine(ctx context.Context, deps *Deps, args []string) (*ServeOptio
 	cmd.SetOut(deps.Stderr)
 	cmd.SetErr(deps.Stderr)
 	cmd.SilenceErrors, cmd.SilenceUsage = true, true
-	norm, err := normalizeArgs(args, cmd.Flags(), listFlags)
+	norm, err := argparse.Normalize(args, cmd.Flags(), listFlags)
 	if err == nil {
-		norm, err = withConfig(norm, cmd.Flags(), listFlags, freshServeFlags)
+		norm, err = argparse.WithConfig(norm, cmd.Flags(), listFlags, freshServeFlags)
 	}
 	if err == nil {
 		cmd.SetArgs(norm)

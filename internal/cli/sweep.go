@@ -4,9 +4,9 @@ import (
 	"context"
 	"fmt"
 	"io"
-	"strings"
 	"time"
 
+	"github.com/gobench/gobench/internal/argparse"
 	"github.com/gobench/gobench/internal/exitcode"
 	"github.com/gobench/gobench/internal/sweep"
 	"github.com/spf13/cobra"
@@ -145,27 +145,10 @@ func benchRunner(deps *Deps) sweep.Runner {
 }
 
 // expandSweepShort spells the short flags -o and -e of vLLM's sweep long
-// (--output-dir, --experiment-name) before normalizeArgs, which reads long
-// flags only.
+// (--output-dir, --experiment-name) before argparse.Normalize, which reads
+// long flags only.
 func expandSweepShort(args []string) []string {
-	return expandShort(args, map[string]string{"-o": "--output-dir", "-e": "--experiment-name"})
-}
-
-// expandShort spells the short flags of shorts (short → long) long, with
-// their value as "-oVALUE", "-o=VALUE" or the next argument.
-func expandShort(args []string, shorts map[string]string) []string {
-	out := make([]string, 0, len(args))
-	for _, a := range args {
-		for short, long := range shorts {
-			if a == short {
-				a = long
-			} else if v, ok := strings.CutPrefix(a, short); ok && !strings.HasPrefix(a, "--") {
-				a = long + "=" + strings.TrimPrefix(v, "=")
-			}
-		}
-		out = append(out, a)
-	}
-	return out
+	return argparse.ExpandShort(args, map[string]string{"-o": "--output-dir", "-e": "--experiment-name"})
 }
 
 // isSweepCmd reports whether cmd is a subcommand of `gobench sweep`.
@@ -181,16 +164,16 @@ type sweepFlags struct {
 	serveParams, benchParams, linkVars      string
 	outputDir, experimentName               string
 	showStdout, continueOnError, dry, resum bool
-	readyTimeout, numRuns, warmup           *intFlag
-	workloadVar                             *choiceFlag
-	workloadIters                           *intFlag
+	readyTimeout, numRuns, warmup           *argparse.Int
+	workloadVar                             *argparse.Choice
+	workloadIters                           *argparse.Int
 	workload                                bool
 }
 
 func newSweepFlags(workload bool) *sweepFlags {
 	return &sweepFlags{outputDir: "results", workload: workload,
-		readyTimeout: newInt("server-ready-timeout", 300), numRuns: newInt("num-runs", 3), warmup: newInt("warmup-num-prompts", 0),
-		workloadVar: newChoice("workload-var", "request_rate", "request_rate", "max_concurrency"), workloadIters: newInt("workload-iters", 10)}
+		readyTimeout: argparse.NewInt("server-ready-timeout", 300), numRuns: argparse.NewInt("num-runs", 3), warmup: argparse.NewInt("warmup-num-prompts", 0),
+		workloadVar: argparse.NewChoice("workload-var", "request_rate", "request_rate", "max_concurrency"), workloadIters: argparse.NewInt("workload-iters", 10)}
 }
 
 func (f *sweepFlags) register(fs *pflag.FlagSet) {
@@ -222,10 +205,10 @@ func (f *sweepFlags) options(deps *Deps) (*SweepOptions, error) {
 		return nil, argErrorf("the following arguments are required: --bench-cmd")
 	}
 	o := sweep.Options{OutputDir: f.outputDir, ExperimentName: f.experimentName, ShowStdout: f.showStdout,
-		ServerReadyTimeout: time.Duration(f.readyTimeout.v) * time.Second, NumRuns: f.numRuns.v,
-		WarmupNumPrompts: f.warmup.v, ContinueOnError: f.continueOnError, DryRun: f.dry, Resume: f.resum}
+		ServerReadyTimeout: time.Duration(f.readyTimeout.Value()) * time.Second, NumRuns: f.numRuns.Value(),
+		WarmupNumPrompts: f.warmup.Value(), ContinueOnError: f.continueOnError, DryRun: f.dry, Resume: f.resum}
 	if f.workload {
-		o.Workload = &sweep.Workload{Var: f.workloadVar.v, Iters: f.workloadIters.v}
+		o.Workload = &sweep.Workload{Var: f.workloadVar.Value(), Iters: f.workloadIters.Value()}
 	}
 	for _, c := range []struct {
 		flag, text string

@@ -1,4 +1,4 @@
-package cli
+package argparse
 
 import (
 	"encoding/json"
@@ -7,11 +7,12 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/gobench/gobench/internal/exitcode"
 	"github.com/gobench/gobench/internal/pyjson"
 	"github.com/spf13/pflag"
 )
 
-// normalizeArgs rewrites a vLLM command line into one pflag parses the same
+// Normalize rewrites a vLLM command line into one pflag parses the same
 // way argparse (vLLM's FlexibleArgumentParser) would:
 //
 //   - "_" becomes "-" in flag names up to the first "." (--num_prompts);
@@ -28,8 +29,11 @@ import (
 //     "key+" appends to a list).
 //
 // Every flag comes out as --name=value, so pflag's own rules for separate
-// values never apply.
-func normalizeArgs(args []string, fs *pflag.FlagSet, lists map[string]int) ([]string, error) {
+// values never apply; an nargs="*" flag given without values comes out as
+// --name=EmptyList. lists names the nargs flags of fs with their minimum
+// count plus one (1 for "+", 2 for "*", so that 0 means "not a list"); a
+// flag whose value is a *List is one too.
+func Normalize(args []string, fs *pflag.FlagSet, lists map[string]int) ([]string, error) {
 	var out []string
 	dotted := map[string]*pyjson.Object{}
 	for i := 0; i < len(args); i++ {
@@ -63,38 +67,25 @@ func normalizeArgs(args []string, fs *pflag.FlagSet, lists map[string]int) ([]st
 				return val, nil
 			}
 			if i+1 >= len(args) || looksLikeOption(args[i+1]) {
-				return "", argErrorf("argument --%s: expected one argument", f.Name)
+				return "", exitcode.Usagef("argument --%s: expected one argument", f.Name)
 			}
 			i++
 			return args[i], nil
 		}
 		switch {
 		case isDotted:
-			if _, ok := f.Value.(*jsonFlag); !ok {
-				return nil, argErrorf("argument --%s: does not take dotted keys (--%s.%s)", f.Name, f.Name, tail)
+			if _, ok := f.Value.(*JSON); !ok {
+				return nil, exitcode.Usagef("argument --%s: does not take dotted keys (--%s.%s)", f.Name, f.Name, tail)
 			}
 			v, err := next()
 			if err != nil {
 				return nil, err
 			}
-			obj := dotted[f.Name]
-			if obj == nil {
-				obj = pyjson.NewObject()
-				dotted[f.Name] = obj
-			}
-			top, err := setDotted(obj, tail, v)
-			if err == nil {
-				one := pyjson.NewObject()
-				val, _ := obj.Get(top)
-				one.Set(top, val)
-				var b []byte
-				if b, err = pyjson.AppendCompact(nil, one); err == nil {
-					out = append(out, "--"+f.Name+"="+string(b))
-				}
-			}
+			arg, err := dottedArg(dotted, f.Name, tail, v)
 			if err != nil {
-				return nil, argErrorf("argument --%s.%s: %v", f.Name, tail, err)
+				return nil, exitcode.Usagef("argument --%s.%s: %v", f.Name, tail, err)
 			}
+			out = append(out, arg)
 		case f.Value.Type() == "bool":
 			if hasVal {
 				out = append(out, "--"+f.Name+"="+val)
@@ -112,9 +103,9 @@ func normalizeArgs(args []string, fs *pflag.FlagSet, lists map[string]int) ([]st
 			}
 			if len(vals) == 0 {
 				if lists[f.Name] == 1 {
-					return nil, argErrorf("argument --%s: expected at least one argument", f.Name)
+					return nil, exitcode.Usagef("argument --%s: expected at least one argument", f.Name)
 				}
-				vals = []string{emptyListMarker}
+				vals = []string{EmptyList}
 			}
 			for _, v := range vals {
 				out = append(out, "--"+f.Name+"="+v)
@@ -137,13 +128,13 @@ func normalizeArgs(args []string, fs *pflag.FlagSet, lists map[string]int) ([]st
 // start with "-". "-h" (help) and "-" pass.
 func checkPositional(a string) error {
 	if looksLikeOption(a) && a != "-h" || negativeNumber.MatchString(a) {
-		return argErrorf("unrecognized arguments: %s", a)
+		return exitcode.Usagef("unrecognized arguments: %s", a)
 	}
 	return nil
 }
 
 func isList(f *pflag.Flag) bool {
-	_, ok := f.Value.(*listFlag)
+	_, ok := f.Value.(*List)
 	return ok
 }
 
@@ -179,7 +170,31 @@ func resolveFlag(fs *pflag.FlagSet, name string) (*pflag.Flag, error) {
 	for i, m := range matches {
 		matches[i] = "--" + m
 	}
-	return nil, argErrorf("ambiguous option: --%s could match %s", name, strings.Join(matches, ", "))
+	return nil, exitcode.Usagef("ambiguous option: --%s could match %s", name, strings.Join(matches, ", "))
+}
+
+// dottedArg sets --name.path value in the object dotted builds for the
+// flag name and returns the flag's argument: the whole top-level key of
+// the object so far, so that the JSON flag's merge ends with the object
+// built.
+func dottedArg(dotted map[string]*pyjson.Object, name, path, value string) (string, error) {
+	obj := dotted[name]
+	if obj == nil {
+		obj = pyjson.NewObject()
+		dotted[name] = obj
+	}
+	top, err := setDotted(obj, path, value)
+	if err != nil {
+		return "", err
+	}
+	one := pyjson.NewObject()
+	val, _ := obj.Get(top)
+	one.Set(top, val)
+	b, err := pyjson.AppendCompact(nil, one)
+	if err != nil {
+		return "", err
+	}
+	return "--" + name + "=" + string(b), nil
 }
 
 // setDotted sets the dotted path in obj to value (JSON-decoded when it is
@@ -238,4 +253,23 @@ func shorthand(fs *pflag.FlagSet, a string) *pflag.Flag {
 		return nil
 	}
 	return fs.ShorthandLookup(a[1:])
+}
+
+// ExpandShort spells the short flags of shorts (short → long, e.g. "-o"
+// → "--output-dir") long, with their value as "-oVALUE", "-o=VALUE" or the
+// next argument, for the commands whose one-letter options pflag does not
+// hold as shorthands; Normalize reads long flags only.
+func ExpandShort(args []string, shorts map[string]string) []string {
+	out := make([]string, 0, len(args))
+	for _, a := range args {
+		for short, long := range shorts {
+			if a == short {
+				a = long
+			} else if v, ok := strings.CutPrefix(a, short); ok && !strings.HasPrefix(a, "--") {
+				a = long + "=" + strings.TrimPrefix(v, "=")
+			}
+		}
+		out = append(out, a)
+	}
+	return out
 }

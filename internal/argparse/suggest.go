@@ -1,47 +1,32 @@
-package cli
+package argparse
 
 import (
 	"slices"
 	"strings"
 	"unicode/utf8"
 
-	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
 )
 
-// suggestFlag is " (did you mean --NAME?)" for the flag of cmd nearest to
-// the unknown one typed, hidden ones (vLLM's, not supported yet)
-// included, or "" when none is near.
-func suggestFlag(cmd *cobra.Command, typed string) string {
+// SuggestFlag is " (did you mean --NAME?)" for the flag of fs nearest to
+// the unknown one typed (see Nearest; underscores count as dashes and case
+// does not count), hidden ones (vLLM's, not supported yet) included, or ""
+// when none is near: argparse's error for an unknown flag ends with it.
+func SuggestFlag(fs *pflag.FlagSet, typed string) string {
 	var names []string
-	cmd.Flags().VisitAll(func(f *pflag.Flag) { names = append(names, f.Name) })
-	if near := nearest(strings.ReplaceAll(strings.ToLower(typed), "_", "-"), names); near != "" {
+	fs.VisitAll(func(f *pflag.Flag) { names = append(names, f.Name) })
+	if near := Nearest(strings.ReplaceAll(strings.ToLower(typed), "_", "-"), names); near != "" {
 		return " (did you mean --" + near + "?)"
 	}
 	return ""
 }
 
-// suggestCommand is " (did you mean NAME?)" for the subcommand of cmd
-// nearest to the unknown word typed, or "".
-func suggestCommand(cmd *cobra.Command, typed string) string {
-	var names []string
-	for _, c := range cmd.Commands() {
-		if c.IsAvailableCommand() {
-			names = append(names, c.Name())
-		}
-	}
-	if near := nearest(strings.ToLower(typed), names); near != "" {
-		return " (did you mean " + near + "?)"
-	}
-	return ""
-}
-
-// nearest returns the name closest to typed when it is close enough to be
+// Nearest returns the name closest to typed when it is close enough to be
 // a slip (edit distance, a swap of neighbours counting one, of at most
 // maxSlips), else the only name that holds typed (--prompts for
 // --num-prompts; of several, the only one that ends with it), else "".
 // Ties go to the first name.
-func nearest(typed string, names []string) string {
+func Nearest(typed string, names []string) string {
 	best, bestDist := "", maxSlips(typed)+1
 	for _, n := range names {
 		if d := editDistance(typed, n); d < bestDist {

@@ -1,4 +1,4 @@
-package cli
+package argparse
 
 import (
 	"encoding/json"
@@ -424,12 +424,15 @@ func describeNode(n *yaml.Node) string {
 	return "a document"
 }
 
-// withConfig expands a --config file in serve's normalized arguments: the
-// file's flags go first, each checked alone so that an error names the
-// file and the key's line, and a flag the command line also gives is
+// WithConfig expands the --config=FILE of arguments that Normalize wrote
+// (serve's, vLLM's FlexibleArgumentParser) into the YAML file's flags, or
+// returns norm as it is when there is none: the file's flags go first,
+// each checked alone on a flag set fresh returns, so that an error names
+// the file and the key's line, and a flag the command line also gives is
 // dropped from the file's, so that the command line wins (for nargs lists
-// too, as argparse's last occurrence replaces the earlier ones).
-func withConfig(norm []string, fs *pflag.FlagSet, lists map[string]int, fresh func() *pflag.FlagSet) ([]string, error) {
+// too, as argparse's last occurrence replaces the earlier ones). fs and
+// lists are those Normalize was given.
+func WithConfig(norm []string, fs *pflag.FlagSet, lists map[string]int, fresh func() *pflag.FlagSet) ([]string, error) {
 	path, rest, err := takeConfigArg(norm)
 	if err != nil || path == "" {
 		return norm, err
@@ -454,14 +457,14 @@ func withConfig(norm []string, fs *pflag.FlagSet, lists map[string]int, fresh fu
 		}
 		f, err := configFlag(fs, name)
 		if err != nil {
-			return nil, argErrorf("%s: %w", where, err)
+			return nil, exitcode.Usagef("%s: %w", where, err)
 		}
-		n, err := normalizeArgs(e.args, fs, lists)
+		n, err := Normalize(e.args, fs, lists)
 		if err == nil {
 			err = fresh().Parse(n)
 		}
 		if err != nil {
-			return nil, argErrorf("%s: %w", where, flagError(err))
+			return nil, exitcode.Usagef("%s: %w", where, flagError(err))
 		}
 		norms[i], flags[i], last[f.Name] = n, f.Name, i
 	}
@@ -491,10 +494,10 @@ func takeConfigArg(norm []string) (string, []string, error) {
 			continue
 		}
 		if path != "" {
-			return "", nil, argErrorf("argument --config: more than one config file (%s and %s)", path, v)
+			return "", nil, exitcode.Usagef("argument --config: more than one config file (%s and %s)", path, v)
 		}
 		if v == "" {
-			return "", nil, argErrorf("argument --config: expected a YAML file name")
+			return "", nil, exitcode.Usagef("argument --config: expected a YAML file name")
 		}
 		path = v
 	}
@@ -506,20 +509,20 @@ func takeConfigArg(norm []string) (string, []string, error) {
 func loadConfigFile(path string, fs *pflag.FlagSet) ([]configEntry, error) {
 	ext := path[strings.LastIndexByte(path, '.')+1:]
 	if ext != "yaml" && ext != "yml" {
-		return nil, argErrorf("argument --config: %s: the config file must be a .yaml or .yml file", path)
+		return nil, exitcode.Usagef("argument --config: %s: the config file must be a .yaml or .yml file", path)
 	}
 	b, err := readlimit.File(path, maxConfigBytes)
 	if err != nil {
-		return nil, argErrorf("argument --config: %w", err)
+		return nil, exitcode.Usagef("argument --config: %w", err)
 	}
 	hasFlag := func(name string) bool { return fs.Lookup(name) != nil }
 	entries, err := parseConfigFile(b, hasFlag)
 	var le *configLineError
 	switch {
 	case errors.As(err, &le):
-		return nil, argErrorf("--config %s:%d: %w", path, le.line, le.err)
+		return nil, exitcode.Usagef("--config %s:%d: %w", path, le.line, le.err)
 	case err != nil:
-		return nil, argErrorf("--config %s: %w", path, err)
+		return nil, exitcode.Usagef("--config %s: %w", path, err)
 	}
 	return entries, nil
 }
@@ -535,13 +538,7 @@ func configFlag(fs *pflag.FlagSet, key string) (*pflag.Flag, error) {
 	case err != nil:
 		return nil, err
 	case f == nil:
-		var names []string
-		fs.VisitAll(func(f *pflag.Flag) { names = append(names, f.Name) })
-		hint := ""
-		if near := nearest(strings.ToLower(head), names); near != "" {
-			hint = " (did you mean --" + near + "?)"
-		}
-		return nil, fmt.Errorf("unknown flag --%s%s", head, hint)
+		return nil, fmt.Errorf("unknown flag --%s%s", head, SuggestFlag(fs, head))
 	case f.Name == "config":
 		return nil, errors.New("a config file cannot name another")
 	}
@@ -556,13 +553,4 @@ func flagError(err error) error {
 		return ue
 	}
 	return err
-}
-
-// freshServeFlags is a new set of serve's flags, on which withConfig
-// checks each entry of a config file alone.
-func freshServeFlags() *pflag.FlagSet {
-	fs := pflag.NewFlagSet("serve", pflag.ContinueOnError)
-	fs.SetOutput(io.Discard)
-	newServeFlags().register(fs)
-	return fs
 }
