@@ -4,6 +4,7 @@ import (
 	"strings"
 
 	"github.com/gobench/gobench/internal/argparse"
+	"github.com/gobench/gobench/internal/redact"
 )
 
 // secretEnv names the environment variables gobench reads whose values are
@@ -15,14 +16,6 @@ var secretEnv = [...]string{"OPENAI_API_KEY", "HF_TOKEN"}
 // would match ordinary text and garble the command line, and is no real
 // key.
 const minSecretLen = 8
-
-// redacted stands for a secret in the saved command line.
-const redacted = "<redacted>"
-
-// credentialWords mark a header or URL query parameter whose value is a
-// credential: Authorization, X-API-Key, Cookie, access_token, ... It is
-// read-only.
-var credentialWords = [...]string{"auth", "key", "token", "secret", "passw", "cookie", "credential", "session", "signature"}
 
 // commandLine is the command line saved in the result's gobench_workload:
 // "gobench", then args as normalizeFor rewrote them (each flag as
@@ -37,7 +30,7 @@ func commandLine(args []string, getenv func(string) string) string {
 		a = redactArg(a)
 		for _, name := range secretEnv {
 			if v := getenv(name); len(v) >= minSecretLen {
-				a = strings.ReplaceAll(a, v, redacted)
+				a = strings.ReplaceAll(a, v, redact.Mark)
 			}
 		}
 		words = append(words, shellQuote(a))
@@ -50,60 +43,15 @@ func redactArg(a string) string {
 	name, val, ok := strings.Cut(strings.TrimPrefix(a, "--"), "=")
 	switch {
 	case !strings.HasPrefix(a, "--") || !ok:
-		return redactURL(a)
+		return redact.URL(a)
 	case val == argparse.EmptyList:
 		return "--" + name
 	case name == "header":
-		if k, _, ok := strings.Cut(val, "="); ok && isCredential(k) {
-			return "--header=" + k + "=" + redacted
+		if k, _, ok := strings.Cut(val, "="); ok && redact.IsCredential(k) {
+			return "--header=" + k + "=" + redact.Mark
 		}
 	}
-	return "--" + name + "=" + redactURL(val)
-}
-
-// isCredential reports whether a header or parameter name looks like one
-// that carries a credential.
-func isCredential(name string) bool {
-	lower := strings.ToLower(name)
-	for _, w := range credentialWords {
-		if strings.Contains(lower, w) {
-			return true
-		}
-	}
-	return false
-}
-
-// redactURL hides the user and password of a URL and the values of its
-// credential-looking query parameters; other text is returned as it is.
-// It works on the text, so that a URL that does not parse keeps no secret
-// either.
-func redactURL(s string) string {
-	scheme := strings.Index(s, "://")
-	if scheme < 0 {
-		return s
-	}
-	authority := s[scheme+3:]
-	if end := strings.IndexAny(authority, "/?#"); end >= 0 {
-		authority = authority[:end]
-	}
-	if at := strings.LastIndexByte(authority, '@'); at >= 0 {
-		s = s[:scheme+3] + redacted + s[scheme+3+at:]
-	}
-	q := strings.IndexByte(s, '?')
-	if q < 0 {
-		return s
-	}
-	query, fragment := s[q+1:], ""
-	if h := strings.IndexByte(query, '#'); h >= 0 {
-		query, fragment = query[:h], query[h:]
-	}
-	params := strings.Split(query, "&")
-	for i, p := range params {
-		if k, _, ok := strings.Cut(p, "="); ok && isCredential(k) {
-			params[i] = k + "=" + redacted
-		}
-	}
-	return s[:q+1] + strings.Join(params, "&") + fragment
+	return "--" + name + "=" + redact.URL(val)
 }
 
 // shellQuote quotes s for a POSIX shell when it holds anything but

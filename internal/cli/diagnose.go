@@ -14,6 +14,7 @@ import (
 	"github.com/gobench/gobench/internal/backend"
 	"github.com/gobench/gobench/internal/diagnose"
 	"github.com/gobench/gobench/internal/exitcode"
+	"github.com/gobench/gobench/internal/redact"
 	"github.com/gobench/gobench/internal/serverapi"
 	"github.com/spf13/cobra"
 )
@@ -285,7 +286,7 @@ func (o *DiagnoseOptions) sources(deps *Deps) ([]diagnose.Source, error) {
 	for _, u := range o.MetricsURLs {
 		base, ok := strings.CutSuffix(strings.TrimSuffix(u, "/"), "/metrics")
 		if !ok {
-			return nil, argErrorf("argument --metrics-url: %q does not end in /metrics", redactedURL(u))
+			return nil, argErrorf("argument --metrics-url: %q does not end in /metrics", redact.URL(u))
 		}
 		targets = append(targets, target{"--metrics-url", base})
 	}
@@ -327,7 +328,7 @@ func transport(deps *Deps) http.RoundTripper {
 func splitCredentials(raw string) (string, *backend.Header, error) {
 	u, err := url.Parse(raw)
 	if err != nil || u.Scheme == "" || u.Host == "" {
-		return "", nil, fmt.Errorf("%q is not an http(s) URL", redactedURL(raw))
+		return "", nil, fmt.Errorf("%q is not an http(s) URL", redact.URL(raw))
 	}
 	if u.User == nil {
 		return raw, nil, nil
@@ -336,15 +337,4 @@ func splitCredentials(raw string) (string, *backend.Header, error) {
 	basic := base64.StdEncoding.EncodeToString([]byte(u.User.Username() + ":" + pw))
 	u.User = nil
 	return u.String(), &backend.Header{Key: "Authorization", Value: "Basic " + basic}, nil
-}
-
-// redactedURL hides credentials in a URL for a message.
-func redactedURL(s string) string {
-	if u, err := url.Parse(s); err == nil {
-		return u.Redacted()
-	}
-	if i := strings.LastIndex(s, "@"); i >= 0 {
-		return "..." + s[i:]
-	}
-	return s
 }

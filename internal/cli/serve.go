@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"math"
-	"net/url"
 	"slices"
 	"strings"
 	"time"
@@ -16,6 +15,7 @@ import (
 	"github.com/gobench/gobench/internal/metrics"
 	"github.com/gobench/gobench/internal/pyfmt"
 	"github.com/gobench/gobench/internal/pyjson"
+	"github.com/gobench/gobench/internal/redact"
 	"github.com/gobench/gobench/internal/report"
 	"github.com/gobench/gobench/internal/run"
 	"github.com/gobench/gobench/internal/schedule"
@@ -429,7 +429,7 @@ const abortWait = 5 * time.Second
 
 // argsObject is the argument namespace as vLLM's vars(args) holds it: every
 // flag under its Python name, unset optional values as None, and --header
-// values and the credentials of --base-url redacted.
+// values and the credentials in URLs redacted (package redact).
 func argsObject(fs *pflag.FlagSet) *pyjson.Object {
 	o := pyjson.NewObject()
 	fs.VisitAll(func(f *pflag.Flag) {
@@ -444,7 +444,7 @@ func argsObject(fs *pflag.FlagSet) *pyjson.Object {
 			if items, ok := v.([]string); ok && f.Name == "header" {
 				for i, it := range items {
 					k, _, _ := strings.Cut(it, "=")
-					items[i] = k + "=<redacted>"
+					items[i] = k + "=" + redact.Mark
 				}
 			}
 		default:
@@ -457,21 +457,10 @@ func argsObject(fs *pflag.FlagSet) *pyjson.Object {
 				}
 			}
 		}
-		if s, ok := v.(string); ok && f.Name == "base-url" {
-			v = redactUserinfo(s)
+		if s, ok := v.(string); ok {
+			v = redact.URL(s)
 		}
 		o.Set(key, v)
 	})
 	return o
-}
-
-// redactUserinfo hides the credentials of a URL (http://user:pw@host →
-// http://<redacted>@host).
-func redactUserinfo(raw string) string {
-	u, err := url.Parse(raw)
-	if err != nil || u.User == nil {
-		return raw
-	}
-	u.User = nil
-	return strings.Replace(u.String(), "://", "://<redacted>@", 1)
 }

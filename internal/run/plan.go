@@ -10,7 +10,6 @@ import (
 	"net"
 	"net/http"
 	"net/url"
-	"strings"
 	"time"
 
 	"github.com/gobench/gobench/internal/backend"
@@ -18,6 +17,7 @@ import (
 	"github.com/gobench/gobench/internal/exitcode"
 	"github.com/gobench/gobench/internal/pyjson"
 	"github.com/gobench/gobench/internal/pyrandom"
+	"github.com/gobench/gobench/internal/redact"
 	"github.com/gobench/gobench/internal/schedule"
 	"github.com/gobench/gobench/internal/serverapi"
 	"github.com/gobench/gobench/internal/tokenizer"
@@ -160,7 +160,7 @@ func (p *Plan) target(env Env) error {
 func withoutCredentials(base string, headers []backend.Header) (string, []backend.Header, error) {
 	u, err := url.Parse(base)
 	if err != nil {
-		return "", nil, exitcode.Usagef("argument --base-url: %q is not a URL: %w", redactURL(base), err)
+		return "", nil, exitcode.Usagef("argument --base-url: %q is not a URL: %w", redact.URL(base), err)
 	}
 	if u.User == nil {
 		return base, headers, nil
@@ -170,17 +170,6 @@ func withoutCredentials(base string, headers []backend.Header) (string, []backen
 	u.User = nil
 	out := append([]backend.Header{{Key: "Authorization", Value: "Basic " + basic}}, headers...)
 	return u.String(), out, nil
-}
-
-// redactURL hides the credentials of a URL, for messages about a URL that
-// did not parse.
-func redactURL(s string) string {
-	if i := strings.LastIndex(s, "@"); i >= 0 {
-		if j := strings.Index(s, "//"); j >= 0 && j < i {
-			return s[:j+2] + "<redacted>" + s[i:]
-		}
-	}
-	return s
 }
 
 // model names the model: --model, else the server's first model (vLLM's
