@@ -70,16 +70,20 @@ func rowsOf(figs []figure) []benchRow {
 			continue
 		}
 		r := benchRow{Group: "cpu", Value: math.Round(f.value*100) / 100, Unit: "µs/event", Target: "for comparison"}
+		streams := fmt.Sprintf("%d streams", f.c)
+		if f.c == 1 {
+			streams = "1 stream"
+		}
 		switch f.who {
 		case "gobench":
-			r.Figure = fmt.Sprintf("gobench serve, %d streams", f.c)
+			r.Figure, r.Target = "gobench serve, "+streams, "for information"
 			r.Note = fmt.Sprintf("serve CPU (minus a --dry-run) per token event, progress %s; %s", f.mode, shared)
 			if f.c == targetStreams {
 				met := f.value <= cpuTarget
 				r.Target, r.Met = fmt.Sprintf("<= %g µs/event", cpuTarget), &met
 			}
 		default:
-			r.Figure = fmt.Sprintf("%s, %d streams", readerNames[f.who], f.c)
+			r.Figure = readerNames[f.who] + ", " + streams
 			r.Note = "the same streams in the same run, read and discarded, CPU measured as gobench's; " + shared
 		}
 		rows = append(rows, r)
