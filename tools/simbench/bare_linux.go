@@ -1,7 +1,6 @@
 package main
 
 import (
-	"bytes"
 	"errors"
 	"fmt"
 	"net/netip"
@@ -17,8 +16,9 @@ type bareConn struct {
 	fd int
 	// head: the status line is still to come; tail: the stream's last
 	// bytes, where the end of a chunked body shows.
-	head bool
-	tail [len(chunkedEnd)]byte
+	head   bool
+	tail   [len(chunkedEnd)]byte
+	events eventCounter
 }
 
 // chunkedEnd ends a chunked body: the last chunk's CRLF, the zero-length
@@ -148,7 +148,6 @@ func (b *bareLoop) read(c *bareConn) error {
 		return errors.New("the simulator closed a connection")
 	}
 	p := b.buf[:n]
-	b.events += bytes.Count(p, dataLine)
 	if c.head {
 		if len(p) < 12 || string(p[:12]) != "HTTP/1.1 200" {
 			return fmt.Errorf("the simulator answered %q", p[:min(len(p), 40)])
@@ -161,7 +160,10 @@ func (b *bareLoop) read(c *bareConn) error {
 		copy(c.tail[:], c.tail[n:])
 		copy(c.tail[k-n:], p)
 	}
+	c.events.add(p)
 	if string(c.tail[:]) == chunkedEnd {
+		b.events += c.events.n
+		c.events = eventCounter{}
 		b.inflight--
 		b.idle = append(b.idle, c)
 	}

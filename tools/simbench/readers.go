@@ -59,6 +59,34 @@ var dataLine = []byte("data: ")
 // events in all.
 func tokenEvents(dataEvents, requests int) int { return dataEvents - 2*requests }
 
+// eventCounter counts the events of one stream read piece by piece: the
+// dataLine marks in each piece and those split between two pieces.
+type eventCounter struct {
+	n    int
+	tail [len("data: ") - 1]byte // the stream's last bytes so far
+	k    int                     // how many of tail are set
+}
+
+// add counts p, the stream's next bytes.
+func (c *eventCounter) add(p []byte) {
+	c.n += bytes.Count(p, dataLine)
+	if len(p) == 0 {
+		return
+	}
+	// A mark split between the pieces lies within the last len-1 bytes
+	// before p and the first len-1 of p; one inside either would be
+	// shorter than the mark, so every match here is a split one.
+	var j [2 * len(c.tail)]byte
+	n := copy(j[:], c.tail[:c.k])
+	n += copy(j[n:], p[:min(len(p), len(c.tail))])
+	c.n += bytes.Count(j[:n], dataLine)
+	if len(p) >= len(c.tail) {
+		c.k = copy(c.tail[:], p[len(p)-len(c.tail):])
+		return
+	}
+	c.k = copy(c.tail[:], j[max(0, n-len(c.tail)):n])
+}
+
 // readerMain is the hidden mode `simbench -reader NAME ...`: it reads the
 // streams and exits, printing nothing on success.
 func readerMain(name string, args []string) error {
@@ -139,14 +167,14 @@ func readNetHTTP(j readerJob) (int, error) {
 		if resp.StatusCode != http.StatusOK {
 			return 0, fmt.Errorf("%s", resp.Status)
 		}
-		buf, events := make([]byte, 16<<10), 0
+		buf, events := make([]byte, 16<<10), eventCounter{}
 		for {
 			n, err := resp.Body.Read(buf)
-			events += bytes.Count(buf[:n], dataLine)
+			events.add(buf[:n])
 			if err == io.EOF {
-				return events, nil
+				return events.n, nil
 			} else if err != nil {
-				return events, err
+				return events.n, err
 			}
 		}
 	}
