@@ -56,23 +56,32 @@
 // per event), and each reader's (met null).
 //
 // What was measured (the project's 2-core Firecracker VM, 2026-12-01,
-// load average 2-3 from other work, so figures vary by ±10 % run to run;
+// load average 2-4 from other work, so figures vary by ±10 % run to run;
 // simulator and client on the same two cores): at 512 streams gobench
-// spends 9-10 µs of CPU per event, net/http alone 8.4-8.8 and the bare
-// loop 6.0-6.4; at 1 stream 67-88, 70 and 62 (each event wakes an idle
-// process). About 60 % of gobench's time is the kernel's; per event Go
-// makes two read(2) calls, the one that returns data and one that returns
-// EAGAIN before parking (0.35 µs here), where the bare loop makes about
-// one. The EAGAIN read cannot be skipped from outside the runtime:
+// spends 9-11 µs of CPU per event, net/http alone 8.4-8.8 and the bare
+// loop 6.0-6.6; at 1 stream gobench 67-92, the readers 60-78 (each event
+// wakes an idle process, and the Go runtime's background cost is spread
+// over few events). About 55 % of gobench's time is the kernel's. Per
+// event Go makes two read(2) calls, the one that returns data and one
+// that returns EAGAIN before parking (0.35 µs here), where the bare loop
+// makes one. The EAGAIN read cannot be skipped from outside the runtime:
 // net.Conn's Read and RawConn.Read both reset the poller's readiness
 // before their first read, so a Read that waited first would miss data
-// that arrived in between. What gobench adds to net/http is its SSE
-// parsing (about 50 ns per event, BenchmarkReader), its JSON decoding
-// (about 250 ns, BenchmarkDecodeCompletions), the clock, the metrics and
-// the result at the end. GOMAXPROCS=1 cut gobench's CPU per event by
-// about 14 % at 512 streams (fewer futex wake-ups of idle Ps) and
-// net/http's by about 10 %, but a client on one P saturates with a few
-// thousand streams, so gobench leaves it to the GOMAXPROCS variable.
+// that arrived in between. The runtime's scheduler (findRunnable, 12 % of
+// the profile) and sysmon (6 %: each time every P has gone idle, the next
+// system call wakes it and it polls every 20 µs again) are the rest of
+// what net/http costs over the bare loop. What gobench adds to net/http
+// is its SSE parsing (about 50 ns per event, BenchmarkReader), its JSON
+// decoding (about 250 ns and two small allocations,
+// BenchmarkDecodeCompletions), the clock, the metrics and the result at
+// the end (about 5 % of the profile, half of it cli's check of the result
+// object re-encoding and re-reading it). GOMAXPROCS=1 cut gobench's CPU
+// per event by about 14 % at 512 streams (fewer futex wake-ups of the
+// idle P) and net/http's by about 10 %, but a client on one P saturates
+// with a few thousand streams, so gobench leaves it to the GOMAXPROCS
+// variable. The read timeout's Timer.Reset per event (only with
+// --read-timeout) costs about 50 ns against 33 ns for an atomic time
+// stamp, so the watchdog keeps its timer.
 package main
 
 import (
