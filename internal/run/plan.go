@@ -432,9 +432,10 @@ func NewTransport(maxConns int, insecure bool) http.RoundTripper {
 		// Every connection holds both buffers for its whole life, so at
 		// 1,400 streams 64 KiB each were 180 MB of the client's peak; at
 		// 10,000 idle streams 8 and 4 KiB still cost a page each, and
-		// buffers under a page share pages (2 and 1 KiB: 48.8 → 42.0 KB
-		// of resident memory per idle stream, tools/membench's method,
-		// with the SSE reader's first buffer at 2 KiB too). A body larger
+		// buffers under a page share pages (2 and 1 KiB, with the SSE
+		// reader's first buffer at 2 KiB too: 45.9 → 35.6 KB resident per
+		// idle stream in tools/membench, 297 → 232 MB at the peak of its
+		// 1,400-stream serve). A body larger
 		// than the write buffer is written straight through (one more
 		// write per request, not per event), and a read buffer of 2 KiB
 		// still takes about ten SSE events in one read; a larger event is
