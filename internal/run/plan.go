@@ -433,8 +433,8 @@ func NewTransport(maxConns int, insecure bool) http.RoundTripper {
 		// 1,400 streams 64 KiB each were 180 MB of the client's peak; at
 		// 10,000 idle streams 8 and 4 KiB still cost a page each, and
 		// buffers under a page share pages (2 and 1 KiB, with the SSE
-		// reader's first buffer at 2 KiB too: 45.9 → 35.6 KB resident per
-		// idle stream in tools/membench, 297 → 232 MB at the peak of its
+		// reader's first buffer at 1 KiB: 45.9 → 34.9 KB resident per idle
+		// stream in tools/membench, 297 → 234 MB at the peak of its
 		// 1,400-stream serve). A body larger
 		// than the write buffer is written straight through (one more
 		// write per request, not per event), and a read buffer of 2 KiB

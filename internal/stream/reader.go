@@ -48,7 +48,7 @@ import (
 const DefaultMaxEventSize = 16 << 20
 
 // initialBufSize is a new Reader's buffer size.
-const initialBufSize = 2 << 10
+const initialBufSize = 1 << 10
 
 // ErrTruncated reports a body that ended inside an event whose data is not
 // complete.
@@ -88,7 +88,7 @@ func NewReader(r io.Reader, maxEventSize int) *Reader {
 	if maxEventSize <= 0 {
 		maxEventSize = DefaultMaxEventSize
 	}
-	// The buffer starts at 2 KiB, under a page, and grows to the largest
+	// The buffer starts at 1 KiB, under a page, and grows to the largest
 	// event (up to the maximum): a client holds one per open stream, and
 	// most events are a few hundred bytes.
 	return &Reader{r: r, max: maxEventSize, buf: make([]byte, initialBufSize)}
