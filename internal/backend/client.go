@@ -216,14 +216,17 @@ func (c *Client) Do(ctx context.Context, b Backend, req *Request, body []byte) m
 }
 
 // bound derives the request's context: cancelled with a cause by the
-// watchdog or after [DONE], and bounded by Deadline.
+// watchdog, after [DONE], or by a timer when Deadline passes. One context
+// and a timer, not a deadline context under a cancellable one: every
+// context level costs a request its own allocations (the context, its
+// channel, its parent's map of children) for as long as it streams.
 func (c *Client) bound(ctx context.Context) (context.Context, context.CancelCauseFunc) {
+	ctx, cancel := context.WithCancelCause(ctx)
 	if c.Deadline <= 0 {
-		return context.WithCancelCause(ctx)
+		return ctx, cancel
 	}
-	dctx, stop := context.WithTimeoutCause(ctx, c.Deadline, errDeadline)
-	ctx, cancel := context.WithCancelCause(dctx)
-	return ctx, func(cause error) { cancel(cause); stop() }
+	t := time.AfterFunc(c.Deadline, func() { cancel(errDeadline) })
+	return ctx, func(cause error) { cancel(cause); t.Stop() }
 }
 
 // read takes the events of the stream into tm until the stream ends, and

@@ -99,6 +99,11 @@ func (r ServeReport) write(deps *Deps, o *run.Options, res *run.Result, pending 
 		pending.Abort()
 		return nil
 	}
+	if pending == nil && !r.PlotTimeline && !r.PlotDatasetStats {
+		// Nothing asked: the result object is not re-read for nothing
+		// (it holds every request's samples).
+		return nil
+	}
 	obj := res.Object.Clone()
 	obj.Update(report.RequestLists(res.Metrics))
 	if _, ok := obj.Get(resultkey.EndReason); !ok {

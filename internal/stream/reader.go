@@ -47,6 +47,9 @@ import (
 // (vllm #39963).
 const DefaultMaxEventSize = 16 << 20
 
+// initialBufSize is a new Reader's buffer size.
+const initialBufSize = 1 << 10
+
 // ErrTruncated reports a body that ended inside an event whose data is not
 // complete.
 var ErrTruncated = errors.New("stream ended inside an unterminated event")
@@ -85,7 +88,10 @@ func NewReader(r io.Reader, maxEventSize int) *Reader {
 	if maxEventSize <= 0 {
 		maxEventSize = DefaultMaxEventSize
 	}
-	return &Reader{r: r, max: maxEventSize, buf: make([]byte, 16<<10)}
+	// The buffer starts at 1 KiB, under a page, and grows to the largest
+	// event (up to the maximum): a client holds one per open stream, and
+	// most events are a few hundred bytes.
+	return &Reader{r: r, max: maxEventSize, buf: make([]byte, initialBufSize)}
 }
 
 // Reset makes the Reader read from r, keeping its buffers, so one Reader can
@@ -130,7 +136,7 @@ func (rd *Reader) Next() (Event, error) {
 func (rd *Reader) parseLines() (Event, bool) {
 	for rd.pos < rd.end {
 		chunk := rd.buf[rd.pos:rd.end]
-		i := bytes.IndexAny(chunk, "\r\n")
+		i := lineEnd(chunk)
 		if i < 0 {
 			return Event{}, false
 		}
@@ -156,6 +162,20 @@ func (rd *Reader) parseLines() (Event, bool) {
 		rd.field(line)
 	}
 	return Event{}, false
+}
+
+// lineEnd is the index of the first "\r" or "\n" in b, or -1: two
+// vectorised byte searches instead of bytes.IndexAny's byte-by-byte loop
+// (an event's line is a few hundred bytes).
+func lineEnd(b []byte) int {
+	i := bytes.IndexByte(b, '\n')
+	if i < 0 {
+		return bytes.IndexByte(b, '\r')
+	}
+	if j := bytes.IndexByte(b[:i], '\r'); j >= 0 {
+		return j
+	}
+	return i
 }
 
 // field interprets one non-empty line.

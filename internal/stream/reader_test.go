@@ -273,3 +273,12 @@ func BenchmarkReader(b *testing.B) {
 		}
 	}
 }
+
+// TestLineEnd checks lineEnd against bytes.IndexAny, which it replaces.
+func TestLineEnd(t *testing.T) {
+	for _, s := range []string{"", "abc", "a\nb", "a\rb", "a\r\nb", "\n", "\r", "ab\n\rc", "ab\r", "x\ny\rz", "data: {}\n\n"} {
+		if got, want := lineEnd([]byte(s)), bytes.IndexAny([]byte(s), "\r\n"); got != want {
+			t.Errorf("lineEnd(%q) = %d, want %d", s, got, want)
+		}
+	}
+}

@@ -1,0 +1,171 @@
+package main
+
+import (
+	"errors"
+	"fmt"
+	"net/netip"
+	"net/url"
+	"runtime"
+	"time"
+
+	"golang.org/x/sys/unix"
+)
+
+// bareConn is one keep-alive connection of the bare loop.
+type bareConn struct {
+	fd int
+	// head: the status line is still to come; tail: the stream's last
+	// bytes, where the end of a chunked body shows.
+	head   bool
+	tail   [len(chunkedEnd)]byte
+	events eventCounter
+}
+
+// chunkedEnd ends a chunked body: the last chunk's CRLF, the zero-length
+// chunk and the empty trailer.
+const chunkedEnd = "\r\n0\r\n\r\n"
+
+// readBare reads the streams with one thread, one level-triggered epoll
+// set and raw non-blocking sockets: one read(2) per readiness, no parsing
+// beyond the status code and the end of each chunked body. It is the floor
+// a client on this kernel cannot go below.
+func readBare(j readerJob) (events int, err error) {
+	runtime.LockOSThread()
+	u, err := url.Parse(j.url)
+	if err != nil {
+		return 0, err
+	}
+	ap, err := netip.ParseAddrPort(u.Host)
+	if err != nil {
+		return 0, fmt.Errorf("the bare loop needs an IP:port base URL: %w", err)
+	}
+	head := fmt.Sprintf("POST /v1/completions HTTP/1.1\r\nHost: %s\r\nContent-Type: application/json\r\nContent-Length: %d\r\nX-Request-Id: ",
+		u.Host, len(j.body))
+	req := func(id string) []byte {
+		return append(append(append([]byte(head), id...), "\r\n\r\n"...), j.body...)
+	}
+	if j.dry {
+		return 0, nil
+	}
+	ep, err := unix.EpollCreate1(unix.EPOLL_CLOEXEC)
+	if err != nil {
+		return 0, err
+	}
+	b := &bareLoop{ep: ep, addr: ap, c: j.c, conns: map[int]*bareConn{}, buf: make([]byte, 16<<10)}
+	warm := make([]time.Duration, j.c) // the warm-ups, all at once, as gobench's: request 0
+	if err := b.run(warm, func(int) []byte { return req(j.id(0)) }); err != nil {
+		return 0, err
+	}
+	err = b.run(j.offsets(), func(i int) []byte { return req(j.id(i)) })
+	return b.events, err
+}
+
+// bareLoop is the bare reader's state.
+type bareLoop struct {
+	ep       int
+	addr     netip.AddrPort
+	c        int
+	events   int
+	conns    map[int]*bareConn
+	idle     []*bareConn
+	inflight int
+	buf      []byte
+}
+
+// run sends a request at each offset (at most c at a time) and reads the
+// streams until every one has ended.
+func (b *bareLoop) run(offsets []time.Duration, req func(i int) []byte) error {
+	events := make([]unix.EpollEvent, 256)
+	start, i := time.Now(), 0
+	for {
+		for i < len(offsets) && b.inflight < b.c && time.Since(start) >= offsets[i] {
+			if err := b.send(req(i)); err != nil {
+				return err
+			}
+			i++
+		}
+		if i == len(offsets) && b.inflight == 0 {
+			return nil
+		}
+		timeout := -1
+		if i < len(offsets) && b.inflight < b.c {
+			timeout = int((time.Until(start.Add(offsets[i])) + time.Millisecond - 1) / time.Millisecond)
+		}
+		n, err := unix.EpollWait(b.ep, events, timeout)
+		if errors.Is(err, unix.EINTR) {
+			continue
+		} else if err != nil {
+			return err
+		}
+		for _, ev := range events[:n] {
+			if err := b.read(b.conns[int(ev.Fd)]); err != nil {
+				return err
+			}
+		}
+	}
+}
+
+// send writes the request on an idle connection or a new one.
+func (b *bareLoop) send(req []byte) error {
+	var c *bareConn
+	if k := len(b.idle); k > 0 {
+		c, b.idle = b.idle[k-1], b.idle[:k-1]
+	} else {
+		fd, err := unix.Socket(unix.AF_INET, unix.SOCK_STREAM|unix.SOCK_CLOEXEC, 0)
+		if err != nil {
+			return err
+		}
+		if err := unix.Connect(fd, &unix.SockaddrInet4{Port: int(b.addr.Port()), Addr: b.addr.Addr().As4()}); err != nil {
+			return fmt.Errorf("connect: %w", err)
+		}
+		_ = unix.SetsockoptInt(fd, unix.IPPROTO_TCP, unix.TCP_NODELAY, 1) // as Go's net does
+		if err := unix.SetNonblock(fd, true); err != nil {
+			return err
+		}
+		if err := unix.EpollCtl(b.ep, unix.EPOLL_CTL_ADD, fd, &unix.EpollEvent{Events: unix.EPOLLIN, Fd: int32(fd)}); err != nil {
+			return err
+		}
+		c = &bareConn{fd: fd}
+		b.conns[fd] = c
+	}
+	if n, err := unix.Write(c.fd, req); err != nil || n != len(req) {
+		return fmt.Errorf("write the request: %d of %d bytes: %v", n, len(req), err)
+	}
+	c.head, c.tail = true, [len(chunkedEnd)]byte{}
+	b.inflight++
+	return nil
+}
+
+// read takes what one ready connection holds, in one read(2).
+func (b *bareLoop) read(c *bareConn) error {
+	n, err := unix.Read(c.fd, b.buf)
+	switch {
+	case errors.Is(err, unix.EAGAIN):
+		return nil
+	case err != nil:
+		return fmt.Errorf("read: %w", err)
+	case n == 0:
+		return errors.New("the simulator closed a connection")
+	}
+	p := b.buf[:n]
+	if c.head {
+		if len(p) < 12 || string(p[:12]) != "HTTP/1.1 200" {
+			return fmt.Errorf("the simulator answered %q", p[:min(len(p), 40)])
+		}
+		c.head = false
+	}
+	if k := len(c.tail); n >= k {
+		copy(c.tail[:], p[n-k:])
+	} else {
+		copy(c.tail[:], c.tail[n:])
+		copy(c.tail[k-n:], p)
+	}
+	c.events.add(p)
+	if string(c.tail[:]) == chunkedEnd {
+		b.events += c.events.n
+		c.events = eventCounter{}
+		b.inflight--
+		b.idle = append(b.idle, c)
+	}
+	return nil
+}
