@@ -1,19 +1,5 @@
 package tokenizer
 
-import (
-	"strings"
-	"sync"
-	"sync/atomic"
-)
-
-// Cache limits. Like HF's, the cache holds words shorter than 256 bytes and
-// stops growing when full (HF's holds 10,000); it never changes a result, it
-// only saves the merge loop for frequent words.
-const (
-	cacheMaxWordLen = 256
-	cacheCapacity   = 1 << 15
-)
-
 // bpeModel is HF's BPE model (tokenizers/src/models/bpe). For byte-level
 // vocabularies it works on raw bytes: a byte-level token string stands for
 // exactly one byte per rune, so "the runes of the pre-token" and "the bytes of
@@ -48,8 +34,10 @@ type bpeModel struct {
 	// which looks words up itself).
 	singles *singleTokens
 
-	cache  sync.Map // string (raw word) -> []int32
-	cached atomic.Int32
+	// scan says mergeScan may replace mergeWord (scanOK).
+	scan bool
+
+	cache *wordCache
 }
 
 // initialSymbol is the start of BPE for one byte: normally the id of its
@@ -87,7 +75,7 @@ func (m *bpeModel) tokenize(word string, out []int) []int {
 	}
 	// A single byte has nothing to merge: looking it up in the cache would
 	// cost more than mergeWord.
-	useCache := len(word) > 1 && len(word) < cacheMaxWordLen
+	useCache := len(word) > 1 && len(word) <= longWordMaxLen
 	var single int32 = -1
 	if useCache && m.singles != nil {
 		id, state, ok := m.singles.lookup(word)
@@ -99,8 +87,8 @@ func (m *bpeModel) tokenize(word string, out []int) []int {
 		}
 	}
 	if useCache {
-		if v, ok := m.cache.Load(word); ok {
-			for _, id := range v.([]int32) {
+		if ids, ok := m.cache.get(word); ok {
+			for _, id := range ids {
 				out = append(out, int(id))
 			}
 			return out
@@ -108,20 +96,19 @@ func (m *bpeModel) tokenize(word string, out []int) []int {
 	}
 	var buf [64]int32
 	var ids []int32
-	if m.chars != nil {
+	switch {
+	case m.chars != nil:
 		ids = m.mergeChars(word, buf[:0])
-	} else {
+	case m.scan && len(word) > 1 && len(word) <= scanMaxLen:
+		ids = m.mergeScan(word, buf[:0])
+	default:
 		ids = m.mergeWord(word, buf[:0])
 	}
 	if single >= 0 {
 		m.singles.record(single, ids)
 	}
-	if useCache && m.cached.Load() < cacheCapacity {
-		// Clone the key: word points into the caller's text, which the
-		// cache must not keep alive.
-		if _, loaded := m.cache.LoadOrStore(strings.Clone(word), append([]int32(nil), ids...)); !loaded {
-			m.cached.Add(1)
-		}
+	if useCache {
+		m.cache.put(word, ids)
 	}
 	for _, id := range ids {
 		out = append(out, int(id))
@@ -151,6 +138,7 @@ type mergeItem struct {
 	rank  uint32
 	pos   int32
 	newID int32
+	span  int32 // the pair's size when queued (see mergeSymbols)
 }
 
 // less orders the queue like HF's Merge: lowest rank first, then leftmost.
@@ -206,7 +194,7 @@ func (m *bpeModel) mergeSymbols(syms []symbol, out []int32) []int32 {
 	h := mergeHeap(heapBuf[:0])
 	for i := 0; i+1 < len(syms); i++ {
 		if v, ok := m.merges.get(pairKey(syms[i].id, syms[i+1].id)); ok {
-			h.push(mergeItem{rank: uint32(v >> 32), pos: int32(i), newID: int32(uint32(v))})
+			h.push(mergeItem{rank: uint32(v >> 32), pos: int32(i), newID: int32(uint32(v)), span: syms[i].size + syms[i+1].size})
 		}
 	}
 	for len(h) > 0 {
@@ -217,8 +205,15 @@ func (m *bpeModel) mergeSymbols(syms []symbol, out []int32) []int32 {
 		}
 		nextPos := cur.next
 		right := syms[nextPos]
-		// Skip stale entries: HF compares only the merged id.
-		if v, ok := m.merges.get(pairKey(cur.id, right.id)); !ok || int32(uint32(v)) != top.newID {
+		// Skip stale entries: HF compares only the merged id. Where
+		// mergeScan applies, that is the same as the pair being the one
+		// queued (see mergeScan), and so its size unchanged: both symbols
+		// only grow, the left one rightwards from where it starts.
+		if m.scan {
+			if cur.size+right.size != top.span {
+				continue
+			}
+		} else if v, ok := m.merges.get(pairKey(cur.id, right.id)); !ok || int32(uint32(v)) != top.newID {
 			continue
 		}
 		cur.id = top.newID
@@ -229,13 +224,15 @@ func (m *bpeModel) mergeSymbols(syms []symbol, out []int32) []int32 {
 			syms[right.next].prev = top.pos
 		}
 		if cur.prev >= 0 {
-			if v, ok := m.merges.get(pairKey(syms[cur.prev].id, cur.id)); ok {
-				h.push(mergeItem{rank: uint32(v >> 32), pos: cur.prev, newID: int32(uint32(v))})
+			prev := &syms[cur.prev]
+			if v, ok := m.merges.get(pairKey(prev.id, cur.id)); ok {
+				h.push(mergeItem{rank: uint32(v >> 32), pos: cur.prev, newID: int32(uint32(v)), span: prev.size + cur.size})
 			}
 		}
 		if cur.next >= 0 {
-			if v, ok := m.merges.get(pairKey(cur.id, syms[cur.next].id)); ok {
-				h.push(mergeItem{rank: uint32(v >> 32), pos: top.pos, newID: int32(uint32(v))})
+			next := &syms[cur.next]
+			if v, ok := m.merges.get(pairKey(cur.id, next.id)); ok {
+				h.push(mergeItem{rank: uint32(v >> 32), pos: top.pos, newID: int32(uint32(v)), span: cur.size + next.size})
 			}
 		}
 	}

@@ -15,13 +15,21 @@ import (
 // gives that one token: the state is computed by the merge loop the first
 // time, so the cache never changes a result.
 type singleTokens struct {
-	// words maps the raw bytes of every token to its id. It is built on
-	// its own goroutine when the model is loaded and waited for on first
-	// use, so that loading does not wait for it.
-	words func() map[string]int32
+	// words maps the raw bytes of every token to its id, and knows the
+	// longest. It is built on its own goroutine when the model is loaded
+	// and waited for on first use, so that loading does not wait for it.
+	words func() rawTokens
 	// merges[id] is singleUnknown, singleYes (merging the token's bytes
 	// gives exactly [id]) or singleNo.
 	merges []atomic.Uint32
+}
+
+// rawTokens maps the raw bytes of every token to its id; maxLen is the
+// longest token's length in bytes: a longer word is no token, and looking
+// it up would only hash it.
+type rawTokens struct {
+	ids    map[string]int32
+	maxLen int
 }
 
 const (
@@ -31,31 +39,33 @@ const (
 )
 
 // newSingleTokens starts building the map from vocab, which it does not
-// modify and the caller must not modify either.
-func newSingleTokens(vocab map[string]int) *singleTokens {
-	ch := make(chan map[string]int32, 1)
+// modify and the caller must not modify either; maxID is vocab's largest
+// id.
+func newSingleTokens(vocab map[string]int, maxID int) *singleTokens {
+	ch := make(chan rawTokens, 1)
 	go func() {
 		bl := newByteLevel()
-		words := make(map[string]int32, len(vocab))
+		words := rawTokens{ids: make(map[string]int32, len(vocab))}
 		for tok, id := range vocab {
 			if raw, ok := bl.rawBytes(tok); ok {
-				words[string(raw)] = int32(id)
+				words.ids[string(raw)] = int32(id)
+				words.maxLen = max(words.maxLen, len(raw))
 			}
 		}
 		ch <- words
 	}()
-	maxID := 0
-	for _, id := range vocab {
-		maxID = max(maxID, id)
-	}
-	return &singleTokens{words: sync.OnceValue(func() map[string]int32 { return <-ch }), merges: make([]atomic.Uint32, maxID+1)}
+	return &singleTokens{words: sync.OnceValue(func() rawTokens { return <-ch }), merges: make([]atomic.Uint32, maxID+1)}
 }
 
 // lookup returns the id of the token whose raw bytes are word and whether
 // merging word is known to give it alone; ok is false when word is no
 // token.
 func (s *singleTokens) lookup(word string) (id int32, state uint32, ok bool) {
-	id, ok = s.words()[word]
+	words := s.words()
+	if len(word) > words.maxLen {
+		return 0, 0, false
+	}
+	id, ok = words.ids[word]
 	if !ok {
 		return 0, 0, false
 	}

@@ -20,6 +20,7 @@ func newBPEModel(m *modelJSON, vocab map[string]int, merges [][2]string, charLev
 		ignoreMerges: m.IgnoreMerges,
 		unkID:        -1,
 		fuseUnk:      m.FuseUnk,
+		cache:        newWordCache(),
 	}
 	if len(merges) > math.MaxInt32 {
 		return nil, fieldError("model.merges", errors.New("too many merges"))
@@ -83,9 +84,11 @@ func newBPEModel(m *modelJSON, vocab map[string]int, merges [][2]string, charLev
 			}
 		}
 	}
+	maxID, unique := vocabIDs(vocab)
 	if !model.ignoreMerges {
-		model.singles = newSingleTokens(vocab)
+		model.singles = newSingleTokens(vocab, maxID)
 	}
+	model.scan = scanOK(model, prefix, suffix, unique, len(merges))
 	if model.ignoreMerges {
 		model.words = make(map[string]int32, len(vocab))
 		for tok, id := range vocab {
@@ -95,6 +98,25 @@ func newBPEModel(m *modelJSON, vocab map[string]int, merges [][2]string, charLev
 		}
 	}
 	return model, nil
+}
+
+// vocabIDs returns the largest id of vocab and whether no two tokens
+// share an id.
+func vocabIDs(vocab map[string]int) (maxID int, unique bool) {
+	for _, id := range vocab {
+		maxID = max(maxID, id)
+	}
+	if maxID >= 1<<26 {
+		return maxID, false // not worth a bitmap; mergeScan is only faster
+	}
+	seen := make([]bool, maxID+1)
+	for _, id := range vocab {
+		if id < 0 || seen[id] {
+			return maxID, false
+		}
+		seen[id] = true
+	}
+	return maxID, true
 }
 
 // addTokens registers tokenizer.json's added_tokens the way HF's

@@ -1,0 +1,86 @@
+package tokenizer
+
+import (
+	"math/rand/v2"
+	"slices"
+	"testing"
+)
+
+// TestMergeScanEqualsHeap runs mergeScan, the priority-queue merge with
+// its span check and HF's priority-queue merge (mergeWord with HF's
+// stale-entry check) on the words of text decoded from random ids and on random
+// byte strings, for every test tokenizer that mergeScan serves: the ids
+// are the same.
+func TestMergeScanEqualsHeap(t *testing.T) {
+	t.Parallel()
+	toks := map[string]Tokenizer{"builtin": Builtin()}
+	for _, name := range []string{"qwen3", "llama3"} {
+		tok, err := Load(hfDir(t, name))
+		if err != nil {
+			t.Fatal(err)
+		}
+		toks[name] = tok
+	}
+	for name, tok := range toks {
+		t.Run(name, func(t *testing.T) {
+			t.Parallel()
+			h := tok.(*hfTokenizer)
+			m, ok := h.model.(*bpeModel)
+			if !ok || !m.scan {
+				t.Fatalf("%s: mergeScan is not used", name)
+			}
+			r := rand.New(rand.NewPCG(3, 4))
+			words := h.preTokenize(randomText(tok, 20_000), true, nil)
+			for range 20_000 {
+				b := make([]byte, 2+r.IntN(2*scanMaxLen))
+				for i := range b {
+					// Half of the strings from a small alphabet, so that
+					// long merges happen; the rest any byte.
+					if len(b)%2 == 0 {
+						b[i] = "abcde thn"[r.IntN(9)]
+					} else {
+						b[i] = byte(r.Uint32())
+					}
+				}
+				words = append(words, string(b))
+			}
+			// hf is the model with HF's own stale-entry check and no
+			// mergeScan.
+			hf := *m
+			hf.scan = false
+			for _, w := range words {
+				checkMerges(t, m, &hf, w)
+			}
+		})
+	}
+}
+
+// FuzzMergeScan compares mergeScan and the span check with HF's
+// priority-queue merge on the built-in tokenizer for any word.
+func FuzzMergeScan(f *testing.F) {
+	m := Builtin().(*hfTokenizer).model.(*bpeModel)
+	f.Add("hello world")
+	f.Add("aaaaaaaaaaaaaaa")
+	hf := *m
+	hf.scan = false
+	f.Fuzz(func(t *testing.T, w string) { checkMerges(t, m, &hf, w) })
+}
+
+// checkMerges compares m's merges of w (mergeWord with the span check
+// and, if w is short enough, mergeScan) with hf's, HF's own algorithm.
+func checkMerges(t *testing.T, m, hf *bpeModel, w string) {
+	t.Helper()
+	if len(w) < 2 {
+		return
+	}
+	want := hf.mergeWord(w, nil)
+	if got := m.mergeWord(w, nil); !slices.Equal(got, want) {
+		t.Fatalf("%q: span check %v, HF's check %v", w, got, want)
+	}
+	if len(w) > scanMaxLen {
+		return
+	}
+	if got := m.mergeScan(w, nil); !slices.Equal(got, want) {
+		t.Fatalf("%q: mergeScan %v, heap %v", w, got, want)
+	}
+}
