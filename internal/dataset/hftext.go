@@ -124,7 +124,8 @@ func firstTurnColumn(col string, def int) func(r *hfRun, rows rowIter) ([]Sample
 }
 
 // promptPerRow is the shape of the single-turn classes: one
-// chat-formatted prompt per row, ids by row, the output length fixed.
+// chat-formatted prompt per row, ids by row, the output length fixed. The
+// prompts are counted on all cores once read.
 func promptPerRow(r *hfRun, rows rowIter, def int, prompt func(hfRow) (string, error)) ([]Sample, error) {
 	out := r.outputLen(def)
 	var samples []Sample
@@ -139,9 +140,12 @@ func promptPerRow(r *hfRun, rows rowIter, def int, prompt func(hfRow) (string, e
 		if p, err = r.userPrompt(p, row.where); err != nil {
 			return false, err
 		}
-		samples = append(samples, Sample{Prompt: p, PromptLen: r.count(p), ExpectedOutputLen: out, RequestID: r.id(i)})
+		samples = append(samples, Sample{Prompt: p, ExpectedOutputLen: out, RequestID: r.id(i)})
 		return false, nil
 	})
+	// The counts decide nothing here, so they are made afterwards, on
+	// all cores.
+	forEach(len(samples), r.workers, func(j int) { samples[j].PromptLen = r.count(samples[j].Prompt) })
 	return samples, err
 }
 

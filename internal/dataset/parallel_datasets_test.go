@@ -1,6 +1,7 @@
 package dataset
 
 import (
+	"bytes"
 	"io"
 	"path/filepath"
 	"strings"
@@ -8,6 +9,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
+	"github.com/gobench/gobench/internal/pyjson"
 	"github.com/gobench/gobench/internal/tokenizer"
 )
 
@@ -31,7 +33,7 @@ func parallelCase(t *testing.T, seed int64, gen func(g *Globals, warn io.Writer,
 		if err != nil {
 			t.Fatalf("seed %d workers %d: %v", seed, workers, err)
 		}
-		if diff := cmp.Diff(want, got); diff != "" {
+		if diff := cmp.Diff(want, got, cmp.Comparer(sameJSON)); diff != "" {
 			t.Errorf("seed %d workers %d (-serial +parallel):\n%s", seed, workers, diff)
 		}
 		if warn.String() != serialWarn.String() {
@@ -41,6 +43,13 @@ func parallelCase(t *testing.T, seed int64, gen func(g *Globals, warn io.Writer,
 			t.Errorf("seed %d workers %d: generators left at %v, serial at %v", seed, workers, next, wantNext)
 		}
 	}
+}
+
+// sameJSON compares two media parts by their JSON.
+func sameJSON(a, b *pyjson.Object) bool {
+	ab, errA := a.MarshalJSON()
+	bb, errB := b.MarshalJSON()
+	return errA == nil && errB == nil && bytes.Equal(ab, bb)
 }
 
 // eachTokenizer runs test in parallel subtests with the fake tokenizer
@@ -121,4 +130,21 @@ func TestPrefixRepetitionParallelEqualsSerial(t *testing.T) {
 			})
 		}
 	})
+}
+
+// TestHFParallelEqualsSerial: every case of the hf golden file, with its
+// counts on several goroutines, gives the serial samples.
+func TestHFParallelEqualsSerial(t *testing.T) {
+	t.Parallel()
+	var cases []hfCase
+	readJSON(t, filepath.Join("hf", "hf_golden.json"), &cases)
+	for _, c := range cases {
+		opts := c.options(filepath.Join("testdata", "hf", c.Dir))
+		if opts.Backend == "" {
+			opts.Backend = "openai"
+		}
+		parallelCase(t, c.Seed, func(g *Globals, warn io.Writer, workers int) ([]Sample, error) {
+			return hf(opts, chatFake{newFake()}, g, warn, workers)
+		})
+	}
 }
