@@ -87,10 +87,7 @@ func (m *bpeModel) tokenize(word string, out []int) []int {
 		}
 	}
 	if useCache {
-		if ids, ok := m.cache.get(word); ok {
-			for _, id := range ids {
-				out = append(out, int(id))
-			}
+		if out, ok := m.cache.appendIDs(out, word); ok {
 			return out
 		}
 	}
@@ -133,21 +130,22 @@ func addSymbol(syms []symbol, id, size int32) []symbol {
 	return append(syms, symbol{id: id, prev: n - 1, next: -1, size: size})
 }
 
-// mergeItem is a candidate merge in the queue.
+// mergeItem is a candidate merge in the queue. key orders the queue like
+// HF's Merge: lowest rank first, then leftmost (rank<<32 | position, so
+// that one comparison does).
 type mergeItem struct {
-	rank  uint32
-	pos   int32
+	key   uint64
 	newID int32
 	span  int32 // the pair's size when queued (see mergeSymbols)
 }
 
-// less orders the queue like HF's Merge: lowest rank first, then leftmost.
-func (a mergeItem) less(b mergeItem) bool {
-	if a.rank != b.rank {
-		return a.rank < b.rank
-	}
-	return a.pos < b.pos
+// newMergeItem is the candidate merge at pos of rank and merged id packed
+// in v (a pair table value), whose pair has size span.
+func newMergeItem(v uint64, pos, span int32) mergeItem {
+	return mergeItem{key: v>>32<<32 | uint64(uint32(pos)), newID: int32(uint32(v)), span: span}
 }
+
+func (a mergeItem) pos() int32 { return int32(uint32(a.key)) }
 
 // mergeWord is HF's BPE::merge_word followed by Word::merge_all (without
 // dropout). It appends the resulting ids to out.
@@ -194,12 +192,14 @@ func (m *bpeModel) mergeSymbols(syms []symbol, out []int32) []int32 {
 	h := mergeHeap(heapBuf[:0])
 	for i := 0; i+1 < len(syms); i++ {
 		if v, ok := m.merges.get(pairKey(syms[i].id, syms[i+1].id)); ok {
-			h.push(mergeItem{rank: uint32(v >> 32), pos: int32(i), newID: int32(uint32(v)), span: syms[i].size + syms[i+1].size})
+			h = append(h, newMergeItem(v, int32(i), syms[i].size+syms[i+1].size))
 		}
 	}
+	h.init()
 	for len(h) > 0 {
 		top := h.pop()
-		cur := &syms[top.pos]
+		pos := top.pos()
+		cur := &syms[pos]
 		if cur.size == 0 || cur.next == -1 {
 			continue
 		}
@@ -221,18 +221,18 @@ func (m *bpeModel) mergeSymbols(syms []symbol, out []int32) []int32 {
 		cur.next = right.next
 		syms[nextPos].size = 0
 		if right.next >= 0 {
-			syms[right.next].prev = top.pos
+			syms[right.next].prev = pos
 		}
 		if cur.prev >= 0 {
 			prev := &syms[cur.prev]
 			if v, ok := m.merges.get(pairKey(prev.id, cur.id)); ok {
-				h.push(mergeItem{rank: uint32(v >> 32), pos: cur.prev, newID: int32(uint32(v)), span: prev.size + cur.size})
+				h.push(newMergeItem(v, cur.prev, prev.size+cur.size))
 			}
 		}
 		if cur.next >= 0 {
 			next := &syms[cur.next]
 			if v, ok := m.merges.get(pairKey(cur.id, next.id)); ok {
-				h.push(mergeItem{rank: uint32(v >> 32), pos: top.pos, newID: int32(uint32(v)), span: cur.size + next.size})
+				h.push(newMergeItem(v, pos, cur.size+next.size))
 			}
 		}
 	}
@@ -244,17 +244,26 @@ func (m *bpeModel) mergeSymbols(syms []symbol, out []int32) []int32 {
 	return out
 }
 
-// mergeHeap is a binary min-heap of merge candidates. It is written out
-// rather than using container/heap because the interface calls cost more
-// than the merges themselves on short words.
+// mergeHeap is a 4-ary min-heap of merge candidates by key. It is
+// written out rather than using container/heap because the interface
+// calls cost more than the merges themselves on short words; four
+// children per node halve the levels a pop goes down on long words
+// (text without spaces makes words of thousands of bytes).
 type mergeHeap []mergeItem
+
+// init orders a heap built by appending.
+func (h mergeHeap) init() {
+	for i := (len(h) - 2) / 4; i >= 0; i-- {
+		h.down(i)
+	}
+}
 
 func (h *mergeHeap) push(x mergeItem) {
 	s := append(*h, x)
 	i := len(s) - 1
 	for i > 0 {
-		p := (i - 1) / 2
-		if !s[i].less(s[p]) {
+		p := (i - 1) / 4
+		if s[i].key >= s[p].key {
 			break
 		}
 		s[i], s[p] = s[p], s[i]
@@ -268,23 +277,29 @@ func (h *mergeHeap) pop() mergeItem {
 	top := s[0]
 	n := len(s) - 1
 	s[0] = s[n]
-	s = s[:n]
-	i := 0
-	for {
-		l := 2*i + 1
-		if l >= n {
-			break
-		}
-		c := l
-		if r := l + 1; r < n && s[r].less(s[l]) {
-			c = r
-		}
-		if !s[c].less(s[i]) {
-			break
-		}
-		s[i], s[c] = s[c], s[i]
-		i = c
-	}
-	*h = s
+	*h = s[:n]
+	h.down(0)
 	return top
+}
+
+// down moves the item at i down to its place.
+func (h mergeHeap) down(i int) {
+	n := len(h)
+	for {
+		c := 4*i + 1
+		if c >= n {
+			return
+		}
+		best := c
+		for k := c + 1; k < min(c+4, n); k++ {
+			if h[k].key < h[best].key {
+				best = k
+			}
+		}
+		if h[best].key >= h[i].key {
+			return
+		}
+		h[i], h[best] = h[best], h[i]
+		i = best
+	}
 }

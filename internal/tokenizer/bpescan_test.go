@@ -84,3 +84,33 @@ func checkMerges(t *testing.T, m, hf *bpeModel, w string) {
 		t.Fatalf("%q: mergeScan %v, heap %v", w, got, want)
 	}
 }
+
+// TestMergeHeapOrder: the 4-ary heap, built by init or by push and mixed
+// with pops, gives its items lowest key first.
+func TestMergeHeapOrder(t *testing.T) {
+	t.Parallel()
+	r := rand.New(rand.NewPCG(5, 6))
+	for n := range 200 {
+		var h mergeHeap
+		var keys []uint64
+		for range n {
+			k := uint64(r.IntN(50))<<32 | uint64(r.IntN(1000))
+			h = append(h, mergeItem{key: k})
+			keys = append(keys, k)
+		}
+		h.init()
+		var got []uint64
+		for len(h) > 0 {
+			got = append(got, h.pop().key)
+			if r.IntN(3) == 0 {
+				k := got[len(got)-1] + uint64(r.IntN(100))
+				h.push(mergeItem{key: k})
+				keys = append(keys, k)
+			}
+		}
+		slices.Sort(keys)
+		if !slices.IsSorted(got) || len(got) != len(keys) {
+			t.Fatalf("n %d: popped %v, want the keys %v in order", n, got, keys)
+		}
+	}
+}

@@ -7,7 +7,9 @@
 // the simulator. `make bench-gen` runs it; with -rows FILE it also appends
 // its figures as rows of `make bench`'s table (tools/benchtable).
 //
-// Generation is timed on the wall clock and on the process's CPU clock
+// Each generation run starts with a freshly loaded tokenizer, so that its
+// caches start empty as in a real run (the load itself is not timed), and
+// draws other prompts (another seed). Generation is timed on the wall clock and on the process's CPU clock
 // (user+system from getrusage): on a machine shared with other work the
 // wall figure drops while the CPU figure (tokens per CPU-second, i.e. per
 // core actually used) stays put, so the two together tell contention from
@@ -129,7 +131,7 @@ func run(c config, w io.Writer) error {
 
 // measureTokenizer prints and returns the figures of one tokenizer.
 func measureTokenizer(tw io.Writer, c config, dir, name string) ([]row, error) {
-	tok, load, heap, err := loadTimed(name, c.runs)
+	load, heap, err := loadTimed(name, c.runs)
 	if err != nil {
 		return nil, err
 	}
@@ -147,7 +149,7 @@ func measureTokenizer(tw io.Writer, c config, dir, name string) ([]row, error) {
 		}
 		var figs []genFigure
 		for _, p := range c.procs {
-			wall, cpu, err := generate(tok, genOptions(ds, dir, c), p, c.runs)
+			wall, cpu, err := generate(name, genOptions(ds, dir, c), p, c.runs)
 			if err != nil {
 				return nil, err
 			}
