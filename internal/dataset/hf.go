@@ -132,6 +132,13 @@ func (r *hfRun) userPrompt(p, where string) (string, error) {
 // count is len(tokenizer(text).input_ids).
 func (r *hfRun) count(text string) int { return len(r.tok.Encode(text, true)) }
 
+// countPrompts sets every sample's PromptLen to its prompt's token count
+// (count), on r.workers goroutines: the classes whose counts decide
+// nothing make them once their rows are read, on all cores.
+func (r *hfRun) countPrompts(samples []Sample) {
+	forEach(len(samples), r.workers, func(j int) { samples[j].PromptLen = r.count(samples[j].Prompt) })
+}
+
 // id is request_id_prefix + str(i).
 func (r *hfRun) id(i int) string { return fmt.Sprintf("%s%d", r.opts.RequestIDPrefix, i) }
 

@@ -143,10 +143,11 @@ func promptPerRow(r *hfRun, rows rowIter, def int, prompt func(hfRow) (string, e
 		samples = append(samples, Sample{Prompt: p, ExpectedOutputLen: out, RequestID: r.id(i)})
 		return false, nil
 	})
-	// The counts decide nothing here, so they are made afterwards, on
-	// all cores.
-	forEach(len(samples), r.workers, func(j int) { samples[j].PromptLen = r.count(samples[j].Prompt) })
-	return samples, err
+	if err != nil {
+		return nil, err
+	}
+	r.countPrompts(samples)
+	return samples, nil
 }
 
 // instructCoder is InstructCoderDataset: the first --num-prompts rows
@@ -282,10 +283,14 @@ func blazedit(r *hfRun, rows rowIter) ([]Sample, error) {
 		if err != nil {
 			return false, err
 		}
-		samples = append(samples, Sample{Prompt: p, PromptLen: r.count(p), ExpectedOutputLen: out, RequestID: r.id(i)})
+		samples = append(samples, Sample{Prompt: p, ExpectedOutputLen: out, RequestID: r.id(i)})
 		return false, nil
 	})
-	return samples, err
+	if err != nil {
+		return nil, err
+	}
+	r.countPrompts(samples)
+	return samples, nil
 }
 
 // zetaPrompt is vLLM's zeta_prompt for zed-industries/zeta.
@@ -297,6 +302,7 @@ const zetaPrompt = "### Instruction:\nYou are a code completion assistant and yo
 // no chat template; ids by row; the count is checked after appending.
 func nextEdit(r *hfRun, rows rowIter) ([]Sample, error) {
 	var samples []Sample
+	var outputs []string // the expected outputs, counted with the prompts
 	err := eachRow(rows, func(i int, row hfRow) (bool, error) {
 		var f [3]string
 		for k, col := range []string{"events", "input", "output"} {
@@ -314,10 +320,17 @@ func nextEdit(r *hfRun, rows rowIter) ([]Sample, error) {
 			_, n := utf8.DecodeLastRuneInString(expected)
 			expected = expected[len(expected)-n:]
 		}
-		samples = append(samples, Sample{Prompt: p, PromptLen: r.count(p), ExpectedOutputLen: r.count(expected), RequestID: r.id(i)})
+		samples = append(samples, Sample{Prompt: p, RequestID: r.id(i)})
+		outputs = append(outputs, expected)
 		return len(samples) >= r.opts.NumPrompts, nil
 	})
-	return samples, err
+	if err != nil {
+		return nil, err
+	}
+	forEach(len(samples), r.workers, func(j int) {
+		samples[j].PromptLen, samples[j].ExpectedOutputLen = r.count(samples[j].Prompt), r.count(outputs[j])
+	})
+	return samples, nil
 }
 
 // mlperf is MLPerfDataset: the system prompt and the question through the
