@@ -34,8 +34,10 @@ type bpeModel struct {
 	// which looks words up itself).
 	singles *singleTokens
 
-	// scan says mergeScan may replace mergeWord (scanOK).
-	scan bool
+	// scan says mergeScan may replace mergeWord (scanOK) if uniqueIDs
+	// says no two tokens share an id (see scans).
+	scan      bool
+	uniqueIDs func() bool
 
 	cache *wordCache
 }
@@ -96,7 +98,7 @@ func (m *bpeModel) tokenize(word string, out []int) []int {
 	switch {
 	case m.chars != nil:
 		ids = m.mergeChars(word, buf[:0])
-	case m.scan && len(word) > 1 && len(word) <= scanMaxLen:
+	case len(word) <= scanMaxLen && m.scans():
 		ids = m.mergeScan(word, buf[:0])
 	default:
 		ids = m.mergeWord(word, buf[:0])
@@ -196,6 +198,7 @@ func (m *bpeModel) mergeSymbols(syms []symbol, out []int32) []int32 {
 		}
 	}
 	h.init()
+	scans := m.scans()
 	for len(h) > 0 {
 		top := h.pop()
 		pos := top.pos()
@@ -209,7 +212,7 @@ func (m *bpeModel) mergeSymbols(syms []symbol, out []int32) []int32 {
 		// mergeScan applies, that is the same as the pair being the one
 		// queued (see mergeScan), and so its size unchanged: both symbols
 		// only grow, the left one rightwards from where it starts.
-		if m.scan {
+		if scans {
 			if cur.size+right.size != top.span {
 				continue
 			}

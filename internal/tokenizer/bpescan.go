@@ -74,13 +74,17 @@ func (m *bpeModel) pairRank(a, b int32) (uint32, int32) {
 	return uint32(v >> 32), int32(uint32(v))
 }
 
-// scanOK reports whether mergeScan may replace mergeWord: a byte-level
-// vocabulary (not SentencePiece-style) that spells every byte as one token
-// whatever its place in the word (no continuing-subword prefix, no
-// end-of-word suffix, so no unk and no byte fallback either), whose ids are
-// unique, and no merge rank as large as noMerge.
-func scanOK(m *bpeModel, prefix, suffix string, uniqueIDs bool, numMerges int) bool {
-	if m.chars != nil || prefix != "" || suffix != "" || !uniqueIDs || numMerges >= noMerge {
+// scans reports whether mergeScan may replace mergeWord: scanOK, and no
+// two tokens share an id (checked in the background while loading).
+func (m *bpeModel) scans() bool { return m.scan && m.uniqueIDs() }
+
+// scanOK reports whether the model is one mergeScan may serve, if its ids
+// are unique: a byte-level vocabulary (not SentencePiece-style) that
+// spells every byte as one token whatever its place in the word (no
+// continuing-subword prefix, no end-of-word suffix, so no unk and no byte
+// fallback either), and no merge rank as large as noMerge.
+func scanOK(m *bpeModel, prefix, suffix string, numMerges int) bool {
+	if m.chars != nil || prefix != "" || suffix != "" || numMerges >= noMerge {
 		return false
 	}
 	for b := range 256 {

@@ -26,7 +26,7 @@ func TestMergeScanEqualsHeap(t *testing.T) {
 			t.Parallel()
 			h := tok.(*hfTokenizer)
 			m, ok := h.model.(*bpeModel)
-			if !ok || !m.scan {
+			if !ok || !m.scans() {
 				t.Fatalf("%s: mergeScan is not used", name)
 			}
 			r := rand.New(rand.NewPCG(3, 4))

@@ -20,9 +20,6 @@ type singleTokens struct {
 	// goroutine when the model is loaded and waited for on first use, so
 	// that loading does not wait for it.
 	words func() *rawTokens
-	// merges[id] is singleUnknown, singleYes (merging the token's bytes
-	// gives exactly [id]) or singleNo.
-	merges []atomic.Uint32
 }
 
 const (
@@ -45,6 +42,9 @@ type rawTokens struct {
 	// maxLen is the longest token's length in bytes: a longer word is no
 	// token, and looking it up would only hash it.
 	maxLen int
+	// merges[id] is singleUnknown, singleYes (merging the token's bytes
+	// gives exactly [id]) or singleNo.
+	merges []atomic.Uint32
 }
 
 // newRawTokens indexes the raw bytes of vocab's byte-level tokens.
@@ -77,6 +77,11 @@ func newRawTokens(vocab map[string]int) *rawTokens {
 		}
 		r.slots[i] = e
 	}
+	maxID := int32(0)
+	for _, id := range r.ids {
+		maxID = max(maxID, id)
+	}
+	r.merges = make([]atomic.Uint32, maxID+1)
 	return r
 }
 
@@ -98,23 +103,23 @@ func (r *rawTokens) find(word string) (int32, bool) {
 }
 
 // newSingleTokens starts building the table from vocab, which it does not
-// modify and the caller must not modify either; maxID is vocab's largest
-// id.
-func newSingleTokens(vocab map[string]int, maxID int) *singleTokens {
+// modify and the caller must not modify either.
+func newSingleTokens(vocab map[string]int) *singleTokens {
 	ch := make(chan *rawTokens, 1)
 	go func() { ch <- newRawTokens(vocab) }()
-	return &singleTokens{words: sync.OnceValue(func() *rawTokens { return <-ch }), merges: make([]atomic.Uint32, maxID+1)}
+	return &singleTokens{words: sync.OnceValue(func() *rawTokens { return <-ch })}
 }
 
 // lookup returns the id of the token whose raw bytes are word and whether
 // merging word is known to give it alone; ok is false when word is no
 // token.
 func (s *singleTokens) lookup(word string) (id int32, state uint32, ok bool) {
-	id, ok = s.words().find(word)
+	w := s.words()
+	id, ok = w.find(word)
 	if !ok {
 		return 0, 0, false
 	}
-	return id, s.merges[id].Load(), true
+	return id, w.merges[id].Load(), true
 }
 
 // record stores what merging the word of token id gave.
@@ -123,5 +128,5 @@ func (s *singleTokens) record(id int32, ids []int32) {
 	if len(ids) == 1 && ids[0] == id {
 		state = singleYes
 	}
-	s.merges[id].Store(state)
+	s.words().merges[id].Store(state)
 }

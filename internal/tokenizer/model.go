@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"sync"
 )
 
 // newBPEModel builds the BPE model from model.vocab and model.merges the
@@ -84,11 +85,13 @@ func newBPEModel(m *modelJSON, vocab map[string]int, merges [][2]string, charLev
 			}
 		}
 	}
-	maxID, unique := vocabIDs(vocab)
 	if !model.ignoreMerges {
-		model.singles = newSingleTokens(vocab, maxID)
+		model.singles = newSingleTokens(vocab)
 	}
-	model.scan = scanOK(model, prefix, suffix, unique, len(merges))
+	model.scan = scanOK(model, prefix, suffix, len(merges))
+	unique := make(chan bool, 1)
+	go func() { unique <- uniqueIDs(vocab) }()
+	model.uniqueIDs = sync.OnceValue(func() bool { return <-unique })
 	if model.ignoreMerges {
 		model.words = make(map[string]int32, len(vocab))
 		for tok, id := range vocab {
@@ -100,23 +103,23 @@ func newBPEModel(m *modelJSON, vocab map[string]int, merges [][2]string, charLev
 	return model, nil
 }
 
-// vocabIDs returns the largest id of vocab and whether no two tokens
-// share an id.
-func vocabIDs(vocab map[string]int) (maxID int, unique bool) {
+// uniqueIDs reports whether no two tokens of vocab share an id.
+func uniqueIDs(vocab map[string]int) bool {
+	maxID := 0
 	for _, id := range vocab {
 		maxID = max(maxID, id)
 	}
 	if maxID >= 1<<26 {
-		return maxID, false // not worth a bitmap; mergeScan is only faster
+		return false // not worth a bitmap; mergeScan is only faster
 	}
 	seen := make([]bool, maxID+1)
 	for _, id := range vocab {
 		if id < 0 || seen[id] {
-			return maxID, false
+			return false
 		}
 		seen[id] = true
 	}
-	return maxID, true
+	return true
 }
 
 // addTokens registers tokenizer.json's added_tokens the way HF's
