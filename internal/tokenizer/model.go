@@ -228,11 +228,27 @@ func (t *hfTokenizer) buildDecodeTable(vocab map[string]int, added map[int]*adde
 		t.tokens, t.known = names, known
 		return
 	}
-	bl := newByteLevel()
-	t.decodeTable = make([][]byte, size)
+	// All the bytes in one array (a token's raw bytes are never longer
+	// than its spelling, so it never grows): one allocation instead of
+	// one per token.
+	total := 0
 	for id, ok := range known {
 		if ok {
-			t.decodeTable[id] = bl.decode(names[id])
+			total += len(names[id])
 		}
+	}
+	bl := newByteLevel()
+	arena := make([]byte, 0, total)
+	t.decodeTable = make([][]byte, size)
+	for id, ok := range known {
+		if !ok {
+			continue
+		}
+		start := len(arena)
+		var raw bool
+		if arena, raw = bl.appendRaw(arena, names[id]); !raw {
+			arena = append(arena, names[id]...) // as bl.decode does
+		}
+		t.decodeTable[id] = arena[start:len(arena):len(arena)]
 	}
 }
