@@ -2,6 +2,7 @@ package dataset
 
 import (
 	"bytes"
+	"fmt"
 	"io"
 	"path/filepath"
 	"strings"
@@ -146,5 +147,42 @@ func TestHFParallelEqualsSerial(t *testing.T) {
 		parallelCase(t, c.Seed, func(g *Globals, warn io.Writer, workers int) ([]Sample, error) {
 			return hf(opts, chatFake{newFake()}, g, warn, workers)
 		})
+	}
+}
+
+// TestPromptCompletionReadsAsSerial: the batched prompt/completion classes
+// read exactly the rows the serial loop reads: a row that fails to read
+// right after the last sample needed fails the run (the serial loop reads
+// one row past it), one further on does not, and a failing row's error
+// comes after the rows before it are taken.
+func TestPromptCompletionReadsAsSerial(t *testing.T) {
+	t.Parallel()
+	rowsUntil := func(good int) rowIter {
+		n := 0
+		return func() (hfRow, bool, error) {
+			n++
+			if n > good {
+				return hfRow{}, false, fmt.Errorf("row %d: broken", n)
+			}
+			return hfRow{cols: map[string]any{}, where: fmt.Sprintf("row %d", n)}, true, nil
+		}
+	}
+	read := func(hfRow) (pair, error) {
+		return pair{prompt: "a b c d e", completion: "f g h i j", keep: true}, nil
+	}
+	for _, c := range []struct {
+		good, numPrompts int
+		wantErr          bool
+	}{{5, 5, true}, {5, 4, false}, {5, 10, true}, {300, 299, false}, {300, 300, true}} {
+		for _, workers := range []int{1, 3} {
+			r := &hfRun{opts: Options{NumPrompts: c.numPrompts, RequestIDPrefix: "x-"}, tok: newFake(), workers: workers}
+			got, err := promptCompletion(r, rowsUntil(c.good), 1024, 2048, read)
+			if (err != nil) != c.wantErr {
+				t.Errorf("%d good rows, %d prompts, %d workers: error %v, want one: %v", c.good, c.numPrompts, workers, err, c.wantErr)
+			}
+			if err == nil && len(got) != c.numPrompts {
+				t.Errorf("%d good rows, %d prompts: %d samples", c.good, c.numPrompts, len(got))
+			}
+		}
 	}
 }
