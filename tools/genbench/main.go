@@ -113,8 +113,9 @@ func run(c config, w io.Writer) error {
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
 	fmt.Fprintf(tw, "tokenizer\tfigure\tprocs\tvalue\ttarget\t\n")
 	var rows []row
+	shared := machine()
 	for _, name := range c.tokenizers {
-		r, err := measureTokenizer(tw, c, dir, name)
+		r, err := measureTokenizer(tw, c, dir, name, shared)
 		if err != nil {
 			return err
 		}
@@ -130,7 +131,7 @@ func run(c config, w io.Writer) error {
 }
 
 // measureTokenizer prints and returns the figures of one tokenizer.
-func measureTokenizer(tw io.Writer, c config, dir, name string) ([]row, error) {
+func measureTokenizer(tw io.Writer, c config, dir, name, shared string) ([]row, error) {
 	load, heap, err := loadTimed(name, c.runs)
 	if err != nil {
 		return nil, err
@@ -141,7 +142,7 @@ func measureTokenizer(tw io.Writer, c config, dir, name string) ([]row, error) {
 	fmt.Fprintf(tw, "%s\tlive heap after load\t\t%.1f MB\t\t\n", short, float64(heap)/1e6)
 	var rows []row
 	if !builtin {
-		rows = append(rows, loadRows(short, load, heap)...)
+		rows = append(rows, loadRows(short, shared, load, heap)...)
 	}
 	for _, ds := range c.datasets {
 		if ds != "random" && builtin {
@@ -157,7 +158,7 @@ func measureTokenizer(tw io.Writer, c config, dir, name string) ([]row, error) {
 			fmt.Fprintf(tw, "%s\t%s gen, wall\t%d\t%s tok/s\t≥ %s tok/s\t\n", short, ds, p, mega(wall), mega(targetTokensPerCore*float64(p)))
 			fmt.Fprintf(tw, "%s\t%s gen, per CPU-s\t%d\t%s tok/s\t≥ %s tok/s\t\n", short, ds, p, mega(cpu), mega(targetTokensPerCore))
 		}
-		rows = append(rows, generationRows(short, ds, figs)...)
+		rows = append(rows, generationRows(short, ds, shared, figs)...)
 	}
 	if c.gobench != "" {
 		d, err := startup(c.gobench, name, c.runs)
@@ -165,7 +166,7 @@ func measureTokenizer(tw io.Writer, c config, dir, name string) ([]row, error) {
 			return nil, err
 		}
 		fmt.Fprintf(tw, "%s\tstart-up to 1st request\t\t%s\t≤ %s\t\n", short, ms(d), ms(targetStartup+load))
-		rows = append(rows, startupRow(short, d, load))
+		rows = append(rows, startupRow(short, shared, d, load))
 	}
 	return rows, nil
 }

@@ -5,6 +5,8 @@ import (
 	"encoding/json"
 	"fmt"
 	"os"
+	"runtime"
+	"strings"
 	"time"
 )
 
@@ -19,15 +21,24 @@ type row struct {
 	Note   string  `json:"note"`
 }
 
-// shared is what every note says of the machine.
-const shared = "this machine, shared with other work"
+// machine is what the notes say of the machine: its cores and the load
+// average when genbench started (other work on it slows the wall figures).
+func machine() string {
+	load := "unknown"
+	if b, err := os.ReadFile("/proc/loadavg"); err == nil {
+		if f := strings.Fields(string(b)); len(f) > 0 {
+			load = f[0]
+		}
+	}
+	return fmt.Sprintf("%d-core machine, load average %s at the start", runtime.NumCPU(), load)
+}
 
 func boolp(b bool) *bool { return &b }
 
 // generationRows are one dataset's rows: the prompt tokens per CPU-second
 // at one proc against the per-core target, then each larger proc count's
 // wall figure against the target times the procs, with its scaling.
-func generationRows(tok, ds string, figs []genFigure) []row {
+func generationRows(tok, ds, shared string, figs []genFigure) []row {
 	var rows []row
 	var one *genFigure
 	for i, f := range figs {
@@ -42,7 +53,7 @@ func generationRows(tok, ds string, figs []genFigure) []row {
 		if f.procs == 1 {
 			continue
 		}
-		note := fmt.Sprintf("prompt tokens per wall second; %.2f Mtok/s per CPU-second", f.cpu/1e6)
+		note := fmt.Sprintf("prompt tokens per wall second; %.2f Mtok/s per CPU-second; %s", f.cpu/1e6, shared)
 		if one != nil {
 			note += fmt.Sprintf("; %.2fx the 1-core wall figure", f.wall/one.wall)
 		}
@@ -55,7 +66,7 @@ func generationRows(tok, ds string, figs []genFigure) []row {
 }
 
 // loadRows are the tokenizer's load time and the heap it keeps.
-func loadRows(tok string, load time.Duration, heap uint64) []row {
+func loadRows(tok, shared string, load time.Duration, heap uint64) []row {
 	return []row{
 		{Group: "startup", Figure: tok + " tokenizer load", Value: float64(load) / 1e6, Unit: "ms",
 			Target: "<= 100 ms", Met: boolp(load <= targetLoad), Note: "tokenizer.Load of tokenizer.json, median; " + shared},
@@ -65,11 +76,11 @@ func loadRows(tok string, load time.Duration, heap uint64) []row {
 }
 
 // startupRow is the time to the first request against its target.
-func startupRow(tok string, d, load time.Duration) row {
+func startupRow(tok, shared string, d, load time.Duration) row {
 	target := targetStartup + load
 	return row{Group: "startup", Figure: "start-up to 1st request, " + tok, Value: float64(d) / 1e6, Unit: "ms",
 		Target: fmt.Sprintf("<= 50 ms + load (%.0f ms)", float64(target)/1e6), Met: boolp(d <= target),
-		Note: "serve --num-prompts 1 to the simulator's first request, median; simulator and client on " + shared}
+		Note: "serve --num-prompts 1 to the simulator's first request, median; simulator and client share the " + shared}
 }
 
 // appendRows appends rows to the file name as JSON lines, in one write.
