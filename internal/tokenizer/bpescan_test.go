@@ -4,6 +4,7 @@ import (
 	"math/rand/v2"
 	"slices"
 	"testing"
+	"unicode"
 )
 
 // TestMergeScanEqualsHeap runs mergeScan, the priority-queue merge with
@@ -111,6 +112,17 @@ func TestMergeHeapOrder(t *testing.T) {
 		slices.Sort(keys)
 		if !slices.IsSorted(got) || len(got) != len(keys) {
 			t.Fatalf("n %d: popped %v, want the keys %v in order", n, got, keys)
+		}
+	}
+}
+
+// TestCJKLetters: every rune isCJKLetter takes is a letter for
+// unicode.IsLetter, so that classify's quick test changes no class.
+func TestCJKLetters(t *testing.T) {
+	t.Parallel()
+	for r := rune(0); r <= unicode.MaxRune; r++ {
+		if isCJKLetter(r) && !unicode.IsLetter(r) {
+			t.Fatalf("%U: isCJKLetter, not unicode.IsLetter", r)
 		}
 	}
 }
