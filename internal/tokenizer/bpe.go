@@ -92,6 +92,9 @@ func (m *bpeModel) tokenize(word string, out []int) []int {
 		if out, ok := m.cache.appendIDs(out, word); ok {
 			return out
 		}
+		if out, ok := m.prefixOfCached(word, out); ok {
+			return out
+		}
 	}
 	var buf [64]int32
 	var ids []int32
@@ -113,6 +116,46 @@ func (m *bpeModel) tokenize(word string, out []int) []int {
 		out = append(out, int(id))
 	}
 	return out
+}
+
+// prefixOfCached appends the ids of word to out when word is a prefix of
+// a cached long word that ends where one of that word's tokens ends: they
+// are that word's ids up to that token. vLLM's random dataset cuts each
+// prompt after a token and encodes it again, and text without spaces
+// (Chinese) makes a word of the whole tail, which would otherwise be
+// merged again from its bytes.
+//
+// It gives the merge loop's result because no symbol of the longer word
+// ever crossed the end of that token (symbols only grow, and the token is
+// one of the last ones), so the merges left of it never met the ones
+// right of it: the queue took the left ones in the order the word alone
+// takes them, as their pairs, ranks and positions are the same
+// (TestPrefixOfMergedWord). This needs what mergeScan needs (scans), and
+// the tokens' lengths (the single-token table).
+func (m *bpeModel) prefixOfCached(word string, out []int) ([]int, bool) {
+	if len(word) < longPrefixLen || m.singles == nil || !m.scans() {
+		return out, false
+	}
+	ids, ok := m.cache.longerWord(word)
+	if !ok {
+		return out, false
+	}
+	lens := m.singles.words().lens
+	n, end := 0, 0
+	for ; end+4 <= len(ids) && n < len(word); end += 4 {
+		id := cachedID(ids[end:])
+		if int(id) >= len(lens) || lens[id] == 0 {
+			return out, false
+		}
+		n += int(lens[id])
+	}
+	if n != len(word) {
+		return out, false
+	}
+	for k := 0; k < end; k += 4 {
+		out = append(out, int(cachedID(ids[k:])))
+	}
+	return out, true
 }
 
 // symbol is one element of the doubly linked list of a word being merged,

@@ -126,3 +126,73 @@ func TestCJKLetters(t *testing.T) {
 		}
 	}
 }
+
+// TestPrefixOfMergedWord: a word cut where one of its tokens ends merges
+// to its tokens up to there (what prefixOfCached relies on), on the
+// long words of text decoded from random ids and on random ones; and
+// encoding a text cut after a token gives the same ids with the cache of
+// the whole text's encoding as with a tokenizer that never saw it.
+func TestPrefixOfMergedWord(t *testing.T) {
+	t.Parallel()
+	tok, err := Load(hfDir(t, "qwen3"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	m := tok.(*hfTokenizer).model.(*bpeModel)
+	hf := *m
+	hf.scan = false
+	r := rand.New(rand.NewPCG(7, 8))
+	// Windows of consecutive ids, as vLLM's random dataset draws them:
+	// those of the Chinese part of the vocabulary decode to long words.
+	window := func(start, n int) []int {
+		ids := make([]int, n)
+		for i := range ids {
+			ids[i] = start + i
+		}
+		return ids
+	}
+	var words []string
+	for k := range 40 {
+		for _, w := range tok.(*hfTokenizer).preTokenize(tok.Decode(window(100_000+1000*k, 400)), true, nil) {
+			if len(w) >= 200 {
+				words = append(words, w)
+			}
+		}
+	}
+	for range 200 {
+		b := make([]byte, 100+r.IntN(400))
+		for i := range b {
+			b[i] = "abcde thn"[r.IntN(9)]
+		}
+		words = append(words, string(b))
+	}
+	if len(words) < 230 {
+		t.Fatalf("only %d long words", len(words))
+	}
+	lens := m.singles.words().lens
+	for _, w := range words {
+		full := hf.mergeWord(w, nil)
+		n := 0
+		for j, id := range full[:len(full)-1] {
+			n += int(lens[id])
+			if got := hf.mergeWord(w[:n], nil); !slices.Equal(got, full[:j+1]) {
+				t.Fatalf("%q cut after token %d (%d bytes): %v, the whole word's tokens %v", w, j, n, got, full[:j+1])
+			}
+		}
+	}
+	cold := func() Tokenizer {
+		c, err := Load(hfDir(t, "qwen3"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		return c
+	}()
+	for k := range 40 {
+		text := tok.Decode(window(100_000+1000*k+500, 300))
+		enc := tok.Encode(text, false)
+		cut := tok.Decode(enc[:len(enc)*(k+1)/42])
+		if got, want := tok.Encode(cut, false), cold.Encode(cut, false); !slices.Equal(got, want) {
+			t.Fatalf("window %d: the cut text encodes to %v after the whole, %v alone", k, got, want)
+		}
+	}
+}

@@ -45,6 +45,9 @@ type rawTokens struct {
 	// merges[id] is singleUnknown, singleYes (merging the token's bytes
 	// gives exactly [id]) or singleNo.
 	merges []atomic.Uint32
+	// lens[id] is the length of token id's raw bytes (0: no such token,
+	// or longer than 65,535 bytes).
+	lens []uint16
 }
 
 // newRawTokens indexes the raw bytes of vocab's byte-level tokens.
@@ -82,6 +85,12 @@ func newRawTokens(vocab map[string]int) *rawTokens {
 		maxID = max(maxID, id)
 	}
 	r.merges = make([]atomic.Uint32, maxID+1)
+	r.lens = make([]uint16, maxID+1)
+	for e, id := range r.ids {
+		if n := r.off[e+1] - r.off[e]; n <= 0xFFFF {
+			r.lens[id] = uint16(n)
+		}
+	}
 	return r
 }
 

@@ -42,7 +42,14 @@ type wordCache struct {
 type cacheTables struct {
 	short [wordCacheSlots]atomic.Pointer[cachedWord]
 	long  [longWordSlots]atomic.Pointer[cachedWord]
+	// byPrefix holds the long words again, by their first longPrefixLen
+	// bytes (see longerWord).
+	byPrefix [longWordSlots]atomic.Pointer[cachedWord]
 }
+
+// longPrefixLen is how many leading bytes index a long word in byPrefix:
+// every long word has that many.
+const longPrefixLen = 256
 
 // cachedWord is one word and its ids in one string: the word's bytes, then
 // each id in four bytes (little-endian). One allocation for both keeps a
@@ -72,9 +79,25 @@ func (c *wordCache) appendIDs(out []int, word string) ([]int, bool) {
 		return out, false
 	}
 	for ids := e.data[e.wordLen:]; len(ids) >= 4; ids = ids[4:] {
-		out = append(out, int(uint32(ids[0])|uint32(ids[1])<<8|uint32(ids[2])<<16|uint32(ids[3])<<24))
+		out = append(out, int(cachedID(ids)))
 	}
 	return out, true
+}
+
+// cachedID is the first id of ids as cachedWord keeps them.
+func cachedID(ids string) int32 {
+	return int32(uint32(ids[0]) | uint32(ids[1])<<8 | uint32(ids[2])<<16 | uint32(ids[3])<<24)
+}
+
+// longerWord returns the ids (four bytes each, as cachedWord keeps them)
+// of a cached long word of which word is a prefix, if there is one; word
+// is at least longPrefixLen bytes long.
+func (c *wordCache) longerWord(word string) (ids string, ok bool) {
+	e := c.slots().byPrefix[maphash.String(c.seed, word[:longPrefixLen])&(longWordSlots-1)].Load()
+	if e == nil || e.wordLen < len(word) || e.data[:len(word)] != word {
+		return "", false
+	}
+	return e.data[e.wordLen:], true
 }
 
 // put caches word's ids, copying both (word points into the caller's
@@ -88,5 +111,9 @@ func (c *wordCache) put(word string, ids []int32) {
 		binary.LittleEndian.PutUint32(id[:], uint32(v))
 		b.Write(id[:])
 	}
-	c.slot(word).Store(&cachedWord{data: b.String(), wordLen: len(word)})
+	e := &cachedWord{data: b.String(), wordLen: len(word)}
+	c.slot(word).Store(e)
+	if len(word) >= longPrefixLen {
+		c.slots().byPrefix[maphash.String(c.seed, word[:longPrefixLen])&(longWordSlots-1)].Store(e)
+	}
 }
