@@ -63,19 +63,9 @@ func sonnet(opts Options, tok tokenizer.Tokenizer, g *Globals, workers int) ([]S
 	if err != nil {
 		return nil, err
 	}
-	chat, ok := tok.(tokenizer.ChatTemplater)
-	if !ok {
-		return nil, fmt.Errorf("--dataset-name sonnet: tokenizer %s: %w", tok.Name(), ErrSonnetChatTemplate)
-	}
-	format := func(p string) (string, int, error) {
-		f, err := chat.ApplyChatTemplate([]tokenizer.Message{{Role: "user", Content: p}}, true, nil)
-		if errors.Is(err, tokenizer.ErrNoChatTemplate) {
-			return "", 0, fmt.Errorf("--dataset-name sonnet: %w (%w)", ErrSonnetChatTemplate, err)
-		}
-		if err != nil {
-			return "", 0, fmt.Errorf("--dataset-name sonnet: %w", err)
-		}
-		return f, len(tok.Encode(f, true)), nil
+	format, err := sonnetFormat(tok)
+	if err != nil {
+		return nil, err
 	}
 	lineLens := make([]int, len(lines))
 	forEach(len(lines), workers, func(j int) { lineLens[j] = len(tok.Encode(lines[j], true)) })
@@ -142,6 +132,25 @@ func sonnet(opts Options, tok tokenizer.Tokenizer, g *Globals, workers int) ([]S
 		}
 	}
 	return samples, nil
+}
+
+// sonnetFormat returns the function that gives a prompt's chat form (one
+// user message) and that form's token count.
+func sonnetFormat(tok tokenizer.Tokenizer) (func(p string) (string, int, error), error) {
+	chat, ok := tok.(tokenizer.ChatTemplater)
+	if !ok {
+		return nil, fmt.Errorf("--dataset-name sonnet: tokenizer %s: %w", tok.Name(), ErrSonnetChatTemplate)
+	}
+	return func(p string) (string, int, error) {
+		f, err := chat.ApplyChatTemplate([]tokenizer.Message{{Role: "user", Content: p}}, true, nil)
+		if errors.Is(err, tokenizer.ErrNoChatTemplate) {
+			return "", 0, fmt.Errorf("--dataset-name sonnet: %w (%w)", ErrSonnetChatTemplate, err)
+		}
+		if err != nil {
+			return "", 0, fmt.Errorf("--dataset-name sonnet: %w", err)
+		}
+		return f, len(tok.Encode(f, true)), nil
+	}, nil
 }
 
 // sonnetLines returns the lines of the poem file as Python's readlines

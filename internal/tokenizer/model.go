@@ -93,14 +93,21 @@ func newBPEModel(m *modelJSON, vocab map[string]int, merges [][2]string, charLev
 	go func() { unique <- uniqueIDs(vocab) }()
 	model.uniqueIDs = sync.OnceValue(func() bool { return <-unique })
 	if model.ignoreMerges {
-		model.words = make(map[string]int32, len(vocab))
-		for tok, id := range vocab {
-			if raw, ok := bl.rawBytes(tok); ok {
-				model.words[string(raw)] = int32(id)
-			}
-		}
+		model.words = rawWords(vocab)
 	}
 	return model, nil
+}
+
+// rawWords maps the raw bytes of vocab's byte-level tokens to their ids.
+func rawWords(vocab map[string]int) map[string]int32 {
+	bl := newByteLevel()
+	words := make(map[string]int32, len(vocab))
+	for tok, id := range vocab {
+		if raw, ok := bl.rawBytes(tok); ok {
+			words[string(raw)] = int32(id)
+		}
+	}
+	return words
 }
 
 // uniqueIDs reports whether no two tokens of vocab share an id.
