@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"math"
+	"runtime"
 	"strconv"
 	"strings"
 
@@ -150,6 +151,21 @@ func pyInt(raw json.RawMessage) (int, error) {
 // --sharegpt-output-len); is_valid_sequence filters; ids count accepted
 // entries; then oversampling.
 func ShareGPT(opts Options, tok tokenizer.Tokenizer, g *Globals, warn io.Writer) ([]Sample, error) {
+	return shareGPT(opts, tok, g, warn, runtime.GOMAXPROCS(0))
+}
+
+// shareGPTTurns is one entry's prompt and output length, tokenized ahead
+// of its turn on all cores.
+type shareGPTTurns struct {
+	prompt               string
+	promptLen, outputLen int
+	err                  error
+}
+
+// shareGPT is ShareGPT with the entries tokenized on up to workers
+// goroutines, a window at a time, then taken in order as the serial loop
+// takes them; the samples do not depend on workers.
+func shareGPT(opts Options, tok tokenizer.Tokenizer, g *Globals, warn io.Writer, workers int) ([]Sample, error) {
 	if opts.Path == "" {
 		return nil, errors.New("--dataset-name sharegpt needs --dataset-path to a ShareGPT JSON file")
 	}
@@ -159,45 +175,27 @@ func ShareGPT(opts Options, tok tokenizer.Tokenizer, g *Globals, warn io.Writer)
 	}
 	shuffle(entries, opts, g.Random)
 	var samples []Sample
-	for _, e := range entries {
-		if len(samples) >= opts.NumPrompts {
-			break
-		}
-		prompt, err := turn(e, 0, opts.Path)
-		if err != nil {
-			return nil, err
-		}
-		completion, err := turn(e, 1, opts.Path)
-		if err != nil {
-			return nil, err
-		}
-		promptLen := len(tok.Encode(prompt, true))
-		outputLen := 0
-		if opts.SharegptOutputLen != nil {
-			outputLen = *opts.SharegptOutputLen
-		} else {
-			outputLen = len(tok.Encode(completion, true))
-		}
-		if !validSequence(promptLen, outputLen, opts.SharegptOutputLen != nil) {
-			continue
-		}
-		s := Sample{
-			Prompt:            prompt,
-			PromptLen:         promptLen,
-			ExpectedOutputLen: outputLen,
-			RequestID:         opts.RequestIDPrefix + strconv.Itoa(len(samples)),
-		}
-		if e.media {
-			if s.MultiModal, err = shareGPTMedia(e.image, e.video); err != nil {
-				return nil, fmt.Errorf("%s: entry %d: %w", opts.Path, e.index, err)
+	for lo := 0; lo < len(entries) && len(samples) < opts.NumPrompts; {
+		hi := min(len(entries), lo+min(genWindow, max(workers, opts.NumPrompts-len(samples))))
+		turns := make([]shareGPTTurns, hi-lo)
+		forEach(hi-lo, workers, func(j int) { turns[j] = shareGPTTokenize(entries[lo+j], opts, tok) })
+		for j, t := range turns {
+			if len(samples) >= opts.NumPrompts {
+				break
 			}
+			if t.err != nil {
+				return nil, t.err
+			}
+			if !validSequence(t.promptLen, t.outputLen, opts.SharegptOutputLen != nil) {
+				continue
+			}
+			s, err := shareGPTSample(entries[lo+j], t, opts, len(samples))
+			if err != nil {
+				return nil, err
+			}
+			samples = append(samples, s)
 		}
-		if opts.EnableMultimodalChat {
-			// vLLM sends the prompt and its media as a prebuilt chat
-			// message then.
-			s.Prompt, s.PromptParts = "", multimodalChat(prompt, s.MultiModal)
-		}
-		samples = append(samples, s)
+		lo = hi
 	}
 	if len(samples) == 0 && len(entries) > 0 {
 		out := "each completion's length"
@@ -210,6 +208,48 @@ func ShareGPT(opts Options, tok tokenizer.Tokenizer, g *Globals, warn io.Writer)
 		return nil, fmt.Errorf("%s: no conversation with at least two turns", opts.Path)
 	}
 	return oversample(samples, opts, g.Random, warn)
+}
+
+// shareGPTTokenize reads an entry's two turns and counts their tokens (the
+// second's unless --sharegpt-output-len).
+func shareGPTTokenize(e shareGPTEntry, opts Options, tok tokenizer.Tokenizer) shareGPTTurns {
+	prompt, err := turn(e, 0, opts.Path)
+	if err != nil {
+		return shareGPTTurns{err: err}
+	}
+	completion, err := turn(e, 1, opts.Path)
+	if err != nil {
+		return shareGPTTurns{err: err}
+	}
+	t := shareGPTTurns{prompt: prompt, promptLen: len(tok.Encode(prompt, true))}
+	if opts.SharegptOutputLen != nil {
+		t.outputLen = *opts.SharegptOutputLen
+	} else {
+		t.outputLen = len(tok.Encode(completion, true))
+	}
+	return t
+}
+
+// shareGPTSample is the sample of an accepted entry, the number-th.
+func shareGPTSample(e shareGPTEntry, t shareGPTTurns, opts Options, number int) (Sample, error) {
+	s := Sample{
+		Prompt:            t.prompt,
+		PromptLen:         t.promptLen,
+		ExpectedOutputLen: t.outputLen,
+		RequestID:         opts.RequestIDPrefix + strconv.Itoa(number),
+	}
+	if e.media {
+		var err error
+		if s.MultiModal, err = shareGPTMedia(e.image, e.video); err != nil {
+			return Sample{}, fmt.Errorf("%s: entry %d: %w", opts.Path, e.index, err)
+		}
+	}
+	if opts.EnableMultimodalChat {
+		// vLLM sends the prompt and its media as a prebuilt chat
+		// message then.
+		s.Prompt, s.PromptParts = "", multimodalChat(t.prompt, s.MultiModal)
+	}
+	return s, nil
 }
 
 // validSequence is vLLM's is_valid_sequence with its default bounds.

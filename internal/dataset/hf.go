@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"runtime"
 	"slices"
 	"sort"
 	"strings"
@@ -89,6 +90,9 @@ type hfRun struct {
 	// name is hf_name (--hf-name, else --dataset-path).
 	name string
 	warn io.Writer
+	// workers is how many goroutines count tokens where a class counts
+	// after reading its rows.
+	workers int
 }
 
 // outputLen is --hf-output-len, else the class's DEFAULT_OUTPUT_LEN.
@@ -128,6 +132,13 @@ func (r *hfRun) userPrompt(p, where string) (string, error) {
 // count is len(tokenizer(text).input_ids).
 func (r *hfRun) count(text string) int { return len(r.tok.Encode(text, true)) }
 
+// countPrompts sets every sample's PromptLen to its prompt's token count
+// (count), on r.workers goroutines: the classes whose counts decide
+// nothing make them once their rows are read, on all cores.
+func (r *hfRun) countPrompts(samples []Sample) {
+	forEach(len(samples), r.workers, func(j int) { samples[j].PromptLen = r.count(samples[j].Prompt) })
+}
+
 // id is request_id_prefix + str(i).
 func (r *hfRun) id(i int) string { return fmt.Sprintf("%s%d", r.opts.RequestIDPrefix, i) }
 
@@ -137,6 +148,12 @@ func (r *hfRun) id(i int) string { return fmt.Sprintf("%s%d", r.opts.RequestIDPr
 // library's shuffle leaves them, sampled as the class does, then
 // oversampled.
 func HF(opts Options, tok tokenizer.Tokenizer, g *Globals, warn io.Writer) ([]Sample, error) {
+	return hf(opts, tok, g, warn, runtime.GOMAXPROCS(0))
+}
+
+// hf is HF with up to workers goroutines counting tokens; the samples do
+// not depend on workers.
+func hf(opts Options, tok tokenizer.Tokenizer, g *Globals, warn io.Writer, workers int) ([]Sample, error) {
 	c, err := findHFClass(opts)
 	if err != nil {
 		return nil, exitcode.Usage(err)
@@ -180,7 +197,7 @@ func HF(opts Options, tok tokenizer.Tokenizer, g *Globals, warn io.Writer) ([]Sa
 	if name == "" {
 		name = opts.Path
 	}
-	samples, err := c.sample(&hfRun{opts: opts, tok: tok, name: name, warn: warn}, rows)
+	samples, err := c.sample(&hfRun{opts: opts, tok: tok, name: name, warn: warn, workers: workers}, rows)
 	if err != nil {
 		return nil, err
 	}

@@ -61,11 +61,15 @@ func visionArena(r *hfRun, rows rowIter) ([]Sample, error) {
 		if err != nil {
 			return false, err
 		}
-		samples = append(samples, Sample{Prompt: p, PromptLen: r.count(p), ExpectedOutputLen: out, RequestID: r.id(i),
+		samples = append(samples, Sample{Prompt: p, ExpectedOutputLen: out, RequestID: r.id(i),
 			MultiModal: []*pyjson.Object{part}})
 		return false, nil
 	})
-	return samples, err
+	if err != nil {
+		return nil, err
+	}
+	r.countPrompts(samples)
+	return samples, nil
 }
 
 // mmstar is MMStarDataset: the question before "Options:", stripped, and
@@ -91,11 +95,15 @@ func mmstar(r *hfRun, rows rowIter) ([]Sample, error) {
 		if err != nil {
 			return false, err
 		}
-		samples = append(samples, Sample{Prompt: q, PromptLen: r.count(q), ExpectedOutputLen: out, RequestID: r.id(i),
+		samples = append(samples, Sample{Prompt: q, ExpectedOutputLen: out, RequestID: r.id(i),
 			MultiModal: []*pyjson.Object{part}})
 		return false, nil
 	})
-	return samples, err
+	if err != nil {
+		return nil, err
+	}
+	r.countPrompts(samples)
+	return samples, nil
 }
 
 // whisperPrompt is ASRDataset's decoder prompt for a tokenizer whose name

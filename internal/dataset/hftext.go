@@ -124,7 +124,8 @@ func firstTurnColumn(col string, def int) func(r *hfRun, rows rowIter) ([]Sample
 }
 
 // promptPerRow is the shape of the single-turn classes: one
-// chat-formatted prompt per row, ids by row, the output length fixed.
+// chat-formatted prompt per row, ids by row, the output length fixed. The
+// prompts are counted on all cores once read.
 func promptPerRow(r *hfRun, rows rowIter, def int, prompt func(hfRow) (string, error)) ([]Sample, error) {
 	out := r.outputLen(def)
 	var samples []Sample
@@ -139,10 +140,14 @@ func promptPerRow(r *hfRun, rows rowIter, def int, prompt func(hfRow) (string, e
 		if p, err = r.userPrompt(p, row.where); err != nil {
 			return false, err
 		}
-		samples = append(samples, Sample{Prompt: p, PromptLen: r.count(p), ExpectedOutputLen: out, RequestID: r.id(i)})
+		samples = append(samples, Sample{Prompt: p, ExpectedOutputLen: out, RequestID: r.id(i)})
 		return false, nil
 	})
-	return samples, err
+	if err != nil {
+		return nil, err
+	}
+	r.countPrompts(samples)
+	return samples, nil
 }
 
 // instructCoder is InstructCoderDataset: the first --num-prompts rows
@@ -208,41 +213,98 @@ type pair struct {
 }
 
 // promptCompletion is the shape of ConversationDataset and AIMODataset.
+// The rows are read a batch at a time and their prompts and completions
+// counted on all cores, then taken in order as the serial loop takes them.
+// A batch is never more rows than samples are missing, each row giving at
+// most one, so no row is read that the serial loop would not read; and,
+// like it, one more row is read once the samples are complete.
 func promptCompletion(r *hfRun, rows rowIter, maxPrompt, maxTotal int, read func(hfRow) (pair, error)) ([]Sample, error) {
 	var samples []Sample
-	dynamic := r.opts.HFOutputLen == nil
-	err := eachRow(rows, func(_ int, row hfRow) (bool, error) {
+	for {
 		if len(samples) >= r.opts.NumPrompts {
-			return true, nil
+			// The serial loop reads the next row before it stops.
+			if _, _, err := rows(); err != nil {
+				return nil, err
+			}
+			return samples, nil
+		}
+		batch, done, readErr := readPairs(rows, min(genWindow, r.opts.NumPrompts-len(samples)), read)
+		forEach(len(batch), r.workers, func(j int) {
+			if b := &batch[j]; b.err == nil && b.pr.keep {
+				b.promptLen, b.completionLen = r.count(b.pr.prompt), r.count(b.pr.completion)
+			}
+		})
+		for _, b := range batch {
+			s, ok, err := pairSample(r, b, maxPrompt, maxTotal, len(samples))
+			if err != nil {
+				return nil, err
+			}
+			if ok {
+				samples = append(samples, s)
+			}
+		}
+		if readErr != nil {
+			return nil, readErr
+		}
+		if done {
+			return samples, nil
+		}
+	}
+}
+
+// readPair is one row read by promptCompletion, its pair and their
+// counts.
+type readPair struct {
+	row                      hfRow
+	pr                       pair
+	err                      error // read's
+	promptLen, completionLen int
+}
+
+// readPairs reads up to n rows and their pairs, stopping after a pair
+// that read refuses; done says the rows ended, err is their own error.
+func readPairs(rows rowIter, n int, read func(hfRow) (pair, error)) (batch []readPair, done bool, err error) {
+	for len(batch) < n {
+		row, ok, err := rows()
+		if err != nil || !ok {
+			return batch, true, err
 		}
 		pr, err := read(row)
-		if err != nil || !pr.keep {
-			return false, err
+		batch = append(batch, readPair{row: row, pr: pr, err: err})
+		if err != nil {
+			return batch, true, nil
 		}
-		promptLen, completionLen := r.count(pr.prompt), r.count(pr.completion)
-		out := completionLen
-		if !dynamic {
-			out = *r.opts.HFOutputLen
+	}
+	return batch, false, nil
+}
+
+// pairSample is the number-th sample of a row of promptCompletion, if the
+// row gives one.
+func pairSample(r *hfRun, b readPair, maxPrompt, maxTotal, number int) (Sample, bool, error) {
+	if b.err != nil || !b.pr.keep {
+		return Sample{}, false, b.err
+	}
+	dynamic := r.opts.HFOutputLen == nil
+	out := b.completionLen
+	if !dynamic {
+		out = *r.opts.HFOutputLen
+	}
+	if out <= 0 {
+		// vLLM: assert isinstance(output_len, int) and output_len > 0.
+		return Sample{}, false, fmt.Errorf("%s: the output length must be positive (got %d)", b.row.where, out)
+	}
+	if dynamic && !isValidSequence(b.promptLen, b.completionLen, maxPrompt, maxTotal) {
+		return Sample{}, false, nil
+	}
+	s := Sample{Prompt: b.pr.prompt, PromptLen: b.promptLen, ExpectedOutputLen: out, RequestID: r.id(number)}
+	if img, ok := b.row.cols["image"]; ok && !b.pr.noImage {
+		part, err := processImage(img, b.row.where)
+		if err != nil {
+			return Sample{}, false, err
 		}
-		if out <= 0 {
-			// vLLM: assert isinstance(output_len, int) and output_len > 0.
-			return false, fmt.Errorf("%s: the output length must be positive (got %d)", row.where, out)
-		}
-		if dynamic && !isValidSequence(promptLen, completionLen, maxPrompt, maxTotal) {
-			return false, nil
-		}
-		s := Sample{Prompt: pr.prompt, PromptLen: promptLen, ExpectedOutputLen: out, RequestID: r.id(len(samples))}
-		if img, ok := row.cols["image"]; ok && !pr.noImage {
-			part, err := processImage(img, row.where)
-			if err != nil {
-				return false, err
-			}
-			s.MultiModal = []*pyjson.Object{part}
-		}
-		samples = append(samples, s)
-		return false, nil
-	})
-	return samples, err
+		s.MultiModal = []*pyjson.Object{part}
+	}
+	return s, true, nil
 }
 
 // blazeditPrompt is BlazeditDataset's prompt (from blazedit's
@@ -278,10 +340,14 @@ func blazedit(r *hfRun, rows rowIter) ([]Sample, error) {
 		if err != nil {
 			return false, err
 		}
-		samples = append(samples, Sample{Prompt: p, PromptLen: r.count(p), ExpectedOutputLen: out, RequestID: r.id(i)})
+		samples = append(samples, Sample{Prompt: p, ExpectedOutputLen: out, RequestID: r.id(i)})
 		return false, nil
 	})
-	return samples, err
+	if err != nil {
+		return nil, err
+	}
+	r.countPrompts(samples)
+	return samples, nil
 }
 
 // zetaPrompt is vLLM's zeta_prompt for zed-industries/zeta.
@@ -293,6 +359,7 @@ const zetaPrompt = "### Instruction:\nYou are a code completion assistant and yo
 // no chat template; ids by row; the count is checked after appending.
 func nextEdit(r *hfRun, rows rowIter) ([]Sample, error) {
 	var samples []Sample
+	var outputs []string // the expected outputs, counted with the prompts
 	err := eachRow(rows, func(i int, row hfRow) (bool, error) {
 		var f [3]string
 		for k, col := range []string{"events", "input", "output"} {
@@ -310,10 +377,17 @@ func nextEdit(r *hfRun, rows rowIter) ([]Sample, error) {
 			_, n := utf8.DecodeLastRuneInString(expected)
 			expected = expected[len(expected)-n:]
 		}
-		samples = append(samples, Sample{Prompt: p, PromptLen: r.count(p), ExpectedOutputLen: r.count(expected), RequestID: r.id(i)})
+		samples = append(samples, Sample{Prompt: p, RequestID: r.id(i)})
+		outputs = append(outputs, expected)
 		return len(samples) >= r.opts.NumPrompts, nil
 	})
-	return samples, err
+	if err != nil {
+		return nil, err
+	}
+	forEach(len(samples), r.workers, func(j int) {
+		samples[j].PromptLen, samples[j].ExpectedOutputLen = r.count(samples[j].Prompt), r.count(outputs[j])
+	})
+	return samples, nil
 }
 
 // mlperf is MLPerfDataset: the system prompt and the question through the

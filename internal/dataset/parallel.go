@@ -72,25 +72,14 @@ func (f *fixer) toTargetLens(seqs [][]int, targets []int, workers int) []fixed {
 		return out
 	}
 	t := newTurns(n)
-	var next atomic.Int64
-	var wg sync.WaitGroup
-	for range workers {
-		wg.Go(func() {
-			for {
-				i := int(next.Add(1) - 1)
-				if i >= n {
-					return
-				}
-				own := &fixer{tok: f.tok, pad: func(k int) []int64 {
-					t.wait(i)
-					return f.pad(k)
-				}}
-				out[i] = own.one(seqs[i], targets[i])
-				t.finish(i)
-			}
-		})
-	}
-	wg.Wait()
+	forEach(n, workers, func(i int) {
+		own := &fixer{tok: f.tok, pad: func(k int) []int64 {
+			t.wait(i)
+			return f.pad(k)
+		}}
+		out[i] = own.one(seqs[i], targets[i])
+		t.finish(i)
+	})
 	return out
 }
 
@@ -98,4 +87,37 @@ func (f *fixer) toTargetLens(seqs [][]int, targets []int, workers int) []fixed {
 func (f *fixer) one(seq []int, target int) fixed {
 	prompt, ids, mismatch := f.toTargetLen(seq, target, nil)
 	return fixed{prompt, ids, mismatch}
+}
+
+// genWindow is how many samples the loaders other than random prepare
+// ahead on all cores before taking them in order: enough to keep every
+// core busy, few enough that the work wasted past the last sample taken
+// (or past a speculation that failed) stays small.
+const genWindow = 256
+
+// forEach calls f(j) for every j in [0, n) on up to workers goroutines and
+// returns when all are done. f must write only its own j's results. The
+// goroutines take the j in ascending order (toTargetLens relies on it).
+func forEach(n, workers int, f func(j int)) {
+	workers = max(1, min(workers, n))
+	if workers == 1 {
+		for j := range n {
+			f(j)
+		}
+		return
+	}
+	var next atomic.Int64
+	var wg sync.WaitGroup
+	for range workers {
+		wg.Go(func() {
+			for {
+				j := int(next.Add(1) - 1)
+				if j >= n {
+					return
+				}
+				f(j)
+			}
+		})
+	}
+	wg.Wait()
 }

@@ -6,11 +6,13 @@ import (
 	"io"
 	"math"
 	"os"
+	"runtime"
 	"strconv"
 	"strings"
 
 	"github.com/gobench/gobench/datasets"
 	"github.com/gobench/gobench/internal/exitcode"
+	"github.com/gobench/gobench/internal/pyrandom"
 	"github.com/gobench/gobench/internal/tokenizer"
 )
 
@@ -36,27 +38,40 @@ var ErrSonnetChatTemplate = exitcode.With(errors.New("Tokenizer/model must have 
 // as Python reads text (universal newlines), or the embedded copy of vLLM's
 // benchmarks/sonnet.txt.
 func Sonnet(opts Options, tok tokenizer.Tokenizer, g *Globals, _ io.Writer) ([]Sample, error) {
+	return sonnet(opts, tok, g, runtime.GOMAXPROCS(0))
+}
+
+// sonnetAttempt is one draw of lines: the prompt, its chat form and that
+// form's token count.
+type sonnetAttempt struct {
+	prompt, formatted string
+	n                 int
+	err               error
+	// after is the global random's state after this attempt's draws.
+	after pyrandom.Random
+}
+
+// sonnet is Sonnet with the prompts formatted and tokenized on up to
+// workers goroutines; the samples, and the state the global random is
+// left in, do not depend on workers. Every attempt draws the same number
+// of lines whether or not it is kept, so the draws of a window of
+// attempts are made in order first, the attempts formatted and counted in
+// parallel, then taken in order; the global random is set back to its
+// state after the last attempt taken.
+func sonnet(opts Options, tok tokenizer.Tokenizer, g *Globals, workers int) ([]Sample, error) {
 	lines, err := sonnetLines(opts.Path)
 	if err != nil {
 		return nil, err
 	}
-	chat, ok := tok.(tokenizer.ChatTemplater)
-	if !ok {
-		return nil, fmt.Errorf("--dataset-name sonnet: tokenizer %s: %w", tok.Name(), ErrSonnetChatTemplate)
+	format, err := sonnetFormat(tok)
+	if err != nil {
+		return nil, err
 	}
-	format := func(p string) (string, int, error) {
-		f, err := chat.ApplyChatTemplate([]tokenizer.Message{{Role: "user", Content: p}}, true, nil)
-		if errors.Is(err, tokenizer.ErrNoChatTemplate) {
-			return "", 0, fmt.Errorf("--dataset-name sonnet: %w (%w)", ErrSonnetChatTemplate, err)
-		}
-		if err != nil {
-			return "", 0, fmt.Errorf("--dataset-name sonnet: %w", err)
-		}
-		return f, len(tok.Encode(f, true)), nil
-	}
+	lineLens := make([]int, len(lines))
+	forEach(len(lines), workers, func(j int) { lineLens[j] = len(tok.Encode(lines[j], true)) })
 	total := 0
-	for _, l := range lines {
-		total += len(tok.Encode(l, true))
+	for _, n := range lineLens {
+		total += n
 	}
 	avgLen := float64(total) / float64(len(lines))
 	_, baseOffset, err := format(sonnetBase)
@@ -70,34 +85,72 @@ func Sonnet(opts Options, tok tokenizer.Tokenizer, g *Globals, _ io.Writer) ([]S
 	numInput := int(math.RoundToEven(float64(inputLen-baseOffset) / avgLen))
 	numPrefix := max(int(math.RoundToEven(float64(opts.SonnetPrefixLen-baseOffset)/avgLen)), 0)
 	prefix := strings.Join(lines[:min(numPrefix, len(lines))], "")
-
-	samples := make([]Sample, 0, opts.NumPrompts)
-	for misses := 0; len(samples) < opts.NumPrompts; {
+	draw := func(r *pyrandom.Random) string {
 		var b strings.Builder
 		b.WriteString(sonnetBase)
 		b.WriteString(prefix)
 		for range numInput - numPrefix { // random.choices(lines, k=...)
-			b.WriteString(lines[int(math.Floor(g.Random.Random()*float64(len(lines))))])
+			b.WriteString(lines[int(math.Floor(r.Random()*float64(len(lines))))])
 		}
-		formatted, n, err := format(b.String())
-		if err != nil {
-			return nil, err
+		return b.String()
+	}
+
+	samples := make([]Sample, 0, opts.NumPrompts)
+	for misses := 0; len(samples) < opts.NumPrompts; {
+		attempts := make([]sonnetAttempt, min(genWindow, max(workers, opts.NumPrompts-len(samples))))
+		r := *g.Random
+		for j := range attempts {
+			attempts[j].prompt = draw(&r)
+			attempts[j].after = r
 		}
-		if n > inputLen {
-			if misses++; misses == maxSonnetMisses {
-				return nil, fmt.Errorf("--dataset-name sonnet: %d draws in a row gave prompts longer than --sonnet-input-len %d tokens (vLLM would draw forever): raise --sonnet-input-len", misses, inputLen)
+		forEach(len(attempts), workers, func(j int) {
+			a := &attempts[j]
+			a.formatted, a.n, a.err = format(a.prompt)
+		})
+		for j := range attempts {
+			a := &attempts[j]
+			*g.Random = a.after
+			if a.err != nil {
+				return nil, a.err
 			}
-			continue
+			if a.n > inputLen {
+				if misses++; misses == maxSonnetMisses {
+					return nil, fmt.Errorf("--dataset-name sonnet: %d draws in a row gave prompts longer than --sonnet-input-len %d tokens (vLLM would draw forever): raise --sonnet-input-len", misses, inputLen)
+				}
+				continue
+			}
+			misses = 0
+			prompt := a.formatted
+			if opts.Backend == "openai-chat" {
+				prompt = a.prompt
+			}
+			samples = append(samples, Sample{Prompt: prompt, PromptLen: a.n, ExpectedOutputLen: opts.SonnetOutputLen,
+				RequestID: opts.RequestIDPrefix + strconv.Itoa(len(samples))})
+			if len(samples) == opts.NumPrompts {
+				break
+			}
 		}
-		misses = 0
-		prompt := formatted
-		if opts.Backend == "openai-chat" {
-			prompt = b.String()
-		}
-		samples = append(samples, Sample{Prompt: prompt, PromptLen: n, ExpectedOutputLen: opts.SonnetOutputLen,
-			RequestID: opts.RequestIDPrefix + strconv.Itoa(len(samples))})
 	}
 	return samples, nil
+}
+
+// sonnetFormat returns the function that gives a prompt's chat form (one
+// user message) and that form's token count.
+func sonnetFormat(tok tokenizer.Tokenizer) (func(p string) (string, int, error), error) {
+	chat, ok := tok.(tokenizer.ChatTemplater)
+	if !ok {
+		return nil, fmt.Errorf("--dataset-name sonnet: tokenizer %s: %w", tok.Name(), ErrSonnetChatTemplate)
+	}
+	return func(p string) (string, int, error) {
+		f, err := chat.ApplyChatTemplate([]tokenizer.Message{{Role: "user", Content: p}}, true, nil)
+		if errors.Is(err, tokenizer.ErrNoChatTemplate) {
+			return "", 0, fmt.Errorf("--dataset-name sonnet: %w (%w)", ErrSonnetChatTemplate, err)
+		}
+		if err != nil {
+			return "", 0, fmt.Errorf("--dataset-name sonnet: %w", err)
+		}
+		return f, len(tok.Encode(f, true)), nil
+	}, nil
 }
 
 // sonnetLines returns the lines of the poem file as Python's readlines

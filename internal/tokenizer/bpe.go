@@ -1,19 +1,5 @@
 package tokenizer
 
-import (
-	"strings"
-	"sync"
-	"sync/atomic"
-)
-
-// Cache limits. Like HF's, the cache holds words shorter than 256 bytes and
-// stops growing when full (HF's holds 10,000); it never changes a result, it
-// only saves the merge loop for frequent words.
-const (
-	cacheMaxWordLen = 256
-	cacheCapacity   = 1 << 15
-)
-
 // bpeModel is HF's BPE model (tokenizers/src/models/bpe). For byte-level
 // vocabularies it works on raw bytes: a byte-level token string stands for
 // exactly one byte per rune, so "the runes of the pre-token" and "the bytes of
@@ -48,8 +34,12 @@ type bpeModel struct {
 	// which looks words up itself).
 	singles *singleTokens
 
-	cache  sync.Map // string (raw word) -> []int32
-	cached atomic.Int32
+	// scan says mergeScan may replace mergeWord (scanOK) if uniqueIDs
+	// says no two tokens share an id (see scans).
+	scan      bool
+	uniqueIDs func() bool
+
+	cache *wordCache
 }
 
 // initialSymbol is the start of BPE for one byte: normally the id of its
@@ -87,7 +77,7 @@ func (m *bpeModel) tokenize(word string, out []int) []int {
 	}
 	// A single byte has nothing to merge: looking it up in the cache would
 	// cost more than mergeWord.
-	useCache := len(word) > 1 && len(word) < cacheMaxWordLen
+	useCache := len(word) > 1 && len(word) <= longWordMaxLen
 	var single int32 = -1
 	if useCache && m.singles != nil {
 		id, state, ok := m.singles.lookup(word)
@@ -99,34 +89,73 @@ func (m *bpeModel) tokenize(word string, out []int) []int {
 		}
 	}
 	if useCache {
-		if v, ok := m.cache.Load(word); ok {
-			for _, id := range v.([]int32) {
-				out = append(out, int(id))
-			}
+		if out, ok := m.cache.appendIDs(out, word); ok {
+			return out
+		}
+		if out, ok := m.prefixOfCached(word, out); ok {
 			return out
 		}
 	}
 	var buf [64]int32
 	var ids []int32
-	if m.chars != nil {
+	switch {
+	case m.chars != nil:
 		ids = m.mergeChars(word, buf[:0])
-	} else {
+	case len(word) <= scanMaxLen && m.scans():
+		ids = m.mergeScan(word, buf[:0])
+	default:
 		ids = m.mergeWord(word, buf[:0])
 	}
 	if single >= 0 {
 		m.singles.record(single, ids)
 	}
-	if useCache && m.cached.Load() < cacheCapacity {
-		// Clone the key: word points into the caller's text, which the
-		// cache must not keep alive.
-		if _, loaded := m.cache.LoadOrStore(strings.Clone(word), append([]int32(nil), ids...)); !loaded {
-			m.cached.Add(1)
-		}
+	if useCache {
+		m.cache.put(word, ids)
 	}
 	for _, id := range ids {
 		out = append(out, int(id))
 	}
 	return out
+}
+
+// prefixOfCached appends the ids of word to out when word is a prefix of
+// a cached long word that ends where one of that word's tokens ends: they
+// are that word's ids up to that token. vLLM's random dataset cuts each
+// prompt after a token and encodes it again, and text without spaces
+// (Chinese) makes a word of the whole tail, which would otherwise be
+// merged again from its bytes.
+//
+// It gives the merge loop's result because no symbol of the longer word
+// ever crossed the end of that token (symbols only grow, and the token is
+// one of the last ones), so the merges left of it never met the ones
+// right of it: the queue took the left ones in the order the word alone
+// takes them, as their pairs, ranks and positions are the same
+// (TestPrefixOfMergedWord). This needs what mergeScan needs (scans), and
+// the tokens' lengths (the single-token table).
+func (m *bpeModel) prefixOfCached(word string, out []int) ([]int, bool) {
+	if len(word) < longPrefixLen || m.singles == nil || !m.scans() {
+		return out, false
+	}
+	ids, ok := m.cache.longerWord(word)
+	if !ok {
+		return out, false
+	}
+	lens := m.singles.words().lens
+	n, end := 0, 0
+	for ; end+4 <= len(ids) && n < len(word); end += 4 {
+		id := cachedID(ids[end:])
+		if int(id) >= len(lens) || lens[id] == 0 {
+			return out, false
+		}
+		n += int(lens[id])
+	}
+	if n != len(word) {
+		return out, false
+	}
+	for k := 0; k < end; k += 4 {
+		out = append(out, int(cachedID(ids[k:])))
+	}
+	return out, true
 }
 
 // symbol is one element of the doubly linked list of a word being merged,
@@ -146,20 +175,22 @@ func addSymbol(syms []symbol, id, size int32) []symbol {
 	return append(syms, symbol{id: id, prev: n - 1, next: -1, size: size})
 }
 
-// mergeItem is a candidate merge in the queue.
+// mergeItem is a candidate merge in the queue. key orders the queue like
+// HF's Merge: lowest rank first, then leftmost (rank<<32 | position, so
+// that one comparison does).
 type mergeItem struct {
-	rank  uint32
-	pos   int32
+	key   uint64
 	newID int32
+	span  int32 // the pair's size when queued (see mergeSymbols)
 }
 
-// less orders the queue like HF's Merge: lowest rank first, then leftmost.
-func (a mergeItem) less(b mergeItem) bool {
-	if a.rank != b.rank {
-		return a.rank < b.rank
-	}
-	return a.pos < b.pos
+// newMergeItem is the candidate merge at pos of rank and merged id packed
+// in v (a pair table value), whose pair has size span.
+func newMergeItem(v uint64, pos, span int32) mergeItem {
+	return mergeItem{key: v>>32<<32 | uint64(uint32(pos)), newID: int32(uint32(v)), span: span}
 }
+
+func (a mergeItem) pos() int32 { return int32(uint32(a.key)) }
 
 // mergeWord is HF's BPE::merge_word followed by Word::merge_all (without
 // dropout). It appends the resulting ids to out.
@@ -206,19 +237,29 @@ func (m *bpeModel) mergeSymbols(syms []symbol, out []int32) []int32 {
 	h := mergeHeap(heapBuf[:0])
 	for i := 0; i+1 < len(syms); i++ {
 		if v, ok := m.merges.get(pairKey(syms[i].id, syms[i+1].id)); ok {
-			h.push(mergeItem{rank: uint32(v >> 32), pos: int32(i), newID: int32(uint32(v))})
+			h = append(h, newMergeItem(v, int32(i), syms[i].size+syms[i+1].size))
 		}
 	}
+	h.init()
+	scans := m.scans()
 	for len(h) > 0 {
 		top := h.pop()
-		cur := &syms[top.pos]
+		pos := top.pos()
+		cur := &syms[pos]
 		if cur.size == 0 || cur.next == -1 {
 			continue
 		}
 		nextPos := cur.next
 		right := syms[nextPos]
-		// Skip stale entries: HF compares only the merged id.
-		if v, ok := m.merges.get(pairKey(cur.id, right.id)); !ok || int32(uint32(v)) != top.newID {
+		// Skip stale entries: HF compares only the merged id. Where
+		// mergeScan applies, that is the same as the pair being the one
+		// queued (see mergeScan), and so its size unchanged: both symbols
+		// only grow, the left one rightwards from where it starts.
+		if scans {
+			if cur.size+right.size != top.span {
+				continue
+			}
+		} else if v, ok := m.merges.get(pairKey(cur.id, right.id)); !ok || int32(uint32(v)) != top.newID {
 			continue
 		}
 		cur.id = top.newID
@@ -226,16 +267,18 @@ func (m *bpeModel) mergeSymbols(syms []symbol, out []int32) []int32 {
 		cur.next = right.next
 		syms[nextPos].size = 0
 		if right.next >= 0 {
-			syms[right.next].prev = top.pos
+			syms[right.next].prev = pos
 		}
 		if cur.prev >= 0 {
-			if v, ok := m.merges.get(pairKey(syms[cur.prev].id, cur.id)); ok {
-				h.push(mergeItem{rank: uint32(v >> 32), pos: cur.prev, newID: int32(uint32(v))})
+			prev := &syms[cur.prev]
+			if v, ok := m.merges.get(pairKey(prev.id, cur.id)); ok {
+				h.push(newMergeItem(v, cur.prev, prev.size+cur.size))
 			}
 		}
 		if cur.next >= 0 {
-			if v, ok := m.merges.get(pairKey(cur.id, syms[cur.next].id)); ok {
-				h.push(mergeItem{rank: uint32(v >> 32), pos: top.pos, newID: int32(uint32(v))})
+			next := &syms[cur.next]
+			if v, ok := m.merges.get(pairKey(cur.id, next.id)); ok {
+				h.push(newMergeItem(v, pos, cur.size+next.size))
 			}
 		}
 	}
@@ -247,17 +290,26 @@ func (m *bpeModel) mergeSymbols(syms []symbol, out []int32) []int32 {
 	return out
 }
 
-// mergeHeap is a binary min-heap of merge candidates. It is written out
-// rather than using container/heap because the interface calls cost more
-// than the merges themselves on short words.
+// mergeHeap is a 4-ary min-heap of merge candidates by key. It is
+// written out rather than using container/heap because the interface
+// calls cost more than the merges themselves on short words; four
+// children per node halve the levels a pop goes down on long words
+// (text without spaces makes words of thousands of bytes).
 type mergeHeap []mergeItem
+
+// init orders a heap built by appending.
+func (h mergeHeap) init() {
+	for i := (len(h) - 2) / 4; i >= 0; i-- {
+		h.down(i)
+	}
+}
 
 func (h *mergeHeap) push(x mergeItem) {
 	s := append(*h, x)
 	i := len(s) - 1
 	for i > 0 {
-		p := (i - 1) / 2
-		if !s[i].less(s[p]) {
+		p := (i - 1) / 4
+		if s[i].key >= s[p].key {
 			break
 		}
 		s[i], s[p] = s[p], s[i]
@@ -271,23 +323,29 @@ func (h *mergeHeap) pop() mergeItem {
 	top := s[0]
 	n := len(s) - 1
 	s[0] = s[n]
-	s = s[:n]
-	i := 0
-	for {
-		l := 2*i + 1
-		if l >= n {
-			break
-		}
-		c := l
-		if r := l + 1; r < n && s[r].less(s[l]) {
-			c = r
-		}
-		if !s[c].less(s[i]) {
-			break
-		}
-		s[i], s[c] = s[c], s[i]
-		i = c
-	}
-	*h = s
+	*h = s[:n]
+	h.down(0)
 	return top
+}
+
+// down moves the item at i down to its place.
+func (h mergeHeap) down(i int) {
+	n := len(h)
+	for {
+		c := 4*i + 1
+		if c >= n {
+			return
+		}
+		best := c
+		for k := c + 1; k < min(c+4, n); k++ {
+			if h[k].key < h[best].key {
+				best = k
+			}
+		}
+		if h[best].key >= h[i].key {
+			return
+		}
+		h[i], h[best] = h[best], h[i]
+		i = best
+	}
 }

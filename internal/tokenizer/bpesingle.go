@@ -1,6 +1,7 @@
 package tokenizer
 
 import (
+	"hash/maphash"
 	"sync"
 	"sync/atomic"
 )
@@ -10,18 +11,15 @@ import (
 // dataset) is made of such words more than half of the time, and of so
 // many different ones that the word cache, bounded like HF's, misses
 // them; yet merging a word of ten bytes costs about ten lookups in the
-// pair table. Here the word finds its token id in a map from the tokens'
+// pair table. Here the word finds its token id in a table of the tokens'
 // raw bytes, and a state per token id records whether merging that word
 // gives that one token: the state is computed by the merge loop the first
 // time, so the cache never changes a result.
 type singleTokens struct {
-	// words maps the raw bytes of every token to its id. It is built on
-	// its own goroutine when the model is loaded and waited for on first
-	// use, so that loading does not wait for it.
-	words func() map[string]int32
-	// merges[id] is singleUnknown, singleYes (merging the token's bytes
-	// gives exactly [id]) or singleNo.
-	merges []atomic.Uint32
+	// words finds a token by its raw bytes. It is built on its own
+	// goroutine when the model is loaded and waited for on first use, so
+	// that loading does not wait for it.
+	words func() *rawTokens
 }
 
 const (
@@ -30,36 +28,107 @@ const (
 	singleNo
 )
 
-// newSingleTokens starts building the map from vocab, which it does not
-// modify and the caller must not modify either.
-func newSingleTokens(vocab map[string]int) *singleTokens {
-	ch := make(chan map[string]int32, 1)
-	go func() {
-		bl := newByteLevel()
-		words := make(map[string]int32, len(vocab))
-		for tok, id := range vocab {
-			if raw, ok := bl.rawBytes(tok); ok {
-				words[string(raw)] = int32(id)
-			}
+// rawTokens finds a token by its raw bytes: an open-addressing hash table
+// of entry numbers (linear probing), the entries' bytes side by side in
+// one array. It is a few flat arrays rather than a map of 150,000
+// strings, which took longer to build than the rest of the load's
+// critical path and several times the memory.
+type rawTokens struct {
+	seed  maphash.Seed
+	slots []int32  // entry number, or -1
+	ids   []int32  // ids[e]: entry e's token id
+	off   []uint32 // entry e's bytes are bytes[off[e]:off[e+1]]
+	bytes []byte
+	// maxLen is the longest token's length in bytes: a longer word is no
+	// token, and looking it up would only hash it.
+	maxLen int
+	// merges[id] is singleUnknown, singleYes (merging the token's bytes
+	// gives exactly [id]) or singleNo.
+	merges []atomic.Uint32
+	// lens[id] is the length of token id's raw bytes (0: no such token,
+	// or longer than 65,535 bytes).
+	lens []uint16
+}
+
+// newRawTokens indexes the raw bytes of vocab's byte-level tokens.
+func newRawTokens(vocab map[string]int) *rawTokens {
+	size := 16
+	for size*7 < len(vocab)*10 {
+		size *= 2
+	}
+	r := &rawTokens{seed: maphash.MakeSeed(), slots: make([]int32, size), ids: make([]int32, 0, len(vocab)),
+		off: make([]uint32, 1, len(vocab)+1), bytes: make([]byte, 0, 8*len(vocab))}
+	for i := range r.slots {
+		r.slots[i] = -1
+	}
+	bl := newByteLevel()
+	mask := uint64(size - 1)
+	for tok, id := range vocab {
+		var ok bool
+		start := len(r.bytes)
+		if r.bytes, ok = bl.appendRaw(r.bytes, tok); !ok {
+			continue
 		}
-		ch <- words
-	}()
-	maxID := 0
-	for _, id := range vocab {
+		raw := r.bytes[start:]
+		r.maxLen = max(r.maxLen, len(raw))
+		e := int32(len(r.ids))
+		r.ids = append(r.ids, int32(id))
+		r.off = append(r.off, uint32(len(r.bytes)))
+		i := maphash.Bytes(r.seed, raw) & mask
+		for r.slots[i] >= 0 {
+			i = (i + 1) & mask
+		}
+		r.slots[i] = e
+	}
+	maxID := int32(0)
+	for _, id := range r.ids {
 		maxID = max(maxID, id)
 	}
-	return &singleTokens{words: sync.OnceValue(func() map[string]int32 { return <-ch }), merges: make([]atomic.Uint32, maxID+1)}
+	r.merges = make([]atomic.Uint32, maxID+1)
+	r.lens = make([]uint16, maxID+1)
+	for e, id := range r.ids {
+		if n := r.off[e+1] - r.off[e]; n <= 0xFFFF {
+			r.lens[id] = uint16(n)
+		}
+	}
+	return r
+}
+
+// find returns the id of the token whose raw bytes are word.
+func (r *rawTokens) find(word string) (int32, bool) {
+	if len(word) > r.maxLen {
+		return 0, false
+	}
+	mask := uint64(len(r.slots) - 1)
+	for i := maphash.String(r.seed, word) & mask; ; i = (i + 1) & mask {
+		e := r.slots[i]
+		if e < 0 {
+			return 0, false
+		}
+		if string(r.bytes[r.off[e]:r.off[e+1]]) == word {
+			return r.ids[e], true
+		}
+	}
+}
+
+// newSingleTokens starts building the table from vocab, which it does not
+// modify and the caller must not modify either.
+func newSingleTokens(vocab map[string]int) *singleTokens {
+	ch := make(chan *rawTokens, 1)
+	go func() { ch <- newRawTokens(vocab) }()
+	return &singleTokens{words: sync.OnceValue(func() *rawTokens { return <-ch })}
 }
 
 // lookup returns the id of the token whose raw bytes are word and whether
 // merging word is known to give it alone; ok is false when word is no
 // token.
 func (s *singleTokens) lookup(word string) (id int32, state uint32, ok bool) {
-	id, ok = s.words()[word]
+	w := s.words()
+	id, ok = w.find(word)
 	if !ok {
 		return 0, 0, false
 	}
-	return id, s.merges[id].Load(), true
+	return id, w.merges[id].Load(), true
 }
 
 // record stores what merging the word of token id gave.
@@ -68,5 +137,5 @@ func (s *singleTokens) record(id int32, ids []int32) {
 	if len(ids) == 1 && ids[0] == id {
 		state = singleYes
 	}
-	s.merges[id].Store(state)
+	s.words().merges[id].Store(state)
 }

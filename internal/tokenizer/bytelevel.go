@@ -32,14 +32,20 @@ func newByteLevel() *byteLevel {
 // rawBytes maps a byte-level token back to the bytes it stands for; ok is
 // false if a rune of the token is outside the byte-level alphabet.
 func (bl *byteLevel) rawBytes(tok string) ([]byte, bool) {
-	out := make([]byte, 0, len(tok))
+	return bl.appendRaw(make([]byte, 0, len(tok)), tok)
+}
+
+// appendRaw is rawBytes appending to out; on failure out is returned
+// unchanged with ok false.
+func (bl *byteLevel) appendRaw(out []byte, tok string) ([]byte, bool) {
+	start := len(out)
 	for i := 0; i < len(tok); {
 		r, size := rune(tok[i]), 1
 		if r >= utf8.RuneSelf {
 			r, size = utf8.DecodeRuneInString(tok[i:])
 		}
 		if r >= rune(len(bl.toByte)) || bl.toByte[r] < 0 {
-			return nil, false
+			return out[:start], false
 		}
 		out = append(out, byte(bl.toByte[r]))
 		i += size

@@ -58,7 +58,7 @@ func classify(r rune) int {
 		return classOther
 	}
 	switch {
-	case unicode.IsLetter(r):
+	case isCJKLetter(r), unicode.IsLetter(r):
 		return classLetter
 	case unicode.IsNumber(r):
 		return classNumber
@@ -66,6 +66,15 @@ func classify(r rune) int {
 		return classSpace
 	}
 	return classOther
+}
+
+// isCJKLetter reports whether r is in a block of letters only (CJK
+// Unified Ideographs with Extension A, Hangul syllables): text decoded
+// from Chinese, Japanese and Korean tokens is mostly made of them, and
+// this test is quicker than unicode.IsLetter's table search.
+// TestCJKLetters checks it against unicode.IsLetter.
+func isCJKLetter(r rune) bool {
+	return (0x4E00 <= r && r <= 0x9FFF) || (0x3400 <= r && r <= 0x4DBF) || (0xAC00 <= r && r <= 0xD7A3)
 }
 
 // runeAt decodes the rune at s[i:]; i must be < len(s).

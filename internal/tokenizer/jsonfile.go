@@ -70,7 +70,7 @@ func checkJSON(data []byte) error {
 // are located without decoding, the small ones are decoded with
 // encoding/json and model.vocab/model.merges are left to the fast parsers.
 func decodeFile(data []byte) (*fileJSON, error) {
-	top, err := objectFields(data)
+	top, mf, err := objectFieldsNested(data, "model")
 	if err != nil {
 		return nil, fmt.Errorf("want a JSON object: %w", err)
 	}
@@ -90,9 +90,10 @@ func decodeFile(data []byte) (*fileJSON, error) {
 	if !ok || isNull(raw) {
 		return nil, fieldError("model", errors.New("missing"))
 	}
-	mf, err := objectFields(raw)
-	if err != nil {
-		return nil, fieldError("model", fmt.Errorf("want an object: %w", err))
+	if mf == nil {
+		if mf, err = objectFields(raw); err != nil {
+			return nil, fieldError("model", fmt.Errorf("want an object: %w", err))
+		}
 	}
 	m := &f.Model
 	members := []struct {

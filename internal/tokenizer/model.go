@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"sync"
 )
 
 // newBPEModel builds the BPE model from model.vocab and model.merges the
@@ -20,6 +21,7 @@ func newBPEModel(m *modelJSON, vocab map[string]int, merges [][2]string, charLev
 		ignoreMerges: m.IgnoreMerges,
 		unkID:        -1,
 		fuseUnk:      m.FuseUnk,
+		cache:        newWordCache(),
 	}
 	if len(merges) > math.MaxInt32 {
 		return nil, fieldError("model.merges", errors.New("too many merges"))
@@ -86,15 +88,45 @@ func newBPEModel(m *modelJSON, vocab map[string]int, merges [][2]string, charLev
 	if !model.ignoreMerges {
 		model.singles = newSingleTokens(vocab)
 	}
+	model.scan = scanOK(model, prefix, suffix, len(merges))
+	unique := make(chan bool, 1)
+	go func() { unique <- uniqueIDs(vocab) }()
+	model.uniqueIDs = sync.OnceValue(func() bool { return <-unique })
 	if model.ignoreMerges {
-		model.words = make(map[string]int32, len(vocab))
-		for tok, id := range vocab {
-			if raw, ok := bl.rawBytes(tok); ok {
-				model.words[string(raw)] = int32(id)
-			}
-		}
+		model.words = rawWords(vocab)
 	}
 	return model, nil
+}
+
+// rawWords maps the raw bytes of vocab's byte-level tokens to their ids.
+func rawWords(vocab map[string]int) map[string]int32 {
+	bl := newByteLevel()
+	words := make(map[string]int32, len(vocab))
+	for tok, id := range vocab {
+		if raw, ok := bl.rawBytes(tok); ok {
+			words[string(raw)] = int32(id)
+		}
+	}
+	return words
+}
+
+// uniqueIDs reports whether no two tokens of vocab share an id.
+func uniqueIDs(vocab map[string]int) bool {
+	maxID := 0
+	for _, id := range vocab {
+		maxID = max(maxID, id)
+	}
+	if maxID >= 1<<26 {
+		return false // not worth a bitmap; mergeScan is only faster
+	}
+	seen := make([]bool, maxID+1)
+	for _, id := range vocab {
+		if id < 0 || seen[id] {
+			return false
+		}
+		seen[id] = true
+	}
+	return true
 }
 
 // addTokens registers tokenizer.json's added_tokens the way HF's
@@ -203,11 +235,27 @@ func (t *hfTokenizer) buildDecodeTable(vocab map[string]int, added map[int]*adde
 		t.tokens, t.known = names, known
 		return
 	}
-	bl := newByteLevel()
-	t.decodeTable = make([][]byte, size)
+	// All the bytes in one array (a token's raw bytes are never longer
+	// than its spelling, so it never grows): one allocation instead of
+	// one per token.
+	total := 0
 	for id, ok := range known {
 		if ok {
-			t.decodeTable[id] = bl.decode(names[id])
+			total += len(names[id])
 		}
+	}
+	bl := newByteLevel()
+	arena := make([]byte, 0, total)
+	t.decodeTable = make([][]byte, size)
+	for id, ok := range known {
+		if !ok {
+			continue
+		}
+		start := len(arena)
+		var raw bool
+		if arena, raw = bl.appendRaw(arena, names[id]); !raw {
+			arena = append(arena, names[id]...) // as bl.decode does
+		}
+		t.decodeTable[id] = arena[start:len(arena):len(arena)]
 	}
 }
