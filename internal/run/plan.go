@@ -79,6 +79,12 @@ type Plan struct {
 	// (shard.go).
 	shareIndices []int
 	shareTotal   int
+	// executed is set by Execute, which consumes the requests.
+	executed bool
+	// tokSrc is where the tokenizer came from, so that Execute can let it
+	// go while the requests are out and load it again after
+	// (letTokenizerGo).
+	tokSrc tokenizerSource
 }
 
 // NewPlan validates opts and plans the run: it asks the server for the
@@ -233,6 +239,8 @@ func (p *Plan) tokenizer(ctx context.Context, env Env) error {
 		return err
 	}
 	p.Tokenizer = tok
+	src.reloadable = o.TokenizerMode != hub.ModeServer
+	p.tokSrc = src
 	return nil
 }
 
