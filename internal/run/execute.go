@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"math"
-	"runtime/debug"
 	"slices"
 	"time"
 
@@ -104,15 +103,7 @@ func (p *Plan) Execute(ctx context.Context, env Env) (*Result, error) {
 	x.test = *p.jobs[0].req
 	x.test.RequestID = ""
 	x.testBody = p.Backend.Impl.Body(&x.test)
-	p.letTokenizerGo()
-	// What only the plan needed (the tokenizer's tables and working
-	// memory, the dataset's token ids, their garbage) goes back to the
-	// system before the first request, rather than when the runtime's
-	// background scavenger gets to it: the run's own memory (a buffer and
-	// goroutines per connection, the bodies in flight) would otherwise come
-	// on top of the plan's high-water mark instead of reusing it. One
-	// collection, before anything is timed.
-	debug.FreeOSMemory()
+	p.letPlanGo()
 	pre, cancelPre := untilClosed(ctx, x.env.Stop) // nothing is in flight yet
 	defer cancelPre()
 	if err := x.readyCheck(pre); err != nil && !x.stopped() {

@@ -41,7 +41,9 @@ type Plan struct {
 	ModelName, ModelID string
 	// TokenizerID names the tokenizer ("" with --skip-tokenizer-init).
 	TokenizerID string
-	// Tokenizer counts tokens; nil with --skip-tokenizer-init.
+	// Tokenizer counts tokens; nil with --skip-tokenizer-init. While
+	// Execute's requests are out, one read from disk is let go and loaded
+	// again on first use after the run (letTokenizerGo).
 	Tokenizer tokenizer.Tokenizer
 	// Arrivals are the scheduled arrivals, one per request; Offsets their
 	// offsets in seconds from the start of the run.

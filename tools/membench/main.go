@@ -31,6 +31,7 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"math"
 	"net"
 	"os"
 	"os/exec"
@@ -96,6 +97,7 @@ func table(w io.Writer, c config) ([]row, error) {
 	fmt.Fprintf(w, "%-56s %14s  %s\n", "figure", "measured", "target")
 	var rows []row
 	add := func(r row) {
+		r.Value = math.Round(r.Value*10) / 10
 		rows = append(rows, r)
 		fmt.Fprintf(w, "%-56s %11.1f %-2s  %s\n", r.Figure, r.Value, r.Unit, r.Target)
 	}
