@@ -3,37 +3,50 @@ package main
 import (
 	"runtime/debug"
 	"testing"
+	"time"
 )
 
-// TestSetGC: gobench's GC target applies to its commands, not to the
-// simulator, and a GOGC in the environment wins. Not parallel: it sets the
-// process's GC target (and restores it).
-func TestSetGC(t *testing.T) {
-	prev := debug.SetGCPercent(100)
-	defer debug.SetGCPercent(prev)
+// TestGCPercentFor: the headroom is half the live heap but at least 16 MB,
+// and never more than Go's default.
+func TestGCPercentFor(t *testing.T) {
+	t.Parallel()
+	const mb = 1 << 20
 	tests := []struct {
-		name string
-		gogc string
-		args []string
+		live uint64
 		want int
 	}{
-		{"serve", "", []string{"serve", "--sim"}, gcPercent},
-		{"no command", "", nil, gcPercent},
-		{"the simulator keeps Go's default", "", []string{"sim", "--port", "0"}, 100},
-		{"GOGC in the environment wins", "200", []string{"serve"}, 100},
+		{0, 100}, {1 * mb, 100}, {16 * mb, 100}, {20 * mb, 80}, {32 * mb, 50}, {500 * mb, 50},
 	}
 	for _, tc := range tests {
-		t.Run(tc.name, func(t *testing.T) {
-			debug.SetGCPercent(100)
-			setGC(func(k string) string {
-				if k == "GOGC" {
-					return tc.gogc
-				}
-				return ""
-			}, tc.args)
-			if got := debug.SetGCPercent(100); got != tc.want {
-				t.Errorf("GC percent %d, want %d", got, tc.want)
+		if got := gcPercentFor(tc.live); got != tc.want {
+			t.Errorf("gcPercentFor(%d MB) = %d, want %d", tc.live/mb, got, tc.want)
+		}
+	}
+}
+
+// TestGCControlLeavesSimAndGOGCAlone: the simulator and a GOGC in the
+// environment keep the runtime's target. Not parallel: it reads the
+// process's GC target (and restores it).
+func TestGCControlLeavesSimAndGOGCAlone(t *testing.T) {
+	prev := debug.SetGCPercent(123)
+	defer debug.SetGCPercent(prev)
+	for _, tc := range []struct {
+		name, gogc string
+		args       []string
+	}{
+		{"the simulator", "", []string{"sim", "--port", "0"}},
+		{"GOGC in the environment", "200", []string{"serve"}},
+	} {
+		stop := gcControl(func(k string) string {
+			if k == "GOGC" {
+				return tc.gogc
 			}
-		})
+			return ""
+		}, tc.args)
+		time.Sleep(3 * gcControlEvery)
+		stop()
+		if got := debug.SetGCPercent(123); got != 123 {
+			t.Errorf("%s: GC percent %d, want it left at 123", tc.name, got)
+		}
 	}
 }

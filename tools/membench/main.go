@@ -119,7 +119,7 @@ func table(w io.Writer, c config) ([]row, error) {
 		kb := perStream / 1000
 		add(row{Group: "memory", Figure: fmt.Sprintf("client per idle stream (%d streams)", c.streams), Value: kb, Unit: "KB",
 			Target: fmt.Sprintf("<= %d KB", targetPerIdleKB), Met: boolp(kb <= targetPerIdleKB),
-			Note: "client peak RSS with N streams minus with 1, over N-1; gobench sim in its own process; " + shared})
+			Note: "client peak RSS with N streams minus with 1 (one run each), over N-1; gobench sim in its own process; " + shared})
 	}
 	return rows, nil
 }
