@@ -53,7 +53,7 @@ bench: build ## Client CPU per event and timing error vs gobench sim --record, 1
 bench-gen: build testdata ## Random dataset generation (prompt tokens/s at 1 and 2 cores), tokenizer load, start-up to the first request.
 	$(GO) run ./tools/genbench -gobench $(BIN) -procs 1,2
 
-bench-mem: build ## Memory: peak RSS of serve and --dry-run (4,096 x 1,024-token prompts, 1,400 streams), bytes per request and per idle stream.
+bench-mem: build ## Memory: the client's peak RSS in serve (vs gobench sim in its own process) and --dry-run, 4,096 x 1,024-token prompts, 1,400 streams; bytes per request and per idle stream.
 	$(GO) run ./tools/membench -gobench $(BIN)
 
 fidelity: build ## Client minus ground truth (gobench sim --record): TTFT, ITL, E2EL at 1..2048 streams.

@@ -22,6 +22,7 @@ func main() {
 	// Every connection of a run is a descriptor: take what the system
 	// allows (the run warns when even that is too few).
 	_, _ = fdlimit.Raise()
+	stopGC := gcControl(os.Getenv, os.Args[1:])
 	sigs := make(chan os.Signal, 3)
 	signal.Notify(sigs, os.Interrupt, syscall.SIGTERM, syscall.SIGHUP)
 	stopProfile := startMemProfile(os.Getenv(memProfileEnv))
@@ -34,5 +35,6 @@ func main() {
 		Version:    buildinfo.Version(version),
 	})
 	stopProfile()
+	stopGC()
 	os.Exit(code)
 }

@@ -30,24 +30,13 @@ func startMemProfile(path string) (stop func()) {
 		_ = pprof.Lookup("heap").WriteTo(f, 0)
 		_ = f.Close()
 	}
-	done := make(chan struct{})
-	go func() {
-		var peak uint64
-		var ms runtime.MemStats
-		tick := time.NewTicker(100 * time.Millisecond)
-		defer tick.Stop()
-		for {
-			select {
-			case <-done:
-				return
-			case <-tick.C:
-			}
-			runtime.ReadMemStats(&ms)
-			if ms.HeapAlloc > peak+peak/10 {
-				peak = ms.HeapAlloc
-				write()
-			}
+	var peak uint64
+	var ms runtime.MemStats
+	return every(100*time.Millisecond, func() {
+		runtime.ReadMemStats(&ms)
+		if ms.HeapAlloc > peak+peak/10 {
+			peak = ms.HeapAlloc
+			write()
 		}
-	}()
-	return func() { close(done) }
+	})
 }

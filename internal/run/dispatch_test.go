@@ -2,18 +2,21 @@ package run
 
 import (
 	"context"
+	"fmt"
 	"io"
 	"math"
 	"net/http"
 	"net/http/httptest"
 	"slices"
 	"strings"
+	"sync"
 	"testing"
 	"testing/synctest"
 	"time"
 
 	"github.com/gobench/gobench/internal/backend"
 	"github.com/gobench/gobench/internal/metrics"
+	"github.com/google/go-cmp/cmp"
 )
 
 // quickServer answers every request with one token at once.
@@ -176,4 +179,60 @@ func TestDispatchStopsPromptly(t *testing.T) {
 			t.Errorf("cancel: took %v, sent %v", el, res.sent)
 		}
 	})
+}
+
+// bodyRecorder answers like memTransport and keeps every body it got, by
+// request id.
+type bodyRecorder struct {
+	mu     sync.Mutex
+	bodies map[string]string
+}
+
+func (b *bodyRecorder) RoundTrip(r *http.Request) (*http.Response, error) {
+	body, err := io.ReadAll(r.Body)
+	if err != nil {
+		return nil, err
+	}
+	b.mu.Lock()
+	b.bodies[r.Header.Get("x-request-id")] = string(body)
+	b.mu.Unlock()
+	return memTransport{}.RoundTrip(r)
+}
+
+// TestDispatchSendsBodiesThenLetsGo: the dispatcher builds each body when
+// it sends the request and then lets the request's prompt go (sent), so
+// the bodies must be exactly those of the untouched requests, and no job
+// may still hold its request after the run.
+func TestDispatchSendsBodiesThenLetsGo(t *testing.T) {
+	t.Parallel()
+	be := backend.Completions{}
+	const n = 40
+	jobs := make([]job, n)
+	want := map[string]string{}
+	for i := range jobs {
+		req := &backend.Request{APIURL: "http://gobench.invalid/v1/completions", OutputLen: 3, PromptLen: 5,
+			Prompt: strings.Repeat("word ", i+1), RequestID: fmt.Sprintf("r-%d", i), Model: "m"}
+		if i%3 == 0 {
+			req.Prompt, req.PromptTokenIDs = "", []int{i, i + 1, i + 2}
+		}
+		want[req.RequestID] = string(be.Body(req))
+		jobs[i] = job{req: req}
+	}
+	rec := &bodyRecorder{bodies: map[string]string{}}
+	clk := newClock()
+	d := &dispatcher{client: &backend.Client{HTTP: &http.Client{Transport: rec}, Now: clk.Seconds}, be: be, sem: newFIFO(7)}
+	res := d.run(context.Background(), clk.Seconds, jobs, make([]float64, n))
+	if diff := cmp.Diff(want, rec.bodies); diff != "" {
+		t.Errorf("bodies sent (-want +got):\n%s", diff)
+	}
+	for i, o := range res.outputs {
+		if !res.sent[i] || o.Error != "" || o.PromptLen != 5 {
+			t.Errorf("request %d: sent %v, error %q, prompt_len %d", i, res.sent[i], o.Error, o.PromptLen)
+		}
+	}
+	for i, j := range jobs {
+		if j.req != nil {
+			t.Errorf("job %d still holds its request after the run", i)
+		}
+	}
 }

@@ -62,6 +62,9 @@ func Serve(ctx context.Context, opts Options, env Env) (*Result, error) {
 	return p.Execute(ctx, env)
 }
 
+// errExecuted is Execute's error for a plan executed before.
+var errExecuted = errors.New("run: this plan was executed already (a plan sends its requests once)")
+
 // execution is one Execute of a plan.
 type execution struct {
 	*Plan
@@ -86,12 +89,21 @@ type execution struct {
 // interrupt; it is still printed and saved then. An interrupt before the
 // first request (during the ready check, the warm-ups or the first scrape
 // of the server's counters) cuts those short and sends no request.
+//
+// A plan is executed once: the run lets each request go once it is sent
+// (dispatcher.send), so that a long run does not hold every prompt to its
+// end; a second Execute fails.
 func (p *Plan) Execute(ctx context.Context, env Env) (*Result, error) {
+	if p.executed {
+		return nil, errExecuted
+	}
+	p.executed = true
 	x := &execution{Plan: p, env: env.withDefaults()}
 	defer x.pending.abort() // a run that ends before its save leaves no temporary file
 	x.test = *p.jobs[0].req
 	x.test.RequestID = ""
 	x.testBody = p.Backend.Impl.Body(&x.test)
+	p.letPlanGo()
 	pre, cancelPre := untilClosed(ctx, x.env.Stop) // nothing is in flight yet
 	defer cancelPre()
 	if err := x.readyCheck(pre); err != nil && !x.stopped() {

@@ -1,21 +1,28 @@
 // Command membench prints gobench's memory table (make bench-mem): the
-// peak resident set of `serve` and `--dry-run` for 4,096 random prompts
-// of 1,024 tokens at --max-concurrency 1400 against the simulator (with
-// the built-in tokenizer, and with Qwen3's when its test copy is there),
-// the bytes a planned request keeps beyond its prompt, and the client's
-// bytes per idle stream with 10,000 streams open against `gobench sim`,
-// each figure beside issue 15's target. The figures are measurements of
-// this machine, printed and never asserted.
+// client's peak resident set in `serve` and `--dry-run` for 4,096 random
+// prompts of 1,024 tokens, 16 out, at --max-concurrency 1400 (with the
+// built-in tokenizer, and with Qwen3's when its test copy is there), the
+// bytes a planned request keeps beyond its prompt, and the client's bytes
+// per idle stream with 10,000 streams open, each figure beside issue 15's
+// target. The figures are measurements of this machine, printed and never
+// asserted; with -rows FILE they are also appended to FILE as rows of
+// `make bench`'s table (tools/benchtable).
 //
 // Peak resident sets come from the kernel (wait4's ru_maxrss) of the real
-// binary given with -gobench. The bytes per request are measured in this
-// process: the live heap after a garbage collection with a planned
-// 4,096-request dry run held, minus the heap before and minus the prompts'
-// own bytes, divided by the requests, plus the size of the record each
-// request's measurement becomes (metrics.Output, without its ITL samples
-// and generated text). The bytes per idle stream are the client's peak
-// resident set with 10,000 streams open (the simulator in a process of its
-// own, tokens two seconds apart) minus its peak with one, divided by 9,999.
+// binary given with -gobench, the median of -runs runs. `serve` is measured
+// against `gobench sim` in a process of its own, so that the figure is the
+// client's alone, as issue 15's target and its bar (vLLM's Rust client,
+// under 100 MB at 1,400 concurrent requests) are; `serve --sim`, which runs
+// the simulator and its 1,400 server-side streams inside the client's
+// process, is printed beside it for information (-insim). The bytes per
+// request are measured in this process: the live heap after a garbage
+// collection with a planned 4,096-request dry run held, minus the heap
+// before and minus the prompts' own bytes, divided by the requests, plus the
+// size of the record each request's measurement becomes (metrics.Output,
+// without its ITL samples and generated text). The bytes per idle stream
+// are the client's peak resident set with 10,000 streams open (the
+// simulator in a process of its own, tokens two seconds apart) minus its
+// peak with one, divided by 9,999.
 package main
 
 import (
@@ -24,11 +31,13 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"math"
 	"net"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"runtime"
+	"slices"
 	"strconv"
 	"syscall"
 	"time"
@@ -48,55 +57,137 @@ const (
 	maxConcurrency = 1400
 )
 
+// Issue 15's targets.
+const (
+	targetPeakMB    = 150
+	targetPerReqB   = 2048
+	targetPerIdleKB = 30
+)
+
+// config is the command line.
+type config struct {
+	bin, qwen, rows string
+	streams, runs   int
+	inSim           bool
+}
+
 func main() {
-	bin := flag.String("gobench", "bin/gobench", "the gobench binary to measure")
-	qwen := flag.String("qwen3", "internal/tokenizer/testdata/hf/qwen3", "Qwen3's tokenizer folder (rows skipped when absent)")
-	streams := flag.Int("streams", 10000, "idle streams to hold open (0 skips the row)")
+	var c config
+	flag.StringVar(&c.bin, "gobench", "bin/gobench", "the gobench binary to measure")
+	flag.StringVar(&c.qwen, "qwen3", "internal/tokenizer/testdata/hf/qwen3", "Qwen3's tokenizer folder (rows skipped when absent)")
+	flag.IntVar(&c.streams, "streams", 10000, "idle streams to hold open (0 skips the row)")
+	flag.IntVar(&c.runs, "runs", 3, "runs of each peak resident set; the median is printed")
+	flag.BoolVar(&c.inSim, "insim", true, "also measure serve --sim (client and simulator in one process), for information")
+	flag.StringVar(&c.rows, "rows", "", "append the figures to this file as JSON lines for tools/benchtable")
 	flag.Parse()
-	if err := table(os.Stdout, *bin, *qwen, *streams); err != nil {
+	rows, err := table(os.Stdout, c)
+	if err == nil && c.rows != "" {
+		err = appendRows(c.rows, rows)
+	}
+	if err != nil {
 		fmt.Fprintln(os.Stderr, "membench:", err)
 		os.Exit(1)
 	}
 }
 
-// table measures and prints every row.
-func table(w io.Writer, bin, qwen string, streams int) error {
-	fmt.Fprintf(w, "workload: random, %d prompts of %d tokens, %d out, --max-concurrency %d\n\n", numPrompts, inputLen, outputLen, maxConcurrency)
-	fmt.Fprintf(w, "%-44s %14s  %s\n", "figure", "measured", "target")
-	workload := []string{"serve", "--sim", "--dataset-name", "random", "--random-input-len", strconv.Itoa(inputLen),
-		"--random-output-len", strconv.Itoa(outputLen), "--num-prompts", strconv.Itoa(numPrompts),
-		"--max-concurrency", strconv.Itoa(maxConcurrency), "--seed", "0", "--disable-tqdm"}
-	toks := []struct{ name, arg string }{{"built-in tokenizer", "gobench-builtin"}}
-	if _, err := os.Stat(filepath.Join(qwen, "tokenizer.json")); err == nil {
-		toks = append(toks, struct{ name, arg string }{"Qwen3 tokenizer", qwen})
+// table measures every figure, printing each row as it comes.
+func table(w io.Writer, c config) ([]row, error) {
+	fmt.Fprintf(w, "workload: random, %d prompts of %d tokens, %d out, --max-concurrency %d; peaks: median of %d runs\n\n",
+		numPrompts, inputLen, outputLen, maxConcurrency, c.runs)
+	fmt.Fprintf(w, "%-56s %14s  %s\n", "figure", "measured", "target")
+	var rows []row
+	add := func(r row) {
+		r.Value = math.Round(r.Value*10) / 10
+		rows = append(rows, r)
+		fmt.Fprintf(w, "%-56s %11.1f %-2s  %s\n", r.Figure, r.Value, r.Unit, r.Target)
 	}
-	for _, tok := range toks {
-		for _, dry := range []bool{false, true} {
-			args := append(append([]string{}, workload...), "--tokenizer", tok.arg)
-			what := "serve"
-			if dry {
-				args, what = append(args, "--dry-run"), "--dry-run"
-			}
-			kb, err := peakRSS(bin, args)
-			if err != nil {
-				return err
-			}
-			fmt.Fprintf(w, "%-44s %11.1f MB  <= 150 MB (serve)\n", "peak RSS, "+what+", "+tok.name, float64(kb)/1024)
-		}
+	if err := serveRows(c, add); err != nil {
+		return nil, err
 	}
 	perReq, err := retainedPerRequest()
 	if err != nil {
-		return err
+		return nil, err
 	}
-	fmt.Fprintf(w, "%-44s %12.0f B  <= 2048 B\n", "retained per request beyond prompt and ITL", perReq)
-	if streams > 0 {
-		perStream, err := idleStreams(bin, streams)
+	add(row{Group: "memory", Figure: "retained per request beyond prompt, ITL", Value: perReq, Unit: "B",
+		Target: fmt.Sprintf("<= %d B", targetPerReqB), Met: boolp(perReq <= targetPerReqB),
+		Note: "live heap of a planned 4,096-request dry run per request, minus its prompt, plus its record"})
+	if c.streams > 0 {
+		perStream, err := idleStreams(c.bin, c.streams)
+		if err != nil {
+			return nil, err
+		}
+		kb := perStream / 1000
+		add(row{Group: "memory", Figure: fmt.Sprintf("client per idle stream (%d streams)", c.streams), Value: kb, Unit: "KB",
+			Target: fmt.Sprintf("<= %d KB", targetPerIdleKB), Met: boolp(kb <= targetPerIdleKB),
+			Note: "client peak RSS with N streams minus with 1 (one run each), over N-1; gobench sim in its own process; " + shared})
+	}
+	return rows, nil
+}
+
+// serveRows measures the client's peak resident set in the workload with
+// each tokenizer: against `gobench sim` in a process of its own (the
+// target's figure), as a dry run, and with --sim in its process.
+func serveRows(c config, add func(row)) error {
+	toks := []struct{ name, arg string }{{"built-in tokenizer", tokenizer.BuiltinName}}
+	if _, err := os.Stat(filepath.Join(c.qwen, "tokenizer.json")); err == nil {
+		toks = append(toks, struct{ name, arg string }{"Qwen3 tokenizer", c.qwen})
+	}
+	workload := []string{"serve", "--dataset-name", "random", "--random-input-len", strconv.Itoa(inputLen),
+		"--random-output-len", strconv.Itoa(outputLen), "--num-prompts", strconv.Itoa(numPrompts),
+		"--max-concurrency", strconv.Itoa(maxConcurrency), "--seed", "0", "--disable-tqdm"}
+	for _, tok := range toks {
+		args := append(slices.Clone(workload), "--tokenizer", tok.arg)
+		// The simulator counts prompt tokens with the run's tokenizer, as
+		// a server of that model does: the prompts need no re-alignment.
+		var simArgs []string
+		if tok.arg != tokenizer.BuiltinName {
+			simArgs = []string{"--tokenizer", tok.arg}
+		}
+		url, stop, err := startSim(c.bin, simArgs...)
 		if err != nil {
 			return err
 		}
-		fmt.Fprintf(w, "%-44s %11.1f KB  <= 30 KB\n", fmt.Sprintf("client per idle stream (%d streams)", streams), perStream/1000)
+		mb, err := medianPeakMB(c, append(slices.Clone(args), "--base-url", url))
+		stop()
+		if err != nil {
+			return err
+		}
+		add(row{Group: "memory", Figure: "peak RSS, serve, " + tok.name, Value: mb, Unit: "MB",
+			Target: fmt.Sprintf("<= %d MB", targetPeakMB), Met: boolp(mb <= targetPeakMB),
+			Note: "the client alone, against gobench sim in its own process; " + shared})
+		if mb, err = medianPeakMB(c, append(slices.Clone(args), "--dry-run")); err != nil {
+			return err
+		}
+		add(row{Group: "memory", Figure: "peak RSS, --dry-run, " + tok.name, Value: mb, Unit: "MB",
+			Note: "the plan alone: tokenizer, prompts, schedule; nothing sent"})
+		if !c.inSim {
+			continue
+		}
+		if mb, err = medianPeakMB(c, append(slices.Clone(args), "--sim")); err != nil {
+			return err
+		}
+		note := "the simulator and its 1,400 streams inside the client's process; for information"
+		if tok.arg != tokenizer.BuiltinName {
+			note += "; the simulator counts with the built-in tokenizer, so the prompts are re-aligned"
+		}
+		add(row{Group: "memory", Figure: "peak RSS, serve --sim (client+sim), " + tok.name, Value: mb, Unit: "MB", Note: note})
 	}
 	return nil
+}
+
+// medianPeakMB runs the binary c.runs times with args and returns the
+// median of its peak resident sets in MiB.
+func medianPeakMB(c config, args []string) (float64, error) {
+	var peaks []float64
+	for range max(c.runs, 1) {
+		kb, err := peakRSS(c.bin, args)
+		if err != nil {
+			return 0, err
+		}
+		peaks = append(peaks, float64(kb)/1024)
+	}
+	slices.Sort(peaks)
+	return peaks[len(peaks)/2], nil
 }
 
 // peakRSS runs bin with args and returns its peak resident set in KiB
@@ -160,21 +251,13 @@ func liveHeap() uint64 {
 // returns the client's bytes per open stream: its peak resident set with n
 // streams minus its peak with one, over n-1.
 func idleStreams(bin string, n int) (float64, error) {
-	port, err := freePort()
+	url, stop, err := startSim(bin, "--ttft", "0.05", "--itl", "2")
 	if err != nil {
 		return 0, err
 	}
-	sim := exec.Command(bin, "sim", "--port", strconv.Itoa(port), "--ttft", "0.05", "--itl", "2")
-	sim.Stdout, sim.Stderr = io.Discard, io.Discard
-	if err := sim.Start(); err != nil {
-		return 0, fmt.Errorf("start sim: %w", err)
-	}
-	defer func() { _ = sim.Process.Kill(); _ = sim.Wait() }()
-	if err := waitListening(port); err != nil {
-		return 0, err
-	}
+	defer stop()
 	client := func(k int) (int64, error) {
-		return peakRSS(bin, []string{"serve", "--base-url", "http://127.0.0.1:" + strconv.Itoa(port), "--tokenizer", tokenizer.BuiltinName,
+		return peakRSS(bin, []string{"serve", "--base-url", url, "--tokenizer", tokenizer.BuiltinName,
 			"--dataset-name", "random", "--random-input-len", "16", "--random-output-len", "3", "--num-prompts", strconv.Itoa(k),
 			"--max-concurrency", strconv.Itoa(k), "--disable-tqdm", "--no-server-metrics"})
 	}
@@ -187,6 +270,26 @@ func idleStreams(bin string, n int) (float64, error) {
 		return 0, err
 	}
 	return float64(many-one) * 1024 / float64(n-1), nil
+}
+
+// startSim starts `gobench sim` with args on a free loopback port, in a
+// process of its own, and returns its URL and the function that stops it.
+func startSim(bin string, args ...string) (url string, stop func(), err error) {
+	port, err := freePort()
+	if err != nil {
+		return "", nil, err
+	}
+	sim := exec.Command(bin, append([]string{"sim", "--port", strconv.Itoa(port), "--disable-log-stats"}, args...)...)
+	sim.Stdout, sim.Stderr = io.Discard, io.Discard
+	if err := sim.Start(); err != nil {
+		return "", nil, fmt.Errorf("start sim: %w", err)
+	}
+	stop = func() { _ = sim.Process.Kill(); _ = sim.Wait() }
+	if err := waitListening(port); err != nil {
+		stop()
+		return "", nil, err
+	}
+	return "http://127.0.0.1:" + strconv.Itoa(port), stop, nil
 }
 
 // freePort asks the system for a free loopback port.

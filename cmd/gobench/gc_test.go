@@ -1,0 +1,52 @@
+package main
+
+import (
+	"runtime/debug"
+	"testing"
+	"time"
+)
+
+// TestGCPercentFor: the headroom is half the live heap but at least 16 MB,
+// and never more than Go's default.
+func TestGCPercentFor(t *testing.T) {
+	t.Parallel()
+	const mb = 1 << 20
+	tests := []struct {
+		live uint64
+		want int
+	}{
+		{0, 100}, {1 * mb, 100}, {16 * mb, 100}, {20 * mb, 80}, {32 * mb, 50}, {500 * mb, 50},
+	}
+	for _, tc := range tests {
+		if got := gcPercentFor(tc.live); got != tc.want {
+			t.Errorf("gcPercentFor(%d MB) = %d, want %d", tc.live/mb, got, tc.want)
+		}
+	}
+}
+
+// TestGCControlLeavesSimAndGOGCAlone: the simulator and a GOGC in the
+// environment keep the runtime's target. Not parallel: it reads the
+// process's GC target (and restores it).
+func TestGCControlLeavesSimAndGOGCAlone(t *testing.T) {
+	prev := debug.SetGCPercent(123)
+	defer debug.SetGCPercent(prev)
+	for _, tc := range []struct {
+		name, gogc string
+		args       []string
+	}{
+		{"the simulator", "", []string{"sim", "--port", "0"}},
+		{"GOGC in the environment", "200", []string{"serve"}},
+	} {
+		stop := gcControl(func(k string) string {
+			if k == "GOGC" {
+				return tc.gogc
+			}
+			return ""
+		}, tc.args)
+		time.Sleep(3 * gcControlEvery)
+		stop()
+		if got := debug.SetGCPercent(123); got != 123 {
+			t.Errorf("%s: GC percent %d, want it left at 123", tc.name, got)
+		}
+	}
+}
