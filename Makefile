@@ -47,10 +47,15 @@ screenshot: build testdata ## README's picture: a simulator run, its HTML report
 	$(BIN) report $(SHOT)/run.json -o $(SHOT)/report.html
 	$(GO) run ./tools/screenshot -o docs/report.png -height 1400 -at "#chart-inflight" $(SHOT)/report.html
 
-bench: build ## Client CPU per event and timing error vs gobench sim --record, 1/64/512 streams, progress off/bar/lines.
-	$(GO) run ./tools/simbench -gobench $(BIN) -concurrency 1,64,512 -progress off,bar,lines
+BENCHROWS := bin/bench-rows.jsonl
+bench: build testdata ## The performance table: client CPU per event, memory, dataset generation and start-up, each beside its target.
+	rm -f $(BENCHROWS)
+	$(GO) run ./tools/simbench -gobench $(BIN) -concurrency 1,64,512 -progress off,bar,lines -rows $(BENCHROWS)
+	$(GO) run ./tools/genbench -gobench $(BIN) -procs 1,2 -rows $(BENCHROWS)
+	$(GO) run ./tools/membench -gobench $(BIN) -rows $(BENCHROWS)
+	$(GO) run ./tools/benchtable $(BENCHROWS)
 
-bench-gen: build testdata ## Random dataset generation (prompt tokens/s at 1 and 2 cores), tokenizer load, start-up to the first request.
+bench-gen: build testdata ## Dataset generation (prompt tokens/s at 1 and 2 cores, every dataset that tokenizes), tokenizer load, start-up to the first request.
 	$(GO) run ./tools/genbench -gobench $(BIN) -procs 1,2
 
 bench-mem: build ## Memory: the client's peak RSS in serve (vs gobench sim in its own process) and --dry-run, 4,096 x 1,024-token prompts, 1,400 streams; bytes per request and per idle stream.
