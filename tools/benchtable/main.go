@@ -107,6 +107,10 @@ func read(r io.Reader, name string) ([]row, error) {
 }
 
 // write prints rows grouped, each group's rows in the order they came.
+// A note is printed once, under the table, and each row names its note by
+// number: the tools give most rows the same few notes (what the figure is
+// measured against, the machine's load), which would otherwise make every
+// line of the table a paragraph wide.
 func write(w io.Writer, rows []row) error {
 	order := append([]string{}, groups...)
 	for _, r := range rows {
@@ -114,6 +118,7 @@ func write(w io.Writer, rows []row) error {
 			order = append(order, r.Group)
 		}
 	}
+	var notes []string
 	var buf bytes.Buffer
 	tw := tabwriter.NewWriter(&buf, 0, 0, 2, ' ', 0)
 	fmt.Fprintln(tw, "group\tfigure\tmeasured\ttarget\tmet\tnote")
@@ -122,11 +127,25 @@ func write(w io.Writer, rows []row) error {
 			if r.Group != g {
 				continue
 			}
-			fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\n", r.Group, r.Figure, measured(r), dash(r.Target), met(r.Met), r.Note)
+			ref := ""
+			if r.Note != "" {
+				i := slices.Index(notes, r.Note)
+				if i < 0 {
+					i, notes = len(notes), append(notes, r.Note)
+				}
+				ref = fmt.Sprintf("[%d]", i+1)
+			}
+			fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\n", r.Group, r.Figure, measured(r), dash(r.Target), met(r.Met), ref)
 		}
 	}
 	if err := tw.Flush(); err != nil {
 		return fmt.Errorf("lay out the table: %w", err)
+	}
+	if len(notes) > 0 {
+		buf.WriteString("\n")
+	}
+	for i, n := range notes {
+		fmt.Fprintf(&buf, "[%d] %s\n", i+1, n)
 	}
 	// An empty last cell leaves padding at the end of its line.
 	for line := range strings.Lines(buf.String()) {
