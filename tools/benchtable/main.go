@@ -4,8 +4,9 @@
 // start-up, and whatever else writes rows), each beside issue 15's target
 // and whether this run met it.
 //
-// The tools write the rows, one JSON object per line, to the file given by
-// their -rows flag (appending, so several tools share one file):
+// The tools write the rows (package benchrow), one JSON object per line,
+// to the file given by their -rows flag (appending, so several tools share
+// one file):
 //
 //	{"group":"cpu","figure":"gobench, 512 streams","value":6.8,"unit":"µs/event",
 //	 "target":"<= 7 µs/event","met":true,"note":"sim and client on this 2-core machine"}
@@ -17,9 +18,7 @@
 package main
 
 import (
-	"bufio"
 	"bytes"
-	"encoding/json"
 	"fmt"
 	"io"
 	"math"
@@ -29,6 +28,8 @@ import (
 	"strconv"
 	"strings"
 	"text/tabwriter"
+
+	"github.com/gobench/gobench/tools/internal/benchrow"
 )
 
 func main() {
@@ -36,7 +37,7 @@ func main() {
 		fmt.Fprintln(os.Stderr, "usage: benchtable ROWS.jsonl...")
 		os.Exit(2)
 	}
-	var rows []row
+	var rows []benchrow.Row
 	for _, name := range os.Args[1:] {
 		r, err := readFile(name)
 		if err != nil {
@@ -53,57 +54,19 @@ func main() {
 	}
 }
 
-// row is one measured figure.
-type row struct {
-	Group  string   `json:"group"`
-	Figure string   `json:"figure"`
-	Value  *float64 `json:"value"`
-	Unit   string   `json:"unit"`
-	Target string   `json:"target"`
-	Met    *bool    `json:"met"`
-	Note   string   `json:"note"`
-}
-
 // groups is the order the table shows the groups in; a group not listed
 // follows them in the order its rows came.
 var groups = []string{"cpu", "memory", "generation", "startup", "skew"}
 
 // readFile reads the rows of one file, naming the file and line of a row
 // that is not one.
-func readFile(name string) ([]row, error) {
+func readFile(name string) ([]benchrow.Row, error) {
 	f, err := os.Open(name)
 	if err != nil {
 		return nil, fmt.Errorf("rows: %w", err)
 	}
 	defer f.Close()
-	return read(f, name)
-}
-
-// read reads JSON lines of rows; blank lines are skipped.
-func read(r io.Reader, name string) ([]row, error) {
-	var rows []row
-	sc := bufio.NewScanner(r)
-	sc.Buffer(make([]byte, 64<<10), 1<<20)
-	for line := 1; sc.Scan(); line++ {
-		b := bytes.TrimSpace(sc.Bytes())
-		if len(b) == 0 {
-			continue
-		}
-		var rw row
-		dec := json.NewDecoder(bytes.NewReader(b))
-		dec.DisallowUnknownFields()
-		if err := dec.Decode(&rw); err != nil {
-			return nil, fmt.Errorf("%s:%d: not a row: %w", name, line, err)
-		}
-		if rw.Group == "" || rw.Figure == "" || rw.Value == nil {
-			return nil, fmt.Errorf("%s:%d: a row needs group, figure and value", name, line)
-		}
-		rows = append(rows, rw)
-	}
-	if err := sc.Err(); err != nil {
-		return nil, fmt.Errorf("%s: %w", name, err)
-	}
-	return rows, nil
+	return benchrow.Read(f, name)
 }
 
 // write prints rows grouped, each group's rows in the order they came.
@@ -111,7 +74,7 @@ func read(r io.Reader, name string) ([]row, error) {
 // number: the tools give most rows the same few notes (what the figure is
 // measured against, the machine's load), which would otherwise make every
 // line of the table a paragraph wide.
-func write(w io.Writer, rows []row) error {
+func write(w io.Writer, rows []benchrow.Row) error {
 	order := append([]string{}, groups...)
 	for _, r := range rows {
 		if !slices.Contains(order, r.Group) {
@@ -157,8 +120,8 @@ func write(w io.Writer, rows []row) error {
 }
 
 // measured formats a value with as many decimals as its size needs.
-func measured(r row) string {
-	v := *r.Value
+func measured(r benchrow.Row) string {
+	v := r.Value
 	prec := 1
 	switch a := math.Abs(v); {
 	case a >= 100:

@@ -3,6 +3,8 @@ package main
 import (
 	"strings"
 	"testing"
+
+	"github.com/gobench/gobench/tools/internal/benchrow"
 )
 
 func TestTable(t *testing.T) {
@@ -12,7 +14,7 @@ func TestTable(t *testing.T) {
 {"group":"cpu","figure":"bare epoll loop","value":4.9,"unit":"µs/event","target":"","met":null,"note":"same machine"}
 {"group":"zeta","figure":"other","value":1234.5,"unit":"","met":null}
 `
-	rows, err := read(strings.NewReader(in), "rows.jsonl")
+	rows, err := benchrow.Read(strings.NewReader(in), "rows.jsonl")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -34,18 +36,5 @@ zeta    other                 1234           -              -
 `
 	if got := b.String(); got != want {
 		t.Errorf("table:\n%s\nwant:\n%s", got, want)
-	}
-}
-
-func TestBadRowNamesFileAndLine(t *testing.T) {
-	for _, in := range []string{
-		"{}\n{\"group\":\"cpu\"}\n",
-		"\n{\"group\":\"cpu\",\"figure\":\"x\",\"value\":1,\"extra\":2}\n",
-		"{\"group\":\"cpu\",\"figure\":\"x\",\"value\":1}\nnot json\n",
-	} {
-		_, err := read(strings.NewReader(in), "rows.jsonl")
-		if err == nil || !strings.Contains(err.Error(), "rows.jsonl:") {
-			t.Errorf("%q: error %v, want one naming rows.jsonl and the line", in, err)
-		}
 	}
 }

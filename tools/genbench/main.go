@@ -40,6 +40,8 @@ import (
 	"strings"
 	"text/tabwriter"
 	"time"
+
+	"github.com/gobench/gobench/tools/internal/benchrow"
 )
 
 // Targets of issue 15, printed beside the figures.
@@ -112,7 +114,7 @@ func run(c config, w io.Writer) error {
 	}
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
 	fmt.Fprintf(tw, "tokenizer\tfigure\tprocs\tvalue\ttarget\t\n")
-	var rows []row
+	var rows []benchrow.Row
 	shared := machine()
 	for _, name := range c.tokenizers {
 		r, err := measureTokenizer(tw, c, dir, name, shared)
@@ -127,11 +129,11 @@ func run(c config, w io.Writer) error {
 	if c.rows == "" {
 		return nil
 	}
-	return appendRows(c.rows, rows)
+	return benchrow.Append(c.rows, rows)
 }
 
 // measureTokenizer prints and returns the figures of one tokenizer.
-func measureTokenizer(tw io.Writer, c config, dir, name, shared string) ([]row, error) {
+func measureTokenizer(tw io.Writer, c config, dir, name, shared string) ([]benchrow.Row, error) {
 	load, heap, err := loadTimed(name, c.runs)
 	if err != nil {
 		return nil, err
@@ -140,7 +142,7 @@ func measureTokenizer(tw io.Writer, c config, dir, name, shared string) ([]row, 
 	builtin := short == "gobench-builtin"
 	fmt.Fprintf(tw, "%s\ttokenizer load\t\t%s\t≤ %s\t\n", short, ms(load), ms(targetLoad))
 	fmt.Fprintf(tw, "%s\tlive heap after load\t\t%.1f MB\t\t\n", short, float64(heap)/1e6)
-	var rows []row
+	var rows []benchrow.Row
 	if !builtin {
 		rows = append(rows, loadRows(short, shared, load, heap)...)
 	}

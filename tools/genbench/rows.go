@@ -1,25 +1,14 @@
 package main
 
 import (
-	"bytes"
-	"encoding/json"
 	"fmt"
 	"os"
 	"runtime"
 	"strings"
 	"time"
-)
 
-// row is one figure of `make bench`'s table (tools/benchtable's row).
-type row struct {
-	Group  string  `json:"group"`
-	Figure string  `json:"figure"`
-	Value  float64 `json:"value"`
-	Unit   string  `json:"unit"`
-	Target string  `json:"target"`
-	Met    *bool   `json:"met"`
-	Note   string  `json:"note"`
-}
+	"github.com/gobench/gobench/tools/internal/benchrow"
+)
 
 // machine is what the notes say of the machine: its cores and the load
 // average when genbench started (other work on it slows the wall figures).
@@ -33,19 +22,17 @@ func machine() string {
 	return fmt.Sprintf("%d-core machine, load average %s at the start", runtime.NumCPU(), load)
 }
 
-func boolp(b bool) *bool { return &b }
-
 // generationRows are one dataset's rows: the prompt tokens per CPU-second
 // at one proc against the per-core target, then each larger proc count's
 // wall figure against the target times the procs, with its scaling.
-func generationRows(tok, ds, shared string, figs []genFigure) []row {
-	var rows []row
+func generationRows(tok, ds, shared string, figs []genFigure) []benchrow.Row {
+	var rows []benchrow.Row
 	var one *genFigure
 	for i, f := range figs {
 		if f.procs == 1 {
 			one = &figs[i]
-			rows = append(rows, row{Group: "generation", Figure: fmt.Sprintf("%s, %s, per core", ds, tok),
-				Value: f.cpu / 1e6, Unit: "Mtok/s", Target: ">= 3 Mtok/s per core", Met: boolp(f.cpu >= targetTokensPerCore),
+			rows = append(rows, benchrow.Row{Group: "generation", Figure: fmt.Sprintf("%s, %s, per core", ds, tok),
+				Value: f.cpu / 1e6, Unit: "Mtok/s", Target: ">= 3 Mtok/s per core", Met: benchrow.Judged(f.cpu >= targetTokensPerCore),
 				Note: fmt.Sprintf("prompt tokens per CPU-second, 1 core; %s", shared)})
 		}
 	}
@@ -58,48 +45,27 @@ func generationRows(tok, ds, shared string, figs []genFigure) []row {
 			note += fmt.Sprintf("; %.2fx the 1-core wall figure", f.wall/one.wall)
 		}
 		target := targetTokensPerCore * float64(f.procs)
-		rows = append(rows, row{Group: "generation", Figure: fmt.Sprintf("%s, %s, %d cores", ds, tok, f.procs),
+		rows = append(rows, benchrow.Row{Group: "generation", Figure: fmt.Sprintf("%s, %s, %d cores", ds, tok, f.procs),
 			Value: f.wall / 1e6, Unit: "Mtok/s", Target: fmt.Sprintf(">= %g Mtok/s (3 per core)", target/1e6),
-			Met: boolp(f.wall >= target), Note: note})
+			Met: benchrow.Judged(f.wall >= target), Note: note})
 	}
 	return rows
 }
 
 // loadRows are the tokenizer's load time and the heap it keeps.
-func loadRows(tok, shared string, load time.Duration, heap uint64) []row {
-	return []row{
+func loadRows(tok, shared string, load time.Duration, heap uint64) []benchrow.Row {
+	return []benchrow.Row{
 		{Group: "startup", Figure: tok + " tokenizer load", Value: float64(load) / 1e6, Unit: "ms",
-			Target: "<= 100 ms", Met: boolp(load <= targetLoad), Note: "tokenizer.Load of tokenizer.json, median; " + shared},
+			Target: "<= 100 ms", Met: benchrow.Judged(load <= targetLoad), Note: "tokenizer.Load of tokenizer.json, median; " + shared},
 		{Group: "memory", Figure: tok + " tokenizer, live heap", Value: float64(heap) / 1e6, Unit: "MB",
 			Note: "heap in use after loading it, after a garbage collection"},
 	}
 }
 
 // startupRow is the time to the first request against its target.
-func startupRow(tok, shared string, d, load time.Duration) row {
+func startupRow(tok, shared string, d, load time.Duration) benchrow.Row {
 	target := targetStartup + load
-	return row{Group: "startup", Figure: "start-up to 1st request, " + tok, Value: float64(d) / 1e6, Unit: "ms",
-		Target: fmt.Sprintf("<= 50 ms + load (%.0f ms)", float64(target)/1e6), Met: boolp(d <= target),
+	return benchrow.Row{Group: "startup", Figure: "start-up to 1st request, " + tok, Value: float64(d) / 1e6, Unit: "ms",
+		Target: fmt.Sprintf("<= 50 ms + load (%.0f ms)", float64(target)/1e6), Met: benchrow.Judged(d <= target),
 		Note: "serve --num-prompts 1 to the simulator's first request, median; simulator and client share the " + shared}
-}
-
-// appendRows appends rows to the file name as JSON lines, in one write.
-func appendRows(name string, rows []row) error {
-	var b bytes.Buffer
-	enc := json.NewEncoder(&b)
-	enc.SetEscapeHTML(false)
-	for _, r := range rows {
-		if err := enc.Encode(r); err != nil {
-			return err
-		}
-	}
-	f, err := os.OpenFile(name, os.O_WRONLY|os.O_APPEND|os.O_CREATE, 0o644)
-	if err != nil {
-		return fmt.Errorf("-rows: %w", err)
-	}
-	if _, err := f.Write(b.Bytes()); err != nil {
-		f.Close()
-		return fmt.Errorf("-rows %s: %w", name, err)
-	}
-	return f.Close()
 }

@@ -47,6 +47,7 @@ import (
 	"github.com/gobench/gobench/internal/metrics"
 	"github.com/gobench/gobench/internal/run"
 	"github.com/gobench/gobench/internal/tokenizer"
+	"github.com/gobench/gobench/tools/internal/benchrow"
 )
 
 // The workload of issue 15's memory figures.
@@ -82,7 +83,7 @@ func main() {
 	flag.Parse()
 	rows, err := table(os.Stdout, c)
 	if err == nil && c.rows != "" {
-		err = appendRows(c.rows, rows)
+		err = benchrow.Append(c.rows, rows)
 	}
 	if err != nil {
 		fmt.Fprintln(os.Stderr, "membench:", err)
@@ -91,12 +92,12 @@ func main() {
 }
 
 // table measures every figure, printing each row as it comes.
-func table(w io.Writer, c config) ([]row, error) {
+func table(w io.Writer, c config) ([]benchrow.Row, error) {
 	fmt.Fprintf(w, "workload: random, %d prompts of %d tokens, %d out, --max-concurrency %d; peaks: median of %d runs\n\n",
 		numPrompts, inputLen, outputLen, maxConcurrency, c.runs)
 	fmt.Fprintf(w, "%-56s %14s  %s\n", "figure", "measured", "target")
-	var rows []row
-	add := func(r row) {
+	var rows []benchrow.Row
+	add := func(r benchrow.Row) {
 		r.Value = math.Round(r.Value*10) / 10
 		rows = append(rows, r)
 		fmt.Fprintf(w, "%-56s %11.1f %-2s  %s\n", r.Figure, r.Value, r.Unit, r.Target)
@@ -108,8 +109,8 @@ func table(w io.Writer, c config) ([]row, error) {
 	if err != nil {
 		return nil, err
 	}
-	add(row{Group: "memory", Figure: "retained per request beyond prompt, ITL", Value: perReq, Unit: "B",
-		Target: fmt.Sprintf("<= %d B", targetPerReqB), Met: boolp(perReq <= targetPerReqB),
+	add(benchrow.Row{Group: "memory", Figure: "retained per request beyond prompt, ITL", Value: perReq, Unit: "B",
+		Target: fmt.Sprintf("<= %d B", targetPerReqB), Met: benchrow.Judged(perReq <= targetPerReqB),
 		Note: "live heap of a planned 4,096-request dry run per request, minus its prompt, plus its record"})
 	if c.streams > 0 {
 		perStream, err := idleStreams(c.bin, c.streams)
@@ -117,8 +118,8 @@ func table(w io.Writer, c config) ([]row, error) {
 			return nil, err
 		}
 		kb := perStream / 1000
-		add(row{Group: "memory", Figure: fmt.Sprintf("client per idle stream (%d streams)", c.streams), Value: kb, Unit: "KB",
-			Target: fmt.Sprintf("<= %d KB", targetPerIdleKB), Met: boolp(kb <= targetPerIdleKB),
+		add(benchrow.Row{Group: "memory", Figure: fmt.Sprintf("client per idle stream (%d streams)", c.streams), Value: kb, Unit: "KB",
+			Target: fmt.Sprintf("<= %d KB", targetPerIdleKB), Met: benchrow.Judged(kb <= targetPerIdleKB),
 			Note: "client peak RSS with N streams minus with 1 (one run each), over N-1; gobench sim in its own process; " + shared})
 	}
 	return rows, nil
@@ -127,7 +128,7 @@ func table(w io.Writer, c config) ([]row, error) {
 // serveRows measures the client's peak resident set in the workload with
 // each tokenizer: against `gobench sim` in a process of its own (the
 // target's figure), as a dry run, and with --sim in its process.
-func serveRows(c config, add func(row)) error {
+func serveRows(c config, add func(benchrow.Row)) error {
 	toks := []struct{ name, arg string }{{"built-in tokenizer", tokenizer.BuiltinName}}
 	if _, err := os.Stat(filepath.Join(c.qwen, "tokenizer.json")); err == nil {
 		toks = append(toks, struct{ name, arg string }{"Qwen3 tokenizer", c.qwen})
@@ -152,13 +153,13 @@ func serveRows(c config, add func(row)) error {
 		if err != nil {
 			return err
 		}
-		add(row{Group: "memory", Figure: "peak RSS, serve, " + tok.name, Value: mb, Unit: "MB",
-			Target: fmt.Sprintf("<= %d MB", targetPeakMB), Met: boolp(mb <= targetPeakMB),
+		add(benchrow.Row{Group: "memory", Figure: "peak RSS, serve, " + tok.name, Value: mb, Unit: "MB",
+			Target: fmt.Sprintf("<= %d MB", targetPeakMB), Met: benchrow.Judged(mb <= targetPeakMB),
 			Note: "the client alone, against gobench sim in its own process; " + shared})
 		if mb, err = medianPeakMB(c, append(slices.Clone(args), "--dry-run")); err != nil {
 			return err
 		}
-		add(row{Group: "memory", Figure: "peak RSS, --dry-run, " + tok.name, Value: mb, Unit: "MB",
+		add(benchrow.Row{Group: "memory", Figure: "peak RSS, --dry-run, " + tok.name, Value: mb, Unit: "MB",
 			Note: "the plan alone: tokenizer, prompts, schedule; nothing sent"})
 		if !c.inSim {
 			continue
@@ -170,7 +171,7 @@ func serveRows(c config, add func(row)) error {
 		if tok.arg != tokenizer.BuiltinName {
 			note += "; the simulator counts with the built-in tokenizer, so the prompts are re-aligned"
 		}
-		add(row{Group: "memory", Figure: "peak RSS, serve --sim (client+sim), " + tok.name, Value: mb, Unit: "MB", Note: note})
+		add(benchrow.Row{Group: "memory", Figure: "peak RSS, serve --sim (client+sim), " + tok.name, Value: mb, Unit: "MB", Note: note})
 	}
 	return nil
 }

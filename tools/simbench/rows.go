@@ -1,12 +1,12 @@
 package main
 
 import (
-	"encoding/json"
 	"fmt"
 	"math"
-	"os"
 	"runtime"
 	"strings"
+
+	"github.com/gobench/gobench/tools/internal/benchrow"
 )
 
 // cpuTarget is issue 15's target for the client's CPU per event, at
@@ -23,18 +23,6 @@ type figure struct {
 	mode  string // gobench's progress display
 	c     int
 	value float64
-}
-
-// benchRow is one line of the bench table's rows file (the integrator's
-// tools/benchtable joins every tool's rows).
-type benchRow struct {
-	Group  string  `json:"group"`
-	Figure string  `json:"figure"`
-	Value  float64 `json:"value"`
-	Unit   string  `json:"unit"`
-	Target string  `json:"target"`
-	Met    *bool   `json:"met"`
-	Note   string  `json:"note"`
 }
 
 // parseReaders reads -readers.
@@ -56,7 +44,7 @@ func parseReaders(s string) ([]string, error) {
 // rowsOf turns the figures into rows: gobench's with its progress off (or
 // its first display when off was not measured) and every reader's. Only
 // gobench at targetStreams is judged; the others are for comparison.
-func rowsOf(figs []figure) []benchRow {
+func rowsOf(figs []figure) []benchrow.Row {
 	mode := ""
 	for _, f := range figs {
 		if f.who == "gobench" && (mode == "" || f.mode == "off") {
@@ -64,12 +52,12 @@ func rowsOf(figs []figure) []benchRow {
 		}
 	}
 	shared := fmt.Sprintf("client and gobench sim share this %d-core machine", runtime.NumCPU())
-	var rows []benchRow
+	var rows []benchrow.Row
 	for _, f := range figs {
 		if f.who == "gobench" && f.mode != mode {
 			continue
 		}
-		r := benchRow{Group: "cpu", Value: math.Round(f.value*100) / 100, Unit: "µs/event", Target: "for comparison"}
+		r := benchrow.Row{Group: "cpu", Value: math.Round(f.value*100) / 100, Unit: "µs/event", Target: "for comparison"}
 		streams := fmt.Sprintf("%d streams", f.c)
 		if f.c == 1 {
 			streams = "1 stream"
@@ -91,23 +79,7 @@ func rowsOf(figs []figure) []benchRow {
 	return rows
 }
 
-// appendRows appends the figures' rows to path, one JSON line each.
+// appendRows appends the figures' rows to path.
 func appendRows(path string, figs []figure) error {
-	var b []byte
-	for _, r := range rowsOf(figs) {
-		line, err := json.Marshal(r)
-		if err != nil {
-			return err
-		}
-		b = append(append(b, line...), '\n')
-	}
-	f, err := os.OpenFile(path, os.O_WRONLY|os.O_APPEND|os.O_CREATE, 0o644)
-	if err != nil {
-		return fmt.Errorf("-rows: %w", err)
-	}
-	if _, err := f.Write(b); err != nil {
-		f.Close()
-		return fmt.Errorf("-rows %s: %w", path, err)
-	}
-	return f.Close()
+	return benchrow.Append(path, rowsOf(figs))
 }
