@@ -68,7 +68,7 @@ func ReadSweep(dir string) (*Sweep, error) {
 	data, err := readlimit.File(p, maxSweepFile)
 	switch {
 	case err == nil:
-		if s.SLA, err = pyjson.DecodeObject(data); err != nil {
+		if s.SLA, err = pyjson.DecodeFileObject(data); err != nil {
 			return nil, fmt.Errorf("%s: %w", p, err)
 		}
 	case !errors.Is(err, os.ErrNotExist):
@@ -86,7 +86,7 @@ func readPoints(path string) ([]*pyjson.Object, error) {
 	if err != nil {
 		return nil, err
 	}
-	v, err := pyjson.Decode(data)
+	v, err := pyjson.DecodeFile(data)
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", path, err)
 	}

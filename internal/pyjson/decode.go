@@ -23,7 +23,7 @@ import (
 func Decode(data []byte) (any, error) {
 	dec := json.NewDecoder(bytes.NewReader(data))
 	dec.UseNumber()
-	v, err := decodeValue(dec)
+	v, err := decodeValueWith(dec, nil)
 	if err != nil {
 		return nil, fmt.Errorf("decode JSON: %w", err)
 	}
@@ -46,7 +46,9 @@ func DecodeObject(data []byte) (*Object, error) {
 	return o, nil
 }
 
-func decodeValue(dec *json.Decoder) (any, error) {
+// decodeValueWith decodes the next value of dec; a number that ends at
+// an offset of nonFinite stands for its value there (DecodeFile).
+func decodeValueWith(dec *json.Decoder, nonFinite map[int64]float64) (any, error) {
 	tok, err := dec.Token()
 	if err != nil {
 		return nil, err
@@ -61,7 +63,7 @@ func decodeValue(dec *json.Decoder) (any, error) {
 				if err != nil {
 					return nil, err
 				}
-				v, err := decodeValue(dec)
+				v, err := decodeValueWith(dec, nonFinite)
 				if err != nil {
 					return nil, err
 				}
@@ -72,7 +74,7 @@ func decodeValue(dec *json.Decoder) (any, error) {
 		case '[':
 			list := []any{}
 			for dec.More() {
-				v, err := decodeValue(dec)
+				v, err := decodeValueWith(dec, nonFinite)
 				if err != nil {
 					return nil, err
 				}
@@ -83,6 +85,9 @@ func decodeValue(dec *json.Decoder) (any, error) {
 		}
 		return nil, fmt.Errorf("unexpected %v", t)
 	case json.Number:
+		if f, ok := nonFinite[dec.InputOffset()]; ok {
+			return f, nil
+		}
 		return decodeNumber(t)
 	default: // string, bool, nil
 		return t, nil

@@ -8,6 +8,8 @@ import (
 	"io"
 	"math"
 	"strconv"
+
+	"github.com/gobench/gobench/internal/pyjson"
 )
 
 // field is one top-level key of a result object with its undecoded value.
@@ -24,48 +26,18 @@ type field struct {
 // so that the rest is standard JSON. Text inside strings is left alone. The
 // input is returned unchanged (not copied) when it has no such token.
 func sanitize(data []byte) []byte {
-	var out []byte // nil until the first rewrite
-	last := 0      // data[last:] not yet copied to out
-	inString, escaped := false, false
-	for i := 0; i < len(data); i++ {
-		c := data[i]
-		if inString {
-			switch {
-			case escaped:
-				escaped = false
-			case c == '\\':
-				escaped = true
-			case c == '"':
-				inString = false
-			}
-			continue
-		}
-		var tok string
-		switch c {
-		case '"':
-			inString = true
-			continue
-		case 'N':
-			tok = "NaN"
-		case 'I':
-			tok = "Infinity"
-		case '-':
-			tok = "-Infinity"
-		default:
-			continue
-		}
-		if !bytes.HasPrefix(data[i:], []byte(tok)) {
-			continue
-		}
-		out = append(out, data[last:i]...)
-		out = append(out, '"')
-		out = append(out, tok...)
-		out = append(out, '"')
-		i += len(tok) - 1
-		last = i + 1
-	}
-	if out == nil {
+	toks := pyjson.FindNonFinite(data)
+	if len(toks) == 0 {
 		return data
+	}
+	out := make([]byte, 0, len(data)+2*len(toks))
+	last := 0
+	for _, t := range toks {
+		out = append(out, data[last:t.Start]...)
+		out = append(out, '"')
+		out = append(out, t.Token...)
+		out = append(out, '"')
+		last = t.Start + len(t.Token)
 	}
 	return append(out, data[last:]...)
 }

@@ -26,7 +26,7 @@ func Read(path string, warn io.Writer) (*Set, error) {
 	if err != nil {
 		return nil, fmt.Errorf("%w: %w", ErrNotSet, err)
 	}
-	top, err := pyjson.DecodeObject(data)
+	top, err := pyjson.DecodeFileObject(data)
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w: %w", path, ErrNotSet, err)
 	}

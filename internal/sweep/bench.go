@@ -190,7 +190,7 @@ func readRun(path string) (*pyjson.Object, error) {
 	if err != nil {
 		return nil, fmt.Errorf("read the run: %w", err)
 	}
-	o, err := pyjson.DecodeObject(data)
+	o, err := pyjson.DecodeFileObject(data)
 	if err != nil {
 		return nil, fmt.Errorf("read the run %s: %w", path, err)
 	}

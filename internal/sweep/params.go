@@ -177,7 +177,7 @@ func ReadParams(path string) (Params, error) {
 	if err != nil {
 		return nil, fmt.Errorf("read parameter file: %w", err)
 	}
-	v, err := pyjson.Decode(data)
+	v, err := pyjson.DecodeFile(data)
 	if err != nil {
 		return nil, fmt.Errorf("parameter file %s: %w", path, err)
 	}

@@ -1,0 +1,120 @@
+package pyjson
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"math"
+)
+
+// NonFinite is one of the bare tokens NaN, Infinity and -Infinity that
+// Python's json.dump writes for a non-finite float (vLLM does, e.g. for
+// --burstiness inf) and json.loads reads back; standard JSON has none.
+type NonFinite struct {
+	// Start is the token's offset in the text; Token its spelling.
+	Start int
+	Token string
+}
+
+// Value is the float the token stands for.
+func (t NonFinite) Value() float64 {
+	switch t.Token {
+	case "NaN":
+		return math.NaN()
+	case "Infinity":
+		return math.Inf(1)
+	}
+	return math.Inf(-1)
+}
+
+// FindNonFinite returns the bare non-finite tokens of data in order, text
+// inside strings left alone. It only looks for the tokens: data need not
+// be valid JSON.
+func FindNonFinite(data []byte) []NonFinite {
+	var found []NonFinite
+	inString, escaped := false, false
+	for i := 0; i < len(data); i++ {
+		c := data[i]
+		if inString {
+			switch {
+			case escaped:
+				escaped = false
+			case c == '\\':
+				escaped = true
+			case c == '"':
+				inString = false
+			}
+			continue
+		}
+		var tok string
+		switch c {
+		case '"':
+			inString = true
+			continue
+		case 'N':
+			tok = "NaN"
+		case 'I':
+			tok = "Infinity"
+		case '-':
+			tok = "-Infinity"
+		default:
+			continue
+		}
+		if bytes.HasPrefix(data[i:], []byte(tok)) {
+			found = append(found, NonFinite{Start: i, Token: tok})
+			i += len(tok) - 1
+		}
+	}
+	return found
+}
+
+// DecodeFile is Decode for a file Python's json.dump wrote: it also reads
+// the bare NaN, Infinity and -Infinity as json.loads does, into float64
+// values (which AppendPython writes as the strings "nan", "inf" and
+// "-inf", the package's rule for non-finite floats). (Decode refuses
+// them: it reads what a user types, e.g. --extra-body, where vLLM would
+// send such a value on to the server as invalid JSON.)
+func DecodeFile(data []byte) (any, error) {
+	toks := FindNonFinite(data)
+	if len(toks) == 0 {
+		return Decode(data)
+	}
+	// Each token becomes the number 0, and its value is found again by
+	// where that number ends in the rewritten text: exact, whatever the
+	// text's strings and other numbers hold.
+	var out []byte
+	last := 0
+	at := make(map[int64]float64, len(toks))
+	for _, t := range toks {
+		out = append(out, data[last:t.Start]...)
+		out = append(out, '0')
+		at[int64(len(out))] = t.Value()
+		last = t.Start + len(t.Token)
+	}
+	out = append(out, data[last:]...)
+	dec := json.NewDecoder(bytes.NewReader(out))
+	dec.UseNumber()
+	v, err := decodeValueWith(dec, at)
+	if err != nil {
+		return nil, fmt.Errorf("decode JSON: %w", err)
+	}
+	if _, err := dec.Token(); err != io.EOF {
+		return nil, errors.New("decode JSON: trailing data")
+	}
+	return v, nil
+}
+
+// DecodeFileObject is DecodeFile for a value that must be an object.
+func DecodeFileObject(data []byte) (*Object, error) {
+	v, err := DecodeFile(data)
+	if err != nil {
+		return nil, err
+	}
+	o, ok := v.(*Object)
+	if !ok {
+		return nil, errors.New("decode JSON: not an object")
+	}
+	return o, nil
+}
