@@ -10,7 +10,6 @@ import (
 	"runtime"
 	"slices"
 	"strings"
-	"syscall"
 	"time"
 
 	"github.com/gobench/gobench/datasets"
@@ -129,15 +128,6 @@ func generate(name string, opts dataset.Options, procs, runs int) (wall, cpu flo
 		cpu = max(cpu, float64(tokens)/cpuEl.Seconds())
 	}
 	return wall, cpu, nil
-}
-
-// cpuTime is the process's user plus system CPU time so far.
-func cpuTime() time.Duration {
-	var ru syscall.Rusage
-	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
-		return 0
-	}
-	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
 }
 
 // writeInputs writes the sharegpt file (2n conversations, so that some

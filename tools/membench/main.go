@@ -27,7 +27,6 @@ package main
 
 import (
 	"context"
-	"errors"
 	"flag"
 	"fmt"
 	"io"
@@ -39,7 +38,6 @@ import (
 	"runtime"
 	"slices"
 	"strconv"
-	"syscall"
 	"time"
 	"unsafe"
 
@@ -199,11 +197,7 @@ func peakRSS(bin string, args []string) (int64, error) {
 	if err := cmd.Run(); err != nil {
 		return 0, fmt.Errorf("%s %v: %w", bin, args, err)
 	}
-	ru, ok := cmd.ProcessState.SysUsage().(*syscall.Rusage)
-	if !ok {
-		return 0, errors.New("no resource usage on this system")
-	}
-	return ru.Maxrss, nil
+	return maxRSS(cmd.ProcessState)
 }
 
 // retainedPerRequest plans the workload as a dry run in this process and

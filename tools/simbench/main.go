@@ -98,7 +98,6 @@ import (
 	"sort"
 	"strconv"
 	"strings"
-	"syscall"
 	"time"
 )
 
@@ -468,11 +467,7 @@ func rusage(bin string, args []string, tty bool) (cpu, wall time.Duration, stdou
 
 // processCPU is the user+system CPU time of an exited process.
 func processCPU(ps *os.ProcessState) (time.Duration, error) {
-	ru, ok := ps.SysUsage().(*syscall.Rusage)
-	if !ok {
-		return 0, fmt.Errorf("no rusage on this platform")
-	}
-	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano()), nil
+	return ps.UserTime() + ps.SystemTime(), nil
 }
 
 // dryRunIDs maps request index to request id from a --dry-run's JSON lines.
