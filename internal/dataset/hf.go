@@ -10,6 +10,7 @@ import (
 	"strings"
 
 	"github.com/gobench/gobench/internal/exitcode"
+	"github.com/gobench/gobench/internal/hffiles"
 	"github.com/gobench/gobench/internal/tokenizer"
 )
 
@@ -184,7 +185,7 @@ func hf(opts Options, tok tokenizer.Tokenizer, g *Globals, warn io.Writer, worke
 	if err != nil {
 		return nil, err
 	}
-	files, err := hfDataFiles(root, subset, split)
+	files, err := hffiles.Find(root, subset, split, isDataFile)
 	if err != nil {
 		return nil, exitcode.Usage(err)
 	}

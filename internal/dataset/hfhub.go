@@ -10,6 +10,7 @@ import (
 	"os"
 
 	"github.com/gobench/gobench/internal/exitcode"
+	"github.com/gobench/gobench/internal/hffiles"
 	"github.com/gobench/gobench/internal/hfhub"
 )
 
@@ -78,7 +79,7 @@ func hfDownload(ctx context.Context, c *hfhub.Client, repo hfhub.Repo, subset, s
 	if err != nil {
 		return "", fmt.Errorf("--dataset-path %s: %w", repo.ID, err)
 	}
-	picked, err := selectFiles(files, subset, split)
+	picked, err := hffiles.Select(files, subset, split, isDataFile)
 	if err != nil {
 		return "", exitcode.Usage(fmt.Errorf("--dataset-path %s (the Hub's files at %s): %w", repo.ID, commit, err))
 	}

@@ -38,6 +38,13 @@ var hfFormats = map[string]func(path string) (rowIter, io.Closer, error){
 	".csv":     openCSV,
 }
 
+// isDataFile reports whether ext (lower case, with its dot) names a data
+// file gobench reads (hfFormats): hffiles.Find picks the files by it.
+func isDataFile(ext string) bool {
+	_, ok := hfFormats[ext]
+	return ok
+}
+
 // openRows opens one data file.
 func openRows(path string) (rowIter, io.Closer, error) {
 	ext := strings.ToLower(filepath.Ext(path))

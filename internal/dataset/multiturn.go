@@ -12,6 +12,7 @@ import (
 	"strconv"
 
 	"github.com/gobench/gobench/internal/exitcode"
+	"github.com/gobench/gobench/internal/jsonlist"
 	"github.com/gobench/gobench/internal/numpyrand"
 	"github.com/gobench/gobench/internal/tokenizer"
 )
@@ -205,29 +206,29 @@ func readShareGPTMessages(path string) ([][]shareGPTMessage, error) {
 	}
 	defer f.Close()
 	name := "--dataset-path " + path
-	l := &jsonList{r: bufio.NewReaderSize(f, 64<<10), name: name, limit: maxValueBytes, line: 1, col: 1}
-	if err := l.open("not a ShareGPT JSON file (a JSON list of conversations)"); err != nil {
+	l := jsonlist.New(f, name, maxValueBytes)
+	if err := l.Open("not a ShareGPT JSON file (a JSON list of conversations)"); err != nil {
 		return nil, err
 	}
 	var out [][]shareGPTMessage
 	for i := 0; ; i++ {
-		v, ok, err := l.element(i == 0)
+		v, ok, err := l.Element(i == 0)
 		switch {
 		case errors.Is(err, errValueTooLarge):
-			return nil, fmt.Errorf("%s:%d: conversation %d is larger than the bound, which no conversation is", name, v.line, i)
+			return nil, fmt.Errorf("%s:%d: conversation %d is larger than the bound, which no conversation is", name, v.Line, i)
 		case err != nil:
 			return nil, err
 		case !ok:
 			return out, nil
 		}
-		if v.data[0] != '{' {
+		if v.Data[0] != '{' {
 			continue
 		}
 		var c struct {
 			Conversations []shareGPTMessage `json:"conversations"`
 		}
-		if err := json.Unmarshal(v.data, &c); err != nil {
-			return nil, l.valueError(v, i, err)
+		if err := json.Unmarshal(v.Data, &c); err != nil {
+			return nil, l.ValueError(v, i, err)
 		}
 		if len(c.Conversations) >= 4 {
 			out = append(out, c.Conversations)

@@ -10,6 +10,7 @@ import (
 	"os"
 	"slices"
 
+	"github.com/gobench/gobench/internal/jsonlist"
 	"github.com/gobench/gobench/internal/readlimit"
 )
 
@@ -23,8 +24,8 @@ import (
 // more than any model's context window.
 const maxValueBytes = 64 << 20
 
-// errValueTooLarge is readLine's and jsonList's error past their bound.
-var errValueTooLarge = errors.New("value too large")
+// errValueTooLarge is readLine's error past its bound, the same as jsonlist's.
+var errValueTooLarge = jsonlist.ErrTooLarge
 
 // customRow is one line of a custom JSONL file.
 type customRow struct {
@@ -170,24 +171,24 @@ func readShareGPT(path string) ([]shareGPTEntry, error) {
 // time, none larger than limit bytes; name names the input in messages,
 // which give the line and column.
 func decodeShareGPT(in io.Reader, name string, limit int) ([]shareGPTEntry, error) {
-	l := &jsonList{r: bufio.NewReaderSize(in, 64<<10), name: name, limit: limit, line: 1, col: 1}
-	if err := l.open("not a ShareGPT JSON file (a JSON list of conversations)"); err != nil {
+	l := jsonlist.New(in, name, limit)
+	if err := l.Open("not a ShareGPT JSON file (a JSON list of conversations)"); err != nil {
 		return nil, err
 	}
 	var out []shareGPTEntry
 	for i := 0; ; i++ {
-		v, ok, err := l.element(i == 0)
+		v, ok, err := l.Element(i == 0)
 		switch {
 		case errors.Is(err, errValueTooLarge):
-			return nil, fmt.Errorf("%s:%d: conversation %d is larger than %s, which no conversation is", name, v.line, i, readlimit.Size(int64(limit)))
+			return nil, fmt.Errorf("%s:%d: conversation %d is larger than %s, which no conversation is", name, v.Line, i, readlimit.Size(int64(limit)))
 		case err != nil:
 			return nil, err
 		case !ok:
 			return out, nil
 		}
-		e, keep, err := shareGPTConversation(v.data)
+		e, keep, err := shareGPTConversation(v.Data)
 		if err != nil {
-			return nil, l.valueError(v, i, err)
+			return nil, l.ValueError(v, i, err)
 		}
 		if keep {
 			e.index = i

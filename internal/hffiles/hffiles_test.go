@@ -1,4 +1,4 @@
-package dataset
+package hffiles
 
 import (
 	"strings"
@@ -33,7 +33,7 @@ func TestSelectFiles(t *testing.T) {
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
-			got, err := selectFiles(tc.files, tc.subset, tc.split)
+			got, err := Select(tc.files, tc.subset, tc.split, isData)
 			if tc.err != "" {
 				if err == nil || !strings.Contains(err.Error(), tc.err) {
 					t.Fatalf("err = %v, want %q", err, tc.err)
@@ -48,4 +48,9 @@ func TestSelectFiles(t *testing.T) {
 			}
 		})
 	}
+}
+
+// isData is the dataset package's formats: Parquet, JSON Lines, JSON, CSV.
+func isData(ext string) bool {
+	return ext == ".parquet" || ext == ".jsonl" || ext == ".json" || ext == ".csv"
 }

@@ -1,4 +1,7 @@
-package dataset
+// Package jsonlist reads the elements of a JSON list from a stream one at a
+// time, bounded in size and located by line and column, so that a large
+// dataset file need not be held in memory whole.
+package jsonlist
 
 import (
 	"bufio"
@@ -7,18 +10,28 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"slices"
 
 	"github.com/gobench/gobench/internal/readlimit"
 )
 
-// jsonList reads the elements of a JSON list from a stream one at a time,
+// ErrTooLarge is Element's error when an element is longer than the limit.
+var ErrTooLarge = errors.New("value too large")
+
+// New returns a Reader of in, which messages call name, that fails with
+// ErrTooLarge on an element longer than limit bytes.
+func New(in io.Reader, name string, limit int) *Reader {
+	return &Reader{r: bufio.NewReaderSize(in, 64<<10), name: name, limit: limit, line: 1, col: 1}
+}
+
+// Reader reads the elements of a JSON list from a stream one at a time,
 // none longer than limit bytes (nor a run of whitespace), knowing the line
 // and column of every byte. It only finds where each element ends
 // (strings, escapes, nesting); json.Unmarshal checks the element itself.
 // encoding/json's Decoder buffers an element the same way, but once tokens
 // have been read its syntax errors no longer give the offset in the input,
 // and messages must give the line.
-type jsonList struct {
+type Reader struct {
 	r         *bufio.Reader
 	name      string // names the input in messages
 	limit     int
@@ -26,14 +39,16 @@ type jsonList struct {
 	buf       []byte // the current element, reused
 }
 
-// listValue is one element of the list and where it starts.
-type listValue struct {
-	data      []byte // valid until the next call of element
-	line, col int
+// Value is one element of the list and where it starts.
+type Value struct {
+	// Data is the element's bytes, valid until the next call of Element.
+	Data []byte
+	// Line and Col locate the element's first byte, from 1.
+	Line, Col int
 }
 
 // read consumes one byte.
-func (l *jsonList) read() (byte, error) {
+func (l *Reader) read() (byte, error) {
 	c, err := l.r.ReadByte()
 	if err != nil {
 		return 0, err
@@ -48,7 +63,7 @@ func (l *jsonList) read() (byte, error) {
 
 // nonSpace consumes JSON whitespace (at most limit bytes of it) and the
 // byte after, which it returns with its position.
-func (l *jsonList) nonSpace() (c byte, line, col int, err error) {
+func (l *Reader) nonSpace() (c byte, line, col int, err error) {
 	for n := 0; ; n++ {
 		if n > l.limit {
 			return 0, line, col, fmt.Errorf("%s:%d:%d: more than %s of whitespace", l.name, line, col, readlimit.Size(int64(l.limit)))
@@ -60,8 +75,8 @@ func (l *jsonList) nonSpace() (c byte, line, col int, err error) {
 	}
 }
 
-// open consumes the list's '['; hint says what the input should be.
-func (l *jsonList) open(hint string) error {
+// Open consumes the list's '['; hint says what the input should be.
+func (l *Reader) Open(hint string) error {
 	c, line, col, err := l.nonSpace()
 	switch {
 	case errors.Is(err, io.EOF):
@@ -74,10 +89,10 @@ func (l *jsonList) open(hint string) error {
 	return nil
 }
 
-// element returns the next element, or ok false after the closing ']'.
-// It fails with errValueTooLarge (and the element's start in v) when the
+// Element returns the next element, or ok false after the closing ']'.
+// It fails with ErrTooLarge (and the element's start in v) when the
 // element is longer than the limit.
-func (l *jsonList) element(first bool) (v listValue, ok bool, err error) {
+func (l *Reader) Element(first bool) (v Value, ok bool, err error) {
 	c, line, col, err := l.nonSpace()
 	if err == nil && !first && c == ',' {
 		c, line, col, err = l.nonSpace()
@@ -90,17 +105,17 @@ func (l *jsonList) element(first bool) (v listValue, ok bool, err error) {
 	if err != nil || c == ']' {
 		return v, false, l.readError(err)
 	}
-	v.line, v.col = line, col
+	v.Line, v.Col = line, col
 	l.buf = append(l.buf[:0], c)
 	if err := l.rest(c); err != nil {
 		return v, false, l.readError(err)
 	}
-	v.data = l.buf
+	v.Data = l.buf
 	return v, true, nil
 }
 
 // rest reads the rest of the value that starts with c into l.buf.
-func (l *jsonList) rest(c byte) error {
+func (l *Reader) rest(c byte) error {
 	depth, inString, escaped := 0, c == '"', false
 	switch c {
 	case '{', '[':
@@ -115,7 +130,7 @@ func (l *jsonList) rest(c byte) error {
 			return err
 		}
 		if len(l.buf) >= l.limit {
-			return errValueTooLarge
+			return ErrTooLarge
 		}
 		l.buf = append(growCapped(l.buf, 1, l.limit), c)
 		switch {
@@ -136,7 +151,7 @@ func (l *jsonList) rest(c byte) error {
 
 // scalar reads the rest of a number, true, false or null into l.buf: up
 // to the next delimiter, which is left unread.
-func (l *jsonList) scalar() error {
+func (l *Reader) scalar() error {
 	for {
 		b, err := l.r.Peek(1)
 		if errors.Is(err, io.EOF) {
@@ -149,7 +164,7 @@ func (l *jsonList) scalar() error {
 			return nil
 		}
 		if len(l.buf) >= l.limit {
-			return errValueTooLarge
+			return ErrTooLarge
 		}
 		c, _ := l.read()
 		l.buf = append(growCapped(l.buf, 1, l.limit), c)
@@ -158,9 +173,9 @@ func (l *jsonList) scalar() error {
 
 // readError names the input and the position of a read error, the end of
 // the input inside the list included.
-func (l *jsonList) readError(err error) error {
+func (l *Reader) readError(err error) error {
 	switch {
-	case err == nil, errors.Is(err, errValueTooLarge):
+	case err == nil, errors.Is(err, ErrTooLarge):
 		return err
 	case errors.Is(err, io.EOF):
 		return fmt.Errorf("%s:%d:%d: the file ends inside the list (%w)", l.name, l.line, l.col, io.ErrUnexpectedEOF)
@@ -168,20 +183,30 @@ func (l *jsonList) readError(err error) error {
 	return fmt.Errorf("read %s: %w", l.name, err)
 }
 
-// valueError locates json.Unmarshal's error on element i (v) as
+// ValueError locates json.Unmarshal's error on element i (v) as
 // name:line:column, or names the element.
-func (l *jsonList) valueError(v listValue, i int, err error) error {
+func (l *Reader) ValueError(v Value, i int, err error) error {
 	var se *json.SyntaxError
 	if !errors.As(err, &se) {
 		return fmt.Errorf("%s: entry %d: %v", l.name, i, err)
 	}
-	k := min(max(int(se.Offset)-1, 0), len(v.data)) // Offset counts the bad byte
-	line, col := v.line, v.col+k
-	if nl := bytes.LastIndexByte(v.data[:k], '\n'); nl >= 0 {
-		line, col = line+bytes.Count(v.data[:k], []byte{'\n'}), k-nl
+	k := min(max(int(se.Offset)-1, 0), len(v.Data)) // Offset counts the bad byte
+	line, col := v.Line, v.Col+k
+	if nl := bytes.LastIndexByte(v.Data[:k], '\n'); nl >= 0 {
+		line, col = line+bytes.Count(v.Data[:k], []byte{'\n'}), k-nl
 	}
 	return fmt.Errorf("%s:%d:%d: %v", l.name, line, col, se)
 }
 
 // isSpace reports whether c is JSON whitespace.
 func isSpace(c byte) bool { return c == ' ' || c == '\t' || c == '\n' || c == '\r' }
+
+// growCapped makes room in b for n more bytes, doubling its capacity but
+// never past limit: append's own growth, on the way to the bound, would
+// allocate about five times it.
+func growCapped(b []byte, n, limit int) []byte {
+	if cap(b)-len(b) >= n {
+		return b
+	}
+	return slices.Grow(b, max(n, min(cap(b), limit-len(b))))
+}

@@ -1,4 +1,7 @@
-package dataset
+// Package hffiles finds the data files of a local Hugging Face dataset (a
+// file, or a directory in the Hub's layout) that hold a subset's split, as
+// the datasets library's file patterns pick them.
+package hffiles
 
 import (
 	"errors"
@@ -77,9 +80,12 @@ func inSplit(rel string, keywords []string, byDir bool) bool {
 	return false
 }
 
-// hfDataFiles lists the data files of a local dataset (a file, or a
-// directory in the Hub's layout) for a subset and a split, sorted.
-func hfDataFiles(root, subset, split string) ([]string, error) {
+// Find lists the data files of a local dataset (a file, or a
+// directory in the Hub's layout) for a subset and a split, sorted. isData
+// reports whether a file extension (lower case, with its dot) is a data
+// file the caller reads: the caller's readers, not this package, know the
+// formats.
+func Find(root, subset, split string, isData func(ext string) bool) ([]string, error) {
 	st, err := os.Stat(root)
 	if err != nil {
 		return nil, fmt.Errorf("--dataset-path: %w", err)
@@ -105,7 +111,7 @@ func hfDataFiles(root, subset, split string) ([]string, error) {
 	if err != nil {
 		return nil, fmt.Errorf("--dataset-path: %w", err)
 	}
-	picked, err := selectFiles(rels, subset, split)
+	picked, err := Select(rels, subset, split, isData)
 	if err != nil {
 		return nil, fmt.Errorf("--dataset-path %s: %w", root, err)
 	}
@@ -116,18 +122,19 @@ func hfDataFiles(root, subset, split string) ([]string, error) {
 	return out, nil
 }
 
-// selectFiles picks, among a repository's files (paths relative to its
+// Select picks, among a repository's files (paths relative to its
 // root, with "/"), the data files of a subset and a split, sorted, as
 // load_dataset resolves a repository without a loading script:
 // --hf-subset is a directory; the split is chosen by the keywords in the
 // file names, else in the directory names, else every file is in the
 // split (load_dataset's "train", or the one split a README's configs
-// name).
-func selectFiles(rels []string, subset, split string) ([]string, error) {
+// name). isData is as for Find; the Hub's file list is picked this way
+// before anything is downloaded.
+func Select(rels []string, subset, split string, isData func(ext string) bool) ([]string, error) {
 	var data []string
 	for _, r := range rels {
 		name := r[strings.LastIndexByte(r, '/')+1:]
-		_, ok := hfFormats[strings.ToLower(path.Ext(name))]
+		ok := isData(strings.ToLower(path.Ext(name)))
 		if (ok || strings.HasSuffix(name, ".arrow")) && !strings.HasPrefix(name, ".") && (subset == "" || strings.HasPrefix(r, subset+"/")) {
 			data = append(data, strings.TrimPrefix(r, subset+"/"))
 		}
