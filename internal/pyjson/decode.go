@@ -20,10 +20,17 @@ import (
 // Decoded values written back with AppendCompact are what vLLM sends for
 // the same --extra-body (it parses it with json.loads and sends
 // json.dumps): 1.50 becomes 1.5, 1E5 becomes 100000.0.
-func Decode(data []byte) (any, error) {
+func Decode(data []byte) (any, error) { return decodeText(data, nil) }
+
+// DecodeObject is Decode for a value that must be an object.
+func DecodeObject(data []byte) (*Object, error) { return object(Decode(data)) }
+
+// decodeText decodes data, which must hold one value and nothing after it;
+// the numbers ending at the offsets of nonFinite stand for its values.
+func decodeText(data []byte, nonFinite map[int64]float64) (any, error) {
 	dec := json.NewDecoder(bytes.NewReader(data))
 	dec.UseNumber()
-	v, err := decodeValueWith(dec, nil)
+	v, err := decodeValueWith(dec, nonFinite)
 	if err != nil {
 		return nil, fmt.Errorf("decode JSON: %w", err)
 	}
@@ -33,9 +40,8 @@ func Decode(data []byte) (any, error) {
 	return v, nil
 }
 
-// DecodeObject is Decode for a value that must be an object.
-func DecodeObject(data []byte) (*Object, error) {
-	v, err := Decode(data)
+// object is a decoded value that must be an object.
+func object(v any, err error) (*Object, error) {
 	if err != nil {
 		return nil, err
 	}

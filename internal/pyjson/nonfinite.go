@@ -2,10 +2,6 @@ package pyjson
 
 import (
 	"bytes"
-	"encoding/json"
-	"errors"
-	"fmt"
-	"io"
 	"math"
 )
 
@@ -93,28 +89,8 @@ func DecodeFile(data []byte) (any, error) {
 		at[int64(len(out))] = t.Value()
 		last = t.Start + len(t.Token)
 	}
-	out = append(out, data[last:]...)
-	dec := json.NewDecoder(bytes.NewReader(out))
-	dec.UseNumber()
-	v, err := decodeValueWith(dec, at)
-	if err != nil {
-		return nil, fmt.Errorf("decode JSON: %w", err)
-	}
-	if _, err := dec.Token(); err != io.EOF {
-		return nil, errors.New("decode JSON: trailing data")
-	}
-	return v, nil
+	return decodeText(append(out, data[last:]...), at)
 }
 
 // DecodeFileObject is DecodeFile for a value that must be an object.
-func DecodeFileObject(data []byte) (*Object, error) {
-	v, err := DecodeFile(data)
-	if err != nil {
-		return nil, err
-	}
-	o, ok := v.(*Object)
-	if !ok {
-		return nil, errors.New("decode JSON: not an object")
-	}
-	return o, nil
-}
+func DecodeFileObject(data []byte) (*Object, error) { return object(DecodeFile(data)) }
