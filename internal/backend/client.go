@@ -54,9 +54,30 @@ type Client struct {
 	// Now (a shard's run: gobench merge bounds the clock skew with them).
 	ServerClock *ServerClock
 
+	// AfterFunc starts the timers that bound a request (ReadTimeout,
+	// Deadline, the drain after [DONE]); nil means time.AfterFunc. Tests
+	// run them on a scripted clock, so that whether a timeout fires does
+	// not depend on how loaded the machine is.
+	AfterFunc func(d time.Duration, f func()) Timer
+
 	// safe is HTTP with package redirect's rule, made once (safeOnce).
 	safe     *http.Client
 	safeOnce sync.Once
+}
+
+// Timer is a started timer that can be restarted or stopped, as
+// *time.Timer is.
+type Timer interface {
+	Reset(d time.Duration) bool
+	Stop() bool
+}
+
+// afterFunc starts a timer through AfterFunc, or time.AfterFunc.
+func (c *Client) afterFunc(d time.Duration, f func()) Timer {
+	if c.AfterFunc != nil {
+		return c.AfterFunc(d, f)
+	}
+	return time.AfterFunc(d, f)
 }
 
 // httpClient is HTTP following redirects only as package redirect allows;
@@ -168,7 +189,7 @@ func (c *Client) Do(ctx context.Context, b Backend, req *Request, body []byte) m
 	}
 	ctx, cancel := c.bound(ctx)
 	defer cancel(nil)
-	wd := newWatchdog(c.ReadTimeout, cancel)
+	wd := c.newWatchdog(cancel)
 	defer wd.stop()
 	hreq, err := http.NewRequestWithContext(ctx, http.MethodPost, req.APIURL, bytes.NewReader(body))
 	if err != nil {
@@ -210,7 +231,7 @@ func (c *Client) Do(ctx context.Context, b Backend, req *Request, body []byte) m
 	done := c.read(ctx, b, rd, &tm, wd)
 	tm.finish()
 	if done {
-		drain(resp.Body, cancel)
+		c.drain(resp.Body, cancel)
 	}
 	return out
 }
@@ -225,7 +246,7 @@ func (c *Client) bound(ctx context.Context) (context.Context, context.CancelCaus
 	if c.Deadline <= 0 {
 		return ctx, cancel
 	}
-	t := time.AfterFunc(c.Deadline, func() { cancel(errDeadline) })
+	t := c.afterFunc(c.Deadline, func() { cancel(errDeadline) })
 	return ctx, func(cause error) { cancel(cause); t.Stop() }
 }
 
@@ -305,8 +326,8 @@ func (c *Client) readWhole(ctx context.Context, b Pooler, body io.Reader, out *m
 // at most doneGrace and maxDrain bytes, so that the connection goes back to
 // the pool; past either bound the request's context is cancelled and the
 // connection closed.
-func drain(body io.Reader, cancel context.CancelCauseFunc) {
-	t := time.AfterFunc(doneGrace, func() { cancel(errDrained) })
+func (c *Client) drain(body io.Reader, cancel context.CancelCauseFunc) {
+	t := c.afterFunc(doneGrace, func() { cancel(errDrained) })
 	defer t.Stop()
 	_, _ = io.Copy(io.Discard, io.LimitReader(body, maxDrain))
 }
@@ -315,7 +336,7 @@ func drain(body io.Reader, cancel context.CancelCauseFunc) {
 // timer starts before the request is sent, so the wait for the first token
 // counts too.
 type watchdog struct {
-	t *time.Timer
+	t Timer
 	d time.Duration
 	// body counts the bytes of the response; mark is its count at the last
 	// progress. Both belong to Do's goroutine.
@@ -323,10 +344,10 @@ type watchdog struct {
 	mark int64
 }
 
-func newWatchdog(d time.Duration, cancel context.CancelCauseFunc) *watchdog {
-	w := &watchdog{d: d}
-	if d > 0 {
-		w.t = time.AfterFunc(d, func() { cancel(errNoProgress) })
+func (c *Client) newWatchdog(cancel context.CancelCauseFunc) *watchdog {
+	w := &watchdog{d: c.ReadTimeout}
+	if w.d > 0 {
+		w.t = c.afterFunc(w.d, func() { cancel(errNoProgress) })
 	}
 	return w
 }
