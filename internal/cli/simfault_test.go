@@ -18,8 +18,8 @@ import (
 // count the failures, and each failure keeps the text that says what went
 // wrong. Faults that do not fail a request (slow drip, no [DONE], no usage)
 // must not be counted as failures; a wrong usage is believed, as vLLM's
-// client believes it. The stall (60 s) is cut by a --read-timeout of 2 s,
-// a thousand times what a healthy request here waits between two reads, so
+// client believes it. The stall (60 s) is cut by a --read-timeout of 5 s,
+// thousands of times what a healthy request here waits between two reads, so
 // a busy core cannot make the timeout cut a request the fault spared.
 func TestServeCountsSimFaults(t *testing.T) {
 	t.Parallel()
@@ -41,8 +41,8 @@ func TestServeCountsSimFaults(t *testing.T) {
 		{kind: "error-event", failed: 3, errText: "server error event: Internal server error during generation. " +
 			"(gobench sim fault --fault-error-event)"},
 		{kind: "malformed", failed: 3, errText: `broken": invalid JSON: unterminated string`},
-		{kind: "stall", extra: []string{"--sim-fault-stall-seconds", "60", "--read-timeout", "2"}, failed: 3,
-			errText: "timed out: no data from the server for 2s (--read-timeout / VLLM_BENCH_SOCK_READ)"},
+		{kind: "stall", extra: []string{"--sim-fault-stall-seconds", "60", "--read-timeout", "5"}, failed: 3,
+			errText: "timed out: no data from the server for 5s (--read-timeout / VLLM_BENCH_SOCK_READ)"},
 		{kind: "slow-drip", extra: []string{"--sim-fault-drip-bytes", "40", "--sim-fault-drip-interval", "0.002"}},
 		{kind: "no-done"},
 		// Without usage the client counts the output with the tokenizer.
