@@ -212,13 +212,26 @@ type pair struct {
 	keep, noImage      bool
 }
 
-// promptCompletion is the shape of ConversationDataset and AIMODataset.
-// The rows are read a batch at a time and their prompts and completions
-// counted on all cores, then taken in order as the serial loop takes them.
-// A batch is never more rows than samples are missing, each row giving at
-// most one, so no row is read that the serial loop would not read; and,
-// like it, one more row is read once the samples are complete.
+// promptCompletion is the shape of ConversationDataset and AIMODataset:
+// prompt and completion counted with special tokens, the sample kept by
+// pairSample's rule.
 func promptCompletion(r *hfRun, rows rowIter, maxPrompt, maxTotal int, read func(hfRow) (pair, error)) ([]Sample, error) {
+	count := func(b *readPair) { b.promptLen, b.completionLen = r.count(b.pr.prompt), r.count(b.pr.completion) }
+	take := func(b readPair, number int) (Sample, bool, error) {
+		return pairSample(r, b, maxPrompt, maxTotal, number)
+	}
+	return batched(r, rows, read, count, take)
+}
+
+// batched is the loop of the classes whose choice of rows depends on token
+// counts. The rows are read a batch at a time and counted on all cores
+// (count, for the rows read kept), then taken in order as the serial loop
+// takes them (take, given the number of samples so far). A batch is never
+// more rows than samples are missing, each row giving at most one, so no
+// row is read that the serial loop would not read; and, like it (eachRow),
+// one more row is read once the samples are complete.
+func batched(r *hfRun, rows rowIter, read func(hfRow) (pair, error), count func(*readPair),
+	take func(readPair, int) (Sample, bool, error)) ([]Sample, error) {
 	var samples []Sample
 	for {
 		if len(samples) >= r.opts.NumPrompts {
@@ -231,11 +244,11 @@ func promptCompletion(r *hfRun, rows rowIter, maxPrompt, maxTotal int, read func
 		batch, done, readErr := readPairs(rows, min(genWindow, r.opts.NumPrompts-len(samples)), read)
 		forEach(len(batch), r.workers, func(j int) {
 			if b := &batch[j]; b.err == nil && b.pr.keep {
-				b.promptLen, b.completionLen = r.count(b.pr.prompt), r.count(b.pr.completion)
+				count(b)
 			}
 		})
 		for _, b := range batch {
-			s, ok, err := pairSample(r, b, maxPrompt, maxTotal, len(samples))
+			s, ok, err := take(b, len(samples))
 			if err != nil {
 				return nil, err
 			}
@@ -393,32 +406,36 @@ func nextEdit(r *hfRun, rows rowIter) ([]Sample, error) {
 // mlperf is MLPerfDataset: the system prompt and the question through the
 // chat template (always), the output length from the reference answer's
 // tokens without special tokens unless --hf-output-len, is_valid_sequence
-// with its defaults; ids count accepted rows.
+// with its defaults (on the output length used, --hf-output-len's too);
+// ids count accepted rows. Its rows are counted on all cores (batched).
 func mlperf(r *hfRun, rows rowIter) ([]Sample, error) {
-	var samples []Sample
-	err := eachRow(rows, func(_ int, row hfRow) (bool, error) {
-		if len(samples) >= r.opts.NumPrompts {
-			return true, nil
-		}
+	read := func(row hfRow) (pair, error) {
 		var f [3]string
 		for k, col := range []string{"system_prompt", "question", "output"} {
 			s, err := row.str(col)
 			if err != nil {
-				return false, err
+				return pair{}, err
 			}
 			f[k] = s
 		}
 		p, err := r.chat([]tokenizer.Message{{Role: "system", Content: f[0]}, {Role: "user", Content: f[1]}}, row.where)
-		if err != nil {
-			return false, err
+		return pair{prompt: p, completion: f[2], keep: err == nil}, err
+	}
+	count := func(b *readPair) {
+		b.promptLen = r.count(b.pr.prompt)
+		if r.opts.HFOutputLen == nil {
+			b.completionLen = len(r.tok.Encode(b.pr.completion, false))
 		}
-		promptLen := r.count(p)
-		out := r.outputLen(len(r.tok.Encode(f[2], false)))
-		if !isValidSequence(promptLen, out, 1024, 2048) {
-			return false, nil
+	}
+	take := func(b readPair, number int) (Sample, bool, error) {
+		if b.err != nil {
+			return Sample{}, false, b.err
 		}
-		samples = append(samples, Sample{Prompt: p, PromptLen: promptLen, ExpectedOutputLen: out, RequestID: r.id(len(samples))})
-		return false, nil
-	})
-	return samples, err
+		out := r.outputLen(b.completionLen)
+		if !isValidSequence(b.promptLen, out, 1024, 2048) {
+			return Sample{}, false, nil
+		}
+		return Sample{Prompt: b.pr.prompt, PromptLen: b.promptLen, ExpectedOutputLen: out, RequestID: r.id(number)}, true, nil
+	}
+	return batched(r, rows, read, count, take)
 }
