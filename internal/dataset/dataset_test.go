@@ -289,7 +289,7 @@ func FuzzReadShareGPT(f *testing.F) {
 		if err := os.WriteFile(p, data, 0o644); err != nil {
 			t.Fatal(err)
 		}
-		got, err := readShareGPT(p)
+		got, err := readShareGPT(p, 3)
 		var all []json.RawMessage
 		if json.Unmarshal(data, &all) != nil {
 			return

@@ -169,7 +169,7 @@ func shareGPT(opts Options, tok tokenizer.Tokenizer, g *Globals, warn io.Writer,
 	if opts.Path == "" {
 		return nil, errors.New("--dataset-name sharegpt needs --dataset-path to a ShareGPT JSON file")
 	}
-	entries, err := readShareGPT(opts.Path)
+	entries, err := readShareGPT(opts.Path, workers)
 	if err != nil {
 		return nil, err
 	}

@@ -157,44 +157,112 @@ type shareGPTEntry struct {
 }
 
 // readShareGPT reads the entries with at least two turns, keeping their file
-// order, streaming the file.
-func readShareGPT(path string) ([]shareGPTEntry, error) {
+// order, streaming the file, decoding on up to workers goroutines.
+func readShareGPT(path string, workers int) ([]shareGPTEntry, error) {
 	f, err := os.Open(path)
 	if err != nil {
 		return nil, fmt.Errorf("--dataset-path: %w", err)
 	}
 	defer f.Close()
-	return decodeShareGPT(f, "--dataset-path "+path, maxValueBytes)
+	return decodeShareGPT(f, "--dataset-path "+path, maxValueBytes, workers)
 }
 
-// decodeShareGPT decodes a ShareGPT list from in, one conversation at a
-// time, none larger than limit bytes; name names the input in messages,
-// which give the line and column.
-func decodeShareGPT(in io.Reader, name string, limit int) ([]shareGPTEntry, error) {
+// decodeShareGPT decodes a ShareGPT list from in, none of its
+// conversations larger than limit bytes; name names the input in messages,
+// which give the line and column. One goroutine finds the conversations
+// (elements) while up to workers decode the ones found before; the entries
+// and the error are the serial loop's: a conversation's error comes before
+// any found after it.
+func decodeShareGPT(in io.Reader, name string, limit, workers int) ([]shareGPTEntry, error) {
 	l := jsonlist.New(in, name, limit)
 	if err := l.Open("not a ShareGPT JSON file (a JSON list of conversations)"); err != nil {
 		return nil, err
 	}
+	stop := make(chan struct{})
+	defer close(stop)
 	var out []shareGPTEntry
-	for i := 0; ; i++ {
-		v, ok, err := l.Element(i == 0)
+	for b := range readElements(l, stop) {
+		type decoded struct {
+			e    shareGPTEntry
+			keep bool
+			err  error
+		}
+		d := make([]decoded, len(b.values))
+		forEach(len(b.values), workers, func(j int) {
+			d[j].e, d[j].keep, d[j].err = shareGPTConversation(b.values[j].Data)
+		})
+		for j := range d {
+			if d[j].err != nil {
+				return nil, l.ValueError(b.values[j], b.first+j, d[j].err)
+			}
+			if d[j].keep {
+				d[j].e.index = b.first + j
+				out = append(out, d[j].e)
+			}
+		}
+		i := b.first + len(b.values)
 		switch {
-		case errors.Is(err, errValueTooLarge):
-			return nil, fmt.Errorf("%s:%d: conversation %d is larger than %s, which no conversation is", name, v.Line, i, readlimit.Size(int64(limit)))
-		case err != nil:
-			return nil, err
-		case !ok:
+		case errors.Is(b.err, errValueTooLarge):
+			return nil, fmt.Errorf("%s:%d: conversation %d is larger than %s, which no conversation is", name, b.errLine, i, readlimit.Size(int64(limit)))
+		case b.err != nil:
+			return nil, b.err
+		case b.end:
 			return out, nil
 		}
-		e, keep, err := shareGPTConversation(v.Data)
-		if err != nil {
-			return nil, l.ValueError(v, i, err)
-		}
-		if keep {
-			e.index = i
-			out = append(out, e)
-		}
 	}
+	return out, nil
+}
+
+// elementBatch is a run of a list's elements, copied out of the reader;
+// the last batch ends the list (end) or holds the error that stopped the
+// reading (err, at line errLine for an element too large).
+type elementBatch struct {
+	first   int // the index of values[0] in the list
+	values  []jsonlist.Value
+	end     bool
+	err     error
+	errLine int
+}
+
+// elementBatchBytes and elementBatchLen bound a batch: large enough that
+// the hand-over costs nothing per element, small enough that the decoders
+// start at once and the copies stay a few megabytes.
+const (
+	elementBatchBytes = 1 << 20
+	elementBatchLen   = 256
+)
+
+// readElements reads l's elements on a goroutine of its own, in batches,
+// until the list ends, an error, or stop closes.
+func readElements(l *jsonlist.Reader, stop <-chan struct{}) <-chan elementBatch {
+	ch := make(chan elementBatch, 2)
+	go func() {
+		defer close(ch)
+		b := elementBatch{}
+		size := 0
+		for i := 0; ; i++ {
+			v, ok, err := l.Element(i == 0)
+			if err != nil || !ok {
+				b.end, b.err, b.errLine = true, err, v.Line
+			} else {
+				v.Data = bytes.Clone(v.Data)
+				b.values = append(b.values, v)
+				size += len(v.Data)
+			}
+			if b.end || len(b.values) == elementBatchLen || size >= elementBatchBytes {
+				select {
+				case ch <- b:
+				case <-stop:
+					return
+				}
+				if b.end {
+					return
+				}
+				b, size = elementBatch{first: i + 1}, 0
+			}
+		}
+	}()
+	return ch
 }
 
 // shareGPTConversation keeps what the dataset reads of one entry; keep is

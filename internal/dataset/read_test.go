@@ -2,6 +2,7 @@ package dataset
 
 import (
 	"errors"
+	"fmt"
 	"io"
 	"os"
 	"runtime"
@@ -82,7 +83,7 @@ func TestEndlessInputIsBounded(t *testing.T) {
 }
 
 func shareGPTWith(limit int) func(io.Reader) error {
-	return func(r io.Reader) error { _, err := decodeShareGPT(r, "in", limit); return err }
+	return func(r io.Reader) error { _, err := decodeShareGPT(r, "in", limit, 2); return err }
 }
 
 func customWith(limit int) func(io.Reader) error {
@@ -96,7 +97,7 @@ func TestDevZero(t *testing.T) {
 	if _, err := os.Stat("/dev/zero"); err != nil {
 		t.Skip("no /dev/zero")
 	}
-	if _, err := readShareGPT("/dev/zero"); err == nil || !strings.HasPrefix(err.Error(), "--dataset-path /dev/zero:1:1: not a ShareGPT JSON file") {
+	if _, err := readShareGPT("/dev/zero", 2); err == nil || !strings.HasPrefix(err.Error(), "--dataset-path /dev/zero:1:1: not a ShareGPT JSON file") {
 		t.Errorf("sharegpt: %v", err)
 	}
 	if _, err := readCustom("/dev/zero"); err == nil || !strings.HasPrefix(err.Error(), `--dataset-path /dev/zero:1: not a JSON object: it starts with '\x00'`) {
@@ -127,7 +128,7 @@ func TestShareGPTErrorsLocated(t *testing.T) {
 		{"[]", ""},
 	}
 	for _, tt := range tests {
-		entries, err := decodeShareGPT(strings.NewReader(tt.in), "in", 1<<10)
+		entries, err := decodeShareGPT(strings.NewReader(tt.in), "in", 1<<10, 2)
 		got := ""
 		if err != nil {
 			got = err.Error()
@@ -142,7 +143,33 @@ func TestShareGPTErrorsLocated(t *testing.T) {
 			t.Errorf("%q (-want +got):\n%s", tt.in, diff)
 		}
 	}
-	if _, err := decodeShareGPT(strings.NewReader("[1, 2"), "in", 10); !errors.Is(err, io.ErrUnexpectedEOF) {
+	if _, err := decodeShareGPT(strings.NewReader("[1, 2"), "in", 10, 2); !errors.Is(err, io.ErrUnexpectedEOF) {
 		t.Errorf("truncated: %v", err)
+	}
+}
+
+// TestShareGPTErrorOrder: the conversations are found on one goroutine and
+// decoded on others, a batch at a time, and still the first error in the
+// file is the one reported: a conversation that does not decode, past the
+// first batch, comes before the truncated end after it, and the entries
+// before it do not matter; without it, the end's error is reported.
+func TestShareGPTErrorOrder(t *testing.T) {
+	t.Parallel()
+	good := `{"conversations": [{"value": "p"}, {"value": "c"}]}, `
+	for _, workers := range []int{1, 2, 5} {
+		bad := "[" + strings.Repeat(good, elementBatchLen+43) + `{"conversations": "ab"}, ` + strings.Repeat(good, 3) + `{"conversations": [`
+		_, err := decodeShareGPT(strings.NewReader(bad), "in", 1<<10, workers)
+		if want := fmt.Sprintf("in: entry %d: json: cannot unmarshal string", elementBatchLen+43); err == nil || !strings.HasPrefix(err.Error(), want) {
+			t.Errorf("workers %d: %v, want %q...", workers, err, want)
+		}
+		truncated := "[" + strings.Repeat(good, 2*elementBatchLen+1) + `{"conversations": [`
+		_, err = decodeShareGPT(strings.NewReader(truncated), "in", 1<<10, workers)
+		if !errors.Is(err, io.ErrUnexpectedEOF) {
+			t.Errorf("workers %d: %v, want the truncated end", workers, err)
+		}
+		entries, err := decodeShareGPT(strings.NewReader("["+strings.Repeat(good, 2*elementBatchLen+1)+"1]"), "in", 1<<10, workers)
+		if err != nil || len(entries) != 2*elementBatchLen+1 || entries[2*elementBatchLen].index != 2*elementBatchLen {
+			t.Errorf("workers %d: %d entries, %v", workers, len(entries), err)
+		}
 	}
 }
