@@ -2,8 +2,10 @@ package run
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"runtime/debug"
+	"slices"
 	"sync"
 
 	"github.com/gobench/gobench/internal/tokenizer"
@@ -58,18 +60,49 @@ func (p *Plan) letTokenizerGo() {
 		}
 		return getenv(k)
 	}
-	p.Tokenizer = &reloading{name: tok.Name(), load: func() (tokenizer.Tokenizer, error) {
+	p.Tokenizer = &reloading{name: tok.Name(), was: fingerprintOf(tok), load: func() (tokenizer.Tokenizer, error) {
 		return resolveTokenizer(context.Background(), src)
 	}}
+}
+
+// fingerprintProbe is encoded by a tokenizer before it is let go and after
+// it is loaded again: Latin, accents (the normaliser), CJK and an emoji
+// (byte-level merges), digits and whitespace runs (the pre-tokenizer) and
+// the special tokens added, so that a tokenizer.json replaced during the
+// run almost surely encodes it differently.
+const fingerprintProbe = "Hello, world! It's 2026: naïve café, Grüße, 東京の天気 😀 -- x\n\t  12345678  "
+
+// fingerprint is what the tokenizer loaded again must give to be the one
+// the prompts were made with.
+type fingerprint struct {
+	vocab, special int
+	ids            []int
+}
+
+func fingerprintOf(t tokenizer.Tokenizer) fingerprint {
+	return fingerprint{vocab: t.VocabSize(), special: t.NumSpecialTokensToAdd(), ids: t.Encode(fingerprintProbe, true)}
+}
+
+// check says how t differs from the fingerprint, if it does.
+func (f fingerprint) check(t tokenizer.Tokenizer) error {
+	if g := fingerprintOf(t); g.vocab != f.vocab || g.special != f.special || !slices.Equal(g.ids, f.ids) {
+		return errors.New("its files changed during the run (it no longer encodes as the tokenizer the prompts were made with); the output tokens counted after the run used the changed files")
+	}
+	return nil
 }
 
 // reloading is a tokenizer let go after the plan (letTokenizerGo): its
 // name is known, the rest loads it again on first use. A failure to load
 // leaves Encode and Decode empty and is reported by Err, which the run
-// checks after counting (checkTokenizer), as for the server's tokenizer.
+// checks after counting (checkTokenizer), as for the server's tokenizer; so
+// is a tokenizer loaded that is not the one let go (its file was replaced
+// during the run).
 type reloading struct {
 	name string
 	load func() (tokenizer.Tokenizer, error)
+	// was is the tokenizer let go; one loaded that differs from it is
+	// used, and reported by Err.
+	was fingerprint
 
 	mu  sync.Mutex
 	tok tokenizer.Tokenizer
@@ -81,7 +114,11 @@ func (r *reloading) get() tokenizer.Tokenizer {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	if r.tok == nil && r.err == nil {
-		if r.tok, r.err = r.load(); r.err != nil {
+		r.tok, r.err = r.load()
+		if r.err == nil {
+			r.err = r.was.check(r.tok)
+		}
+		if r.err != nil {
 			r.err = fmt.Errorf("loading tokenizer %s again after the run: %w", r.name, r.err)
 		}
 	}

@@ -77,3 +77,42 @@ func TestTokenizerLetGoDuringRun(t *testing.T) {
 		t.Errorf("usage warning: let go %v, kept %v (want both)\n%s", warned(letErr), warned(keptErr), letErr)
 	}
 }
+
+// TestTokenizerChangedDuringRun: a tokenizer.json replaced while the
+// requests are out is noticed when it is loaded again after the run, and
+// the run warns that its counts came from the changed file; the same file
+// left alone gives no warning.
+func TestTokenizerChangedDuringRun(t *testing.T) {
+	t.Parallel()
+	srv := startSim(t, time.Millisecond, 100*time.Microsecond)
+	other, err := os.ReadFile(filepath.Join("..", "tokenizer", "testdata", "unit", "gpt2.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, replace := range []bool{false, true} {
+		path := filepath.Join(t.TempDir(), "tokenizer.json")
+		if err := os.WriteFile(path, tinyTokenizer(t), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		o := baseOptions(srv.URL)
+		o.Tokenizer, o.NumPrompts = path, 4
+		var b buffers
+		p, err := NewPlan(context.Background(), o, b.env())
+		if err != nil {
+			t.Fatal(err)
+		}
+		if replace {
+			if err := os.WriteFile(path, other, 0o644); err != nil {
+				t.Fatal(err)
+			}
+		}
+		if _, err := p.Execute(context.Background(), b.env()); err != nil {
+			t.Fatalf("replace %v: %v\n%s", replace, err, b.err.String())
+		}
+		_ = p.Tokenizer.Encode("x", false) // loaded again if the run did not
+		err = tokenizer.Err(p.Tokenizer)
+		if changed := err != nil && strings.Contains(err.Error(), "its files changed during the run"); changed != replace {
+			t.Errorf("replace %v: tokenizer error %v", replace, err)
+		}
+	}
+}
