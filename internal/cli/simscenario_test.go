@@ -492,9 +492,19 @@ func TestSimScenarios(t *testing.T) {
 		"prefill-interference", "prefix-hostile", "seq-limit"}; strings.Join(names, ",") != strings.Join(want, ",") {
 		t.Errorf("scenarios %v, want one per verdict: %v", names, want)
 	}
+	// The preset's front end takes no time, so a record whose requests
+	// spent a fifth of their TTFT between arriving and reaching the queue
+	// shows a machine that starved the simulator (seen once with the whole
+	// suite and two other builds on 2 cores); the run is made again, at
+	// most twice, and said so.
 	t.Run("seq-limit through --sim", func(t *testing.T) {
 		p, _ := sim.LookupPreset("seq-limit")
-		checkVerdict(t, p, runSimVerdict(t, p))
+		c := runSimVerdict(t, p)
+		for again := 0; again < 2 && c.view.Verdict != p.Verdict && c.truth.frontLow > c.truth.ttftLow/5; again++ {
+			t.Logf("verdict %s with the front end starved (mean %.3f s of TTFT %.3f s): running again", c.view.Verdict, c.truth.frontLow, c.truth.ttftLow)
+			c = runSimVerdict(t, p)
+		}
+		checkVerdict(t, p, c)
 	})
 }
 

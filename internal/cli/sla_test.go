@@ -25,37 +25,63 @@ import (
 // once the rate is a few percent past the capacity. The search must land
 // within 10 % of it. The verdicts rest on the simulator's model times plus
 // the loopback, not on client timing bounds; a loaded machine delays
-// tokens by milliseconds, well inside the 40 ms of slack.
+// tokens by milliseconds, well inside the 40 ms of slack. A machine loaded
+// enough to fail a point at half the capacity (seen once with the whole
+// suite and two other builds on 2 cores) gets the search run again.
 func TestSLASearchFindsSimulatorCapacity(t *testing.T) {
 	if testing.Short() {
 		t.Skip("runs about ten one-second points")
 	}
 	const maxNumSeqs, outputLen, step = 8, 5, 0.010
 	capacity := maxNumSeqs / (outputLen * step)
-	dir := t.TempDir()
-	out, errOut, code := runMain(t, "sweep", "sla", "--output-dir", dir, "--sla-good-ratio", "0.9", "--time-budget", "300", "--",
-		"serve", "--sim", "--sim-engine", "scheduler", "--sim-max-num-seqs", "8", "--sim-step-time-base", "0.01",
-		"--sim-step-time-per-token", "0", "--sim-step-time-per-seq", "0", "--dataset-name", "random",
-		"--random-input-len", "16", "--random-output-len", "5", "--ignore-eos", "--num-prompts", "160",
-		"--burstiness", "inf", "--goodput", "ttft:60")
-	if code != 0 {
-		t.Fatalf("exit %d\n%s\n%s", code, out, errOut)
+	type point struct {
+		Rate    any    `json:"request_rate"`
+		Verdict string `json:"verdict"`
+		File    string `json:"file"`
 	}
 	var got struct {
 		Answer   float64   `json:"answer"`
 		Interval []float64 `json:"answer_interval"`
 		Stop     string    `json:"stop"`
-		Points   []struct {
-			Verdict string `json:"verdict"`
-			File    string `json:"file"`
-		} `json:"points"`
+		Points   []point   `json:"points"`
 	}
-	data, err := os.ReadFile(filepath.Join(dir, "sla.json"))
-	if err != nil {
-		t.Fatal(err)
+	var out, errOut string
+	search := func() {
+		dir := t.TempDir()
+		var code int
+		out, errOut, code = runMain(t, "sweep", "sla", "--output-dir", dir, "--sla-good-ratio", "0.9", "--time-budget", "300", "--",
+			"serve", "--sim", "--sim-engine", "scheduler", "--sim-max-num-seqs", "8", "--sim-step-time-base", "0.01",
+			"--sim-step-time-per-token", "0", "--sim-step-time-per-seq", "0", "--dataset-name", "random",
+			"--random-input-len", "16", "--random-output-len", "5", "--ignore-eos", "--num-prompts", "160",
+			"--burstiness", "inf", "--goodput", "ttft:60")
+		if code != 0 {
+			t.Fatalf("exit %d\n%s\n%s", code, out, errOut)
+		}
+		data, err := os.ReadFile(filepath.Join(dir, "sla.json"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		got.Points = nil
+		if err := json.Unmarshal(data, &got); err != nil {
+			t.Fatalf("sla.json: %v\n%s", err, data)
+		}
 	}
-	if err := json.Unmarshal(data, &got); err != nil {
-		t.Fatalf("sla.json: %v\n%s", err, data)
+	// starved: a point at half the capacity or less failed. The model
+	// queues nothing there, so only a machine that starved the simulator
+	// (a loaded CI machine running the whole suite under -race) fails it;
+	// the search is then run again, at most twice, and said so.
+	starved := func() bool {
+		for _, p := range got.Points {
+			if r, ok := p.Rate.(float64); ok && r <= capacity/2 && p.Verdict != "pass" {
+				return true
+			}
+		}
+		return false
+	}
+	search()
+	for again := 0; again < 2 && math.Abs(got.Answer-capacity) > 0.1*capacity && starved(); again++ {
+		t.Logf("a point at half the capacity or less failed: the machine starved the simulator; searching again\n%s", out)
+		search()
 	}
 	if math.Abs(got.Answer-capacity) > 0.1*capacity || got.Stop != "converged" {
 		t.Errorf("answer %v req/s (stop %q), want within 10%% of the capacity %v req/s\n%s", got.Answer, got.Stop, capacity, out)
