@@ -132,4 +132,3 @@ func abs(n int) int {
 	}
 	return n
 }
-
