@@ -14,7 +14,8 @@ import (
 // Qwen3, 150k entries each). encoding/json validates and re-scans them once
 // per nesting level and goes through reflection for every entry, which made
 // loading take about half a second; these two parsers read exactly the
-// shapes HF writes, in one pass.
+// shapes HF writes, in one pass. They accept only valid JSON (buildFromJSON
+// validates the rest of the file and relies on it).
 
 // scanner reads JSON from data.
 type scanner struct {
@@ -170,7 +171,9 @@ func (s *scanner) integer() (int, error) {
 		s.pos++
 	}
 	v, err := strconv.Atoi(string(s.data[start:s.pos]))
-	if err != nil || s.pos-start > 10 {
+	// A leading zero is not JSON (the file's validation relies on these
+	// parsers accepting only valid JSON: loadpar.go).
+	if err != nil || s.pos-start > 10 || (s.pos-start > 1 && s.data[start] == '0') {
 		s.pos = start
 		return 0, s.errorf("want a non-negative integer id")
 	}

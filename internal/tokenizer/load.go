@@ -151,8 +151,10 @@ func located(file string, err error) error {
 
 // assemble parses tokenizer.json, which checkJSON validates, and assembles
 // the pipeline. It also returns model.vocab, which the config step needs
-// to resolve token names. model.merges is parsed beside model.vocab.
-func assemble(data []byte) (*hfTokenizer, map[string]int, error) {
+// to resolve token names. model.merges is parsed beside model.vocab. The
+// members it has parsed with the strict parsers of fastjson.go, which
+// accept only valid JSON, are appended to strict.
+func assemble(data []byte, strict *[][]byte) (*hfTokenizer, map[string]int, error) {
 	f, err := decodeFile(data)
 	if err != nil {
 		return nil, nil, err
@@ -195,6 +197,7 @@ func assemble(data []byte) (*hfTokenizer, map[string]int, error) {
 	if err != nil {
 		return nil, nil, fieldError("model.vocab", err)
 	}
+	*strict = append(*strict, m.Vocab)
 	t := &hfTokenizer{normalize: normalize, pre: pre, post: post, vocabSize: len(vocab), decoder: decKind, decodeSteps: steps}
 	switch kind {
 	case "WordPiece":
@@ -210,6 +213,7 @@ func assemble(data []byte) (*hfTokenizer, map[string]int, error) {
 		if err != nil {
 			return nil, nil, fieldError("model.merges", err)
 		}
+		*strict = append(*strict, m.Merges)
 		t.kind = KindByteLevelBPE
 		if !byteLevel {
 			t.kind = KindSentencePieceBPE

@@ -1,6 +1,7 @@
 package tokenizer
 
 import (
+	"encoding/json"
 	"strconv"
 	"strings"
 	"testing"
@@ -47,5 +48,49 @@ func TestInvalidJSONWinsOverParseErrors(t *testing.T) {
 		if _, _, err := buildFromJSON([]byte(data)); err == nil || !strings.HasPrefix(err.Error(), "invalid JSON") {
 			t.Errorf("%s: error %v, want invalid JSON", data, err)
 		}
+	}
+}
+
+// FuzzValidationEqualsJSONValid: the load reports invalid JSON exactly when
+// encoding/json's json.Valid refuses the whole file, although it validates
+// only what the strict parsers of model.vocab and model.merges leave.
+func FuzzValidationEqualsJSONValid(f *testing.F) {
+	for _, seed := range []string{
+		`{"model": {"type": "BPE", "vocab": {"a": 0, "b": 1, "ab": 2}, "merges": [["a", "b"]]}}`,
+		`{"model": {"merges": ["a b"], "vocab": {"a": 0, "b": 1, "ab": 2}, "type": "BPE"}, "added_tokens": []}`,
+		`{"model": {"type": "BPE", "vocab": {"a": 00, "b": 1, "ab": 2}, "merges": [["a", "b"]]}}`,
+		`{"model": {"type": "BPE", "vocab": {"a": 0, "b": 1, "ab": 2}, "merges": [["a", "b"]]}, "decoder": [1,]}`,
+		`{"model": {"type": "BPE", "vocab": {"\u00e9": 0, "\ud800": 1, "\u00e9\ud800": 2}, "merges": [["\u00e9", "\ud800"]]}}`,
+		`{"model": {"type": "WordPiece", "vocab": {"[UNK]": 0, "a": 1}, "merges": [1, 2], "unk_token": "[UNK]"}}`,
+		`{"model": {"type": "BPE", "vocab": {"a": 0}, "merges": [["a", "a"]]}`,
+		`{"model": {"type": "BPE", "vocab": {"a": 0}, "merges": [["a", "a"]]}} x`,
+		` {"model":{"type":"BPE","vocab":{"a":0,"b":1,"ab":2},"merges":[["a","b"]]}}` + "\n",
+	} {
+		f.Add([]byte(seed))
+	}
+	f.Fuzz(func(t *testing.T, data []byte) {
+		_, _, err := buildFromJSON(data)
+		reported := err != nil && strings.HasPrefix(err.Error(), "invalid JSON")
+		if want := !json.Valid(data); reported != want {
+			t.Errorf("%q: error %v, want invalid JSON reported %v", data, err, want)
+		}
+	})
+}
+
+// TestWithoutMembers: the members are replaced in file order, whatever
+// order they are given in; a slice from elsewhere leaves the data whole.
+func TestWithoutMembers(t *testing.T) {
+	t.Parallel()
+	data := []byte(`{"m": {"v": {"a": 1}, "g": [["a", "b"]]}}`)
+	v := data[12:20]
+	g := data[27:39]
+	if string(v) != `{"a": 1}` || string(g) != `[["a", "b"]]` {
+		t.Fatalf("bad test slices %q %q", v, g)
+	}
+	if got, want := string(withoutMembers(data, [][]byte{g, v})), `{"m": {"v": 0, "g": 0}}`; got != want {
+		t.Errorf("withoutMembers = %s, want %s", got, want)
+	}
+	if got := withoutMembers(data, [][]byte{[]byte(`{"a": 1}`)}); &got[0] != &data[0] {
+		t.Errorf("a member outside data was replaced: %s", got)
 	}
 }
