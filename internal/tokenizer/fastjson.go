@@ -260,7 +260,19 @@ func (a *keyArena) strings() []string {
 	return out
 }
 
-// fastVocab parses model.vocab: {"token": id, ...}.
+// idRangeError is a token id too large for the tables (and for HF's u32
+// ids with room to spare).
+type idRangeError struct {
+	tok string
+	id  int
+}
+
+func (e *idRangeError) Error() string {
+	return fmt.Sprintf("token %q has id %d, outside [0, 2^30]", e.tok, e.id)
+}
+
+// fastVocab parses model.vocab: {"token": id, ...}. An id above 2^30 is an
+// *idRangeError naming the first such token in the file.
 func fastVocab(data []byte) (map[string]int, error) {
 	s := &scanner{data: data}
 	keys := keyArena{buf: make([]byte, 0, len(data)/2), ends: make([]uint32, 0, len(data)/16)}
@@ -268,6 +280,9 @@ func fastVocab(data []byte) (map[string]int, error) {
 	vocabulary := func() (map[string]int, error) {
 		vocab := make(map[string]int, len(ids))
 		for i, tok := range keys.strings() {
+			if ids[i] > 1<<30 {
+				return nil, &idRangeError{tok, ids[i]}
+			}
 			vocab[tok] = ids[i]
 		}
 		return vocab, s.end()

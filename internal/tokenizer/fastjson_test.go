@@ -109,3 +109,16 @@ func TestRealMergeRanks(t *testing.T) {
 		t.Error("basic.json's merge order follows token ids; it no longer tests real merge ranks")
 	}
 }
+
+// TestVocabIDRange: an id above 2^30 is refused, naming the first such
+// token in the file (1073741825 is 2^30+1).
+func TestVocabIDRange(t *testing.T) {
+	t.Parallel()
+	_, err := parseVocab([]byte(`{"a": 0, "b": 1073741825, "c": 2000000000}`))
+	if want := `token "b" has id 1073741825, outside [0, 2^30]`; err == nil || err.Error() != want {
+		t.Errorf("error %v, want %s", err, want)
+	}
+	if v, err := parseVocab([]byte(`{"a": 1073741824}`)); err != nil || v["a"] != 1<<30 {
+		t.Errorf("parseVocab(2^30) = %v, %v", v, err)
+	}
+}

@@ -235,13 +235,11 @@ func parseVocab(raw []byte) (map[string]int, error) {
 		return nil, errors.New("missing")
 	}
 	vocab, err := fastVocab(raw)
+	if re := (*idRangeError)(nil); errors.As(err, &re) {
+		return nil, re
+	}
 	if err != nil {
 		return nil, fmt.Errorf("want an object from token to id: %w", err)
-	}
-	for tok, id := range vocab {
-		if id < 0 || id > 1<<30 {
-			return nil, fmt.Errorf("token %q has id %d, outside [0, 2^30]", tok, id)
-		}
 	}
 	return vocab, nil
 }
