@@ -332,3 +332,48 @@ func TestEngineClosed(t *testing.T) {
 		t.Errorf("error %q", out.Error)
 	}
 }
+
+// TestEngineLargeBodyAndSplitHead: a body larger than the socket buffer
+// waits for the socket to drain (EPOLLOUT), and an answer written a few
+// bytes at a time (the head split across reads, a chunk size line split)
+// is the answer written at once.
+func TestEngineLargeBodyAndSplitHead(t *testing.T) {
+	t.Parallel()
+	events := sse(3)
+	answer := fmt.Sprintf("HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n%x\r\n%s\r\n0\r\n\r\n", len(events), events)
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = ln.Close() })
+	got := make(chan int64, 1)
+	go func() {
+		c, err := ln.Accept()
+		if err != nil {
+			return
+		}
+		defer c.Close()
+		req, err := http.ReadRequest(bufio.NewReader(c))
+		if err != nil {
+			got <- -1
+			return
+		}
+		n, _ := io.Copy(io.Discard, req.Body)
+		got <- n
+		for i := 0; i < len(answer); i += 7 {
+			if _, err := io.WriteString(c, answer[i:min(i+7, len(answer))]); err != nil {
+				return
+			}
+			time.Sleep(time.Millisecond)
+		}
+	}()
+	_, e := clients(t, nil)
+	body := []byte(`{"prompt":"` + strings.Repeat("x", 8<<20) + `"}`)
+	out := e.Do(guard(t), backend.Completions{}, request("http://"+ln.Addr().String()+"/v1/completions"), body)
+	if n := <-got; n != int64(len(body)) {
+		t.Errorf("the server read %d bytes of a %d-byte body", n, len(body))
+	}
+	if !out.Success || out.GeneratedText != "t0 t1 t2 " || out.OutputTokens != 4 || len(out.ITL) != 2 {
+		t.Errorf("record %+v", out)
+	}
+}
