@@ -2,7 +2,9 @@ package run
 
 import (
 	"context"
+	"errors"
 	"net/http/httptest"
+	"os"
 	"regexp"
 	"runtime"
 	"strings"
@@ -89,6 +91,9 @@ func TestEnginesAgree(t *testing.T) {
 // usage error, before anything is sent.
 func TestEngineRefusals(t *testing.T) {
 	t.Parallel()
+	if runtime.GOOS != "linux" {
+		t.Skip("elsewhere the epoll engine is refused for the platform first")
+	}
 	tests := []struct {
 		name    string
 		url     string
@@ -152,5 +157,34 @@ func TestProxyFor(t *testing.T) {
 				t.Errorf("proxy %q (%v), want %q", got, err, tt.want)
 			}
 		})
+	}
+}
+
+// TestEngineInterruptCancel: with the epoll engine, the interrupt without
+// grace cancels the requests in flight, which are recorded as cancelled,
+// and the result file is still written (TestInterruptCancel's net/http
+// run).
+func TestEngineInterruptCancel(t *testing.T) {
+	t.Parallel()
+	if runtime.GOOS != "linux" {
+		t.Skip("the epoll engine is Linux-only")
+	}
+	srv, stop, _ := interruptAt(t, "bench-test-0", true)
+	o := baseOptions(srv.URL)
+	o.NumPrompts, o.Dataset.NumPrompts, o.Schedule.RequestRate = 50, 50, 50
+	o.InterruptGrace, o.ClientEngine = 0, EngineEpoll
+	o.SaveResult, o.ResultDir = true, t.TempDir()
+	var b buffers
+	env := b.env()
+	env.Stop = stop
+	res, err := Serve(context.Background(), o, env)
+	if !errors.Is(err, ErrInterrupted) {
+		t.Fatalf("err = %v", err)
+	}
+	if res.Metrics.Failed == 0 || !strings.HasPrefix(res.Metrics.Failures[0], "cancelled") {
+		t.Errorf("failures %v", res.Metrics.Failures)
+	}
+	if _, err := os.Stat(res.File); err != nil {
+		t.Error(err)
 	}
 }
