@@ -50,6 +50,11 @@
 // no parsing and no timing. Their requests and events columns count the
 // warm-ups too.
 //
+// With -engines (net/http, epoll) each progress display is measured once
+// per client engine of gobench serve (--client-engine); an epoll row's
+// progress column reads "off+epoll", and its figure is judged against the
+// same target.
+//
 // With -rows FILE the CPU figures are appended to FILE as the bench
 // table's JSON lines (group "cpu"): gobench's with its progress off at
 // every concurrency (the 512-stream one beside issue 15's target of 7 µs
