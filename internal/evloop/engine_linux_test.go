@@ -377,3 +377,39 @@ func TestEngineLargeBodyAndSplitHead(t *testing.T) {
 		t.Errorf("record %+v", out)
 	}
 }
+
+// TestEngineSendsWhatNetHTTPSends: the server sees the same method, path,
+// headers (the API key, --header values, the request id, Host,
+// User-Agent, Content-Length) and body from both engines.
+func TestEngineSendsWhatNetHTTPSends(t *testing.T) {
+	t.Parallel()
+	type seen struct {
+		Method, URI, Host, Body string
+		Length                  int64
+		Header                  http.Header
+	}
+	got := make(chan seen, 2)
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		b, _ := io.ReadAll(r.Body)
+		got <- seen{r.Method, r.RequestURI, r.Host, string(b), r.ContentLength, r.Header}
+		_, _ = io.WriteString(w, sse(1))
+	}))
+	t.Cleanup(srv.Close)
+	hc, e := clients(t, func(c *backend.Client) { c.APIKey = "sk-test" })
+	req := request(srv.URL + "/v1/completions?x=1")
+	req.ExtraHeaders = []backend.Header{{Key: "X-Extra", Value: "1"}, {Key: "User-Agent", Value: "bench/1"}}
+	body := []byte(`{"prompt":"héllo"}`)
+	var records [2]seen
+	for i, do := range []func() metrics.Output{
+		func() metrics.Output { return hc.Do(guard(t), backend.Completions{}, req, body) },
+		func() metrics.Output { return e.Do(guard(t), backend.Completions{}, req, body) },
+	} {
+		if out := do(); !out.Success {
+			t.Fatalf("engine %d: %s", i, out.Error)
+		}
+		records[i] = <-got
+	}
+	if diff := cmp.Diff(records[0], records[1]); diff != "" {
+		t.Errorf("what the server saw (-net/http +epoll):\n%s", diff)
+	}
+}
