@@ -8,7 +8,6 @@ import (
 	"fmt"
 	"io"
 	"net"
-	"net/http"
 	"net/url"
 	"os"
 	"runtime"
@@ -214,18 +213,6 @@ func (cl *call) event(ev stream.Event) bool {
 	return true
 }
 
-// conn is one TCP connection.
-type conn struct {
-	fd  int
-	key string
-	// events is the epoll interest registered.
-	events uint32
-	// connecting: connect(2) is in progress; reused: the connection
-	// carried an earlier request (a retry is allowed).
-	connecting, reused bool
-	call               *call
-}
-
 // loop is the state the loop goroutine owns.
 type loop struct {
 	e     *Engine
@@ -311,82 +298,6 @@ func (l *loop) shutdown() {
 	_ = unix.Close(l.e.wake)
 }
 
-// start sends cl on a kept-alive connection to its server, or a new one.
-// The request's StartTime is read here, as Do reads it immediately before
-// handing the request to the transport.
-func (l *loop) start(cl *call) {
-	cl.e = l.e
-	cl.out.StartTime = l.e.c.Now()
-	if pool := l.idle[cl.key]; len(pool) > 0 {
-		cn := pool[len(pool)-1]
-		l.idle[cl.key] = pool[:len(pool)-1]
-		l.attach(cn, cl)
-		l.write(cn)
-		return
-	}
-	l.dial(cl)
-}
-
-func (l *loop) attach(cn *conn, cl *call) {
-	cn.call, cl.conn = cl, cn
-	cl.written, cl.gotByte, cl.inBody, cl.headBuf = 0, false, false, nil
-}
-
-// dial opens a new connection for cl.
-func (l *loop) dial(cl *call) {
-	sa, domain := sockaddr(cl.addr)
-	fd, err := unix.Socket(domain, unix.SOCK_STREAM|unix.SOCK_NONBLOCK|unix.SOCK_CLOEXEC, unix.IPPROTO_TCP)
-	if err != nil {
-		l.fail(cl, l.dialError(cl, "socket", err))
-		return
-	}
-	// As net.Dial does for TCP: small writes are not delayed.
-	_ = unix.SetsockoptInt(fd, unix.IPPROTO_TCP, unix.TCP_NODELAY, 1)
-	cn := &conn{fd: fd, key: cl.key, connecting: true}
-	err = unix.Connect(fd, sa)
-	if err != nil && !errors.Is(err, unix.EINPROGRESS) {
-		_ = unix.Close(fd)
-		l.fail(cl, l.dialError(cl, "connect", err))
-		return
-	}
-	cn.events = unix.EPOLLOUT
-	ev := unix.EpollEvent{Events: cn.events, Fd: int32(fd)}
-	if err := unix.EpollCtl(l.e.epfd, unix.EPOLL_CTL_ADD, fd, &ev); err != nil {
-		_ = unix.Close(fd)
-		l.fail(cl, l.dialError(cl, "epoll_ctl", err))
-		return
-	}
-	l.conns[fd] = cn
-	l.attach(cn, cl)
-}
-
-// dialError says why a connection failed as net/http says it:
-// Post "URL": dial tcp ADDR: connect: connection refused.
-func (l *loop) dialError(cl *call, op string, err error) error {
-	return &url.Error{Op: "Post", URL: cl.url, Err: &net.OpError{Op: "dial", Net: "tcp", Addr: cl.addr, Err: os.NewSyscallError(op, err)}}
-}
-
-func sockaddr(a *net.TCPAddr) (unix.Sockaddr, int) {
-	if ip4 := a.IP.To4(); ip4 != nil {
-		sa := &unix.SockaddrInet4{Port: a.Port}
-		copy(sa.Addr[:], ip4)
-		return sa, unix.AF_INET
-	}
-	sa := &unix.SockaddrInet6{Port: a.Port}
-	copy(sa.Addr[:], a.IP.To16())
-	return sa, unix.AF_INET6
-}
-
-// interest sets cn's epoll interest.
-func (l *loop) interest(cn *conn, events uint32) {
-	if cn.events == events {
-		return
-	}
-	cn.events = events
-	ev := unix.EpollEvent{Events: events, Fd: int32(cn.fd)}
-	_ = unix.EpollCtl(l.e.epfd, unix.EPOLL_CTL_MOD, cn.fd, &ev)
-}
-
 // ready handles a readiness of cn.
 func (l *loop) ready(cn *conn, events uint32) {
 	cl := cn.call
@@ -421,25 +332,6 @@ func (l *loop) ready(cn *conn, events uint32) {
 	if events&(unix.EPOLLIN|unix.EPOLLERR|unix.EPOLLHUP|unix.EPOLLRDHUP) != 0 {
 		l.read(cn)
 	}
-}
-
-// write sends what is left of the request.
-func (l *loop) write(cn *conn) {
-	cl := cn.call
-	for cl.written < len(cl.wire) {
-		// MSG_NOSIGNAL: a peer that closed gives EPIPE, not SIGPIPE.
-		n, err := unix.SendmsgN(cn.fd, cl.wire[cl.written:], nil, nil, unix.MSG_NOSIGNAL)
-		if err != nil {
-			if errors.Is(err, unix.EAGAIN) {
-				l.interest(cn, unix.EPOLLIN|unix.EPOLLOUT)
-				return
-			}
-			l.broken(cn, os.NewSyscallError("write", err))
-			return
-		}
-		cl.written += n
-	}
-	l.interest(cn, unix.EPOLLIN)
 }
 
 // read makes the one read(2) of a readiness and takes what it returned.
@@ -495,170 +387,6 @@ func (l *loop) broken(cn *conn, err error) {
 	}
 }
 
-// take parses p, bytes of cl's answer.
-func (l *loop) take(cn *conn, p []byte) {
-	cl := cn.call
-	for !cl.inBody {
-		hb := p
-		if len(cl.headBuf) > 0 {
-			cl.headBuf = append(cl.headBuf, p...)
-			hb = cl.headBuf
-		}
-		h, n, err := parseHead(hb)
-		if err != nil {
-			l.close(cn)
-			l.fail(cl, &url.Error{Op: "Post", URL: cl.url, Err: err})
-			return
-		}
-		if n == 0 {
-			if len(cl.headBuf) == 0 {
-				cl.headBuf = append(make([]byte, 0, 2*len(p)), p...)
-			}
-			return
-		}
-		cl.headBuf = nil
-		p = hb[n:]
-		if h.code >= 100 && h.code < 200 {
-			// An interim answer (100 Continue): the real one follows.
-			continue
-		}
-		l.head(cl, h)
-	}
-	l.body(cn, p)
-}
-
-// head takes the answer's head.
-func (l *loop) head(cl *call, h head) {
-	cl.inBody, cl.h, cl.left, cl.dec = true, h, h.length, chunked{}
-	if len(h.dates) > 0 {
-		l.e.c.ServerClock.Observe(&http.Response{Header: http.Header{"Date": h.dates}}, cl.out.StartTime, l.e.c.Now)
-	} else {
-		l.e.c.ServerClock.Observe(&http.Response{Header: http.Header{}}, cl.out.StartTime, l.e.c.Now)
-	}
-	if h.code != http.StatusOK {
-		return
-	}
-	cl.st = backend.NewStream(cl.b, cl.out, cl.out.StartTime)
-	if k := len(l.readers); k > 0 {
-		cl.rd, l.readers = l.readers[k-1], l.readers[:k-1]
-	} else {
-		cl.rd = stream.NewReader(nil, 0)
-	}
-	cl.rd.ResetPush()
-}
-
-// body takes bytes of the body, framed as the head said.
-func (l *loop) body(cn *conn, p []byte) {
-	cl := cn.call
-	var data []byte
-	done, extra := false, false
-	switch {
-	case cl.h.chunked:
-		n, used, end, err := cl.dec.decode(p)
-		if err != nil {
-			l.bodyEnd(cn, err, false)
-			return
-		}
-		data, done, extra = p[:n], end, used < len(p)
-	case cl.left >= 0:
-		k := int(min(cl.left, int64(len(p))))
-		data, extra = p[:k], k < len(p)
-		cl.left -= int64(k)
-		done = cl.left == 0
-	default:
-		data = p
-	}
-	if len(data) > 0 && !l.data(cn, data) {
-		return
-	}
-	if done {
-		l.bodyEnd(cn, nil, !cl.h.close && !extra)
-	}
-}
-
-// data takes decoded body bytes; it reports false when the request ended.
-func (l *loop) data(cn *conn, data []byte) bool {
-	cl := cn.call
-	switch {
-	case cl.st == nil:
-		// A non-200 answer: keep the start of its body for the error.
-		k := backend.MaxErrorBody + 1 - len(cl.errBody)
-		cl.errBody = append(cl.errBody, data[:min(k, len(data))]...)
-		if len(cl.errBody) > backend.MaxErrorBody {
-			// As much as the error keeps: the rest is not read.
-			l.bodyEnd(cn, nil, false)
-			return false
-		}
-		return true
-	case cl.draining:
-		if cl.drained += len(data); cl.drained > backend.MaxDrain {
-			l.close(cn)
-			l.complete(cl)
-			return false
-		}
-		return true
-	}
-	cl.bodyBytes += int64(len(data))
-	err := cl.rd.Feed(data, cl.emit)
-	switch {
-	case cl.ended && cl.endedWell:
-		l.startDrain(cl)
-	case cl.ended:
-		cl.st.Finish()
-		l.close(cn)
-		l.complete(cl)
-		return false
-	case err != nil:
-		cl.out.Error = err.Error()
-		cl.st.Finish()
-		l.close(cn)
-		l.complete(cl)
-		return false
-	}
-	return true
-}
-
-// startDrain finishes the record at [DONE] (or a terminal event) and
-// reads on to the body's end, for at most DoneGrace and MaxDrain bytes, as
-// Do does, so the connection can be reused.
-func (l *loop) startDrain(cl *call) {
-	cl.st.Finish()
-	cl.draining = true
-	e := l.e
-	cl.drain = e.c.StartTimer(backend.DoneGrace, func() { e.post(message{call: cl, cause: errDrained}) })
-}
-
-// errDrained ends a drain that took too long.
-var errDrained = errors.New("done draining after [DONE]")
-
-// bodyEnd handles the end of the body: its last byte (readErr nil), a
-// transport error or a malformed framing. reusable: the connection can
-// carry another request.
-func (l *loop) bodyEnd(cn *conn, readErr error, reusable bool) {
-	cl := cn.call
-	switch {
-	case cl.st == nil:
-		cl.out.Error = backend.StatusError(cl.h.status, cl.errBody)
-	case cl.draining:
-	default:
-		err := cl.rd.End(readErr, cl.emit)
-		switch {
-		case cl.ended && cl.endedWell:
-		case cl.ended:
-			reusable = false
-		case err != nil:
-			cl.out.Error = err.Error()
-		}
-		cl.st.Finish()
-	}
-	if reusable {
-		l.release(cn)
-	} else {
-		l.close(cn)
-	}
-	l.complete(cl)
-}
-
 // stop ends cl for cause: a bound ran out or the run was interrupted.
 func (l *loop) stop(cl *call, cause error) {
 	if cl.draining {
@@ -705,37 +433,4 @@ func (l *loop) complete(cl *call) {
 	}
 	cl.st, cl.wire, cl.errBody, cl.headBuf = nil, nil, nil, nil
 	close(cl.done)
-}
-
-// release keeps cn for the next request to its server.
-func (l *loop) release(cn *conn) {
-	cn.call, cn.reused = nil, true
-	l.interest(cn, unix.EPOLLIN)
-	l.idle[cn.key] = append(l.idle[cn.key], cn)
-}
-
-// dropIdle closes an idle connection the server closed.
-func (l *loop) dropIdle(cn *conn) {
-	pool := l.idle[cn.key]
-	for i, c := range pool {
-		if c == cn {
-			l.idle[cn.key] = append(pool[:i], pool[i+1:]...)
-			break
-		}
-	}
-	l.close(cn)
-}
-
-// close closes cn; its request, if any, is its caller's to end.
-func (l *loop) close(cn *conn) {
-	if l.conns[cn.fd] != cn {
-		return
-	}
-	delete(l.conns, cn.fd)
-	_ = unix.EpollCtl(l.e.epfd, unix.EPOLL_CTL_DEL, cn.fd, nil)
-	_ = unix.Close(cn.fd)
-	if cl := cn.call; cl != nil && cl.conn == cn {
-		cl.conn = nil
-	}
-	cn.call = nil
 }
