@@ -52,9 +52,9 @@ screenshot: build testdata ## README's picture: a simulator run, its HTML report
 BENCHROWS := bin/bench-rows.jsonl
 bench: build testdata ## The performance table: client CPU per event, memory, dataset generation and start-up, each beside its target.
 	rm -f $(BENCHROWS)
-	$(GO) run ./tools/simbench -gobench $(BIN) -concurrency 1,64,512 -progress off,bar,lines -rows $(BENCHROWS)
+	$(GO) run ./tools/simbench -gobench $(BIN) -concurrency 1,64,512 -progress off,bar,lines -engines net/http,epoll -rows $(BENCHROWS)
 	$(GO) run ./tools/genbench -gobench $(BIN) -procs 1,2 -rows $(BENCHROWS)
-	$(GO) run ./tools/membench -gobench $(BIN) -rows $(BENCHROWS)
+	$(GO) run ./tools/membench -gobench $(BIN) -engines net/http,epoll -rows $(BENCHROWS)
 	$(GO) run ./tools/benchtable $(BENCHROWS)
 
 bench-gen: build testdata ## Dataset generation (prompt tokens/s at 1 and 2 cores, every dataset that tokenizes), tokenizer load, start-up to the first request.

@@ -21,8 +21,8 @@ import (
 // error summaries match.
 const NoTokenError = "Never received a valid chunk to calculate TTFT.This response will be marked as failed!"
 
-// maxErrorBody bounds how much of a non-200 body is kept in the error.
-const maxErrorBody = 2048
+// MaxErrorBody bounds how much of a non-200 body is kept in the error.
+const MaxErrorBody = 2048
 
 // Client sends requests and times them.
 type Client struct {
@@ -72,6 +72,12 @@ type Timer interface {
 	Stop() bool
 }
 
+// StartTimer starts a timer through AfterFunc, or time.AfterFunc: the
+// epoll engine bounds its requests with the same seam.
+func (c *Client) StartTimer(d time.Duration, f func()) Timer {
+	return c.afterFunc(d, f)
+}
+
 // afterFunc starts a timer through AfterFunc, or time.AfterFunc.
 func (c *Client) afterFunc(d time.Duration, f func()) Timer {
 	if c.AfterFunc != nil {
@@ -89,20 +95,25 @@ func (c *Client) httpClient() *http.Client {
 
 var readerPool = sync.Pool{New: func() any { return stream.NewReader(nil, 0) }}
 
-// The causes of a request's cancellation that Do itself decides.
+// The causes of a request's cancellation that Do itself decides
+// (ErrNoProgress and ErrDeadline are the epoll engine's too).
 var (
-	errNoProgress = errors.New("no progress within the read timeout")
-	errDeadline   = errors.New("the request's deadline passed")
-	errDrained    = errors.New("done draining after [DONE]")
+	// ErrNoProgress: no token, usage or terminal event within ReadTimeout.
+	ErrNoProgress = errors.New("no progress within the read timeout")
+	// ErrDeadline: the request did not finish within Deadline.
+	ErrDeadline = errors.New("the request's deadline passed")
+	errDrained  = errors.New("done draining after [DONE]")
 )
 
 // After [DONE], Do reads what the server still sends for at most
-// doneGrace and maxDrain bytes, so that the connection can be reused: a
+// DoneGrace and MaxDrain bytes, so that the connection can be reused: a
 // server ends its response right after [DONE] (microseconds), and one that
 // keeps it open or keeps sending must not hold the request.
 const (
-	doneGrace = 250 * time.Millisecond
-	maxDrain  = 64 << 10
+	// DoneGrace bounds the time spent draining after [DONE].
+	DoneGrace = 250 * time.Millisecond
+	// MaxDrain bounds the bytes drained after [DONE].
+	MaxDrain = 64 << 10
 )
 
 // ContentTyper is implemented by a Backend whose body is not JSON
@@ -175,18 +186,8 @@ func (c *Client) headers(contentType string, extra []Header, requestID string) h
 // The request ends at [DONE], at a terminal event, at the end of the body,
 // at an error event, or when ReadTimeout or Deadline runs out.
 func (c *Client) Do(ctx context.Context, b Backend, req *Request, body []byte) metrics.Output {
-	out := metrics.Output{PromptLen: req.PromptLen, InputAudioDuration: req.AudioDuration}
+	out := NewOutput(b, req)
 	pooler, pooling := b.(Pooler)
-	if pooling {
-		// _run_pooling_request starts from RequestFuncOutput(): a failed
-		// pooling request has prompt_len 0.
-		out.PromptLen = 0
-	}
-	if req.OutputLen > 1 && !pooling {
-		// One gap per token after the first, allocated once: growing the
-		// slice while streaming would copy it log(n) times per request.
-		out.ITL = make([]float64, 0, min(req.OutputLen-1, 1<<16))
-	}
 	ctx, cancel := c.bound(ctx)
 	defer cancel(nil)
 	wd := c.newWatchdog(cancel)
@@ -196,11 +197,7 @@ func (c *Client) Do(ctx context.Context, b Backend, req *Request, body []byte) m
 		out.Error = fmt.Sprintf("build request: %v", err)
 		return out
 	}
-	contentType := "application/json"
-	if ct, ok := b.(ContentTyper); ok {
-		contentType = ct.ContentType(body)
-	}
-	hreq.Header = c.headers(contentType, req.ExtraHeaders, req.RequestID)
+	hreq.Header = c.RequestHeaders(b, req, body)
 
 	st := c.Now()
 	out.StartTime = st
@@ -224,10 +221,7 @@ func (c *Client) Do(ctx context.Context, b Backend, req *Request, body []byte) m
 	rd.Reset(wd.body)
 	defer func() { rd.Reset(nil); readerPool.Put(rd) }()
 
-	tm := timing{out: &out, start: st, last: st}
-	if ts, ok := b.(terminalStream); ok {
-		tm.needTerminal = ts.EndsWithTerminalEvent()
-	}
+	tm := newTiming(b, &out, st)
 	done := c.read(ctx, b, rd, &tm, wd)
 	tm.finish()
 	if done {
@@ -246,43 +240,53 @@ func (c *Client) bound(ctx context.Context) (context.Context, context.CancelCaus
 	if c.Deadline <= 0 {
 		return ctx, cancel
 	}
-	t := c.afterFunc(c.Deadline, func() { cancel(errDeadline) })
+	t := c.afterFunc(c.Deadline, func() { cancel(ErrDeadline) })
 	return ctx, func(cause error) { cancel(cause); t.Stop() }
 }
 
 // read takes the events of the stream into tm until the stream ends, and
 // reports whether it ended with [DONE] or a terminal event.
 func (c *Client) read(ctx context.Context, b Backend, rd *stream.Reader, tm *timing, wd *watchdog) (done bool) {
-	out := tm.out
 	var chunk Chunk
 	for {
 		ev, err := rd.Next()
 		if err != nil {
 			if !errors.Is(err, io.EOF) {
-				out.Error = c.describe(ctx, err, wd)
+				tm.out.Error = c.describe(ctx, err, wd)
 			}
 			return false
 		}
-		ts := c.Now()
-		if string(ev.Data) == "[DONE]" {
-			return true
-		}
-		if err := b.Decode(ev.Type, ev.Data, &chunk); err != nil {
-			out.Error = err.Error()
-			return false
-		}
-		if chunk.Error != "" {
-			out.Error = "server error event: " + chunk.Error
-			return false
-		}
-		if chunk.Token || chunk.Usage || chunk.Terminal {
+		progress, end, done := step(b, ev, c.Now(), &chunk, tm)
+		if progress {
 			wd.progress()
 		}
-		tm.add(ts, &chunk)
-		if chunk.Terminal {
-			return true
+		if end {
+			return done
 		}
 	}
+}
+
+// step takes one event, read at clock reading ts, into tm (decoding it into
+// chunk): the per-event work of both client engines, so that they build the
+// same records. It reports whether the event is progress for the read
+// timeout (a token, usage or terminal event), whether the stream ended
+// there, and whether it ended well ([DONE] or a terminal event); an event
+// that ends it badly sets tm.out.Error.
+func step(b Backend, ev stream.Event, ts float64, chunk *Chunk, tm *timing) (progress, end, done bool) {
+	if string(ev.Data) == "[DONE]" {
+		return false, true, true
+	}
+	if err := b.Decode(ev.Type, ev.Data, chunk); err != nil {
+		tm.out.Error = err.Error()
+		return false, true, false
+	}
+	if chunk.Error != "" {
+		tm.out.Error = "server error event: " + chunk.Error
+		return false, true, false
+	}
+	progress = chunk.Token || chunk.Usage || chunk.Terminal
+	tm.add(ts, chunk)
+	return progress, chunk.Terminal, chunk.Terminal
 }
 
 // maxPoolingBody bounds a pooling answer, which is read whole: a server
@@ -323,13 +327,13 @@ func (c *Client) readWhole(ctx context.Context, b Pooler, body io.Reader, out *m
 }
 
 // drain reads what follows [DONE] (normally only the end of the body), for
-// at most doneGrace and maxDrain bytes, so that the connection goes back to
+// at most DoneGrace and MaxDrain bytes, so that the connection goes back to
 // the pool; past either bound the request's context is cancelled and the
 // connection closed.
 func (c *Client) drain(body io.Reader, cancel context.CancelCauseFunc) {
-	t := c.afterFunc(doneGrace, func() { cancel(errDrained) })
+	t := c.afterFunc(DoneGrace, func() { cancel(errDrained) })
 	defer t.Stop()
-	_, _ = io.Copy(io.Discard, io.LimitReader(body, maxDrain))
+	_, _ = io.Copy(io.Discard, io.LimitReader(body, MaxDrain))
 }
 
 // watchdog cancels a request that makes no progress for ReadTimeout. The
@@ -347,7 +351,7 @@ type watchdog struct {
 func (c *Client) newWatchdog(cancel context.CancelCauseFunc) *watchdog {
 	w := &watchdog{d: c.ReadTimeout}
 	if w.d > 0 {
-		w.t = c.afterFunc(w.d, func() { cancel(errNoProgress) })
+		w.t = c.afterFunc(w.d, func() { cancel(ErrNoProgress) })
 	}
 	return w
 }
@@ -468,15 +472,10 @@ func (t *timing) finish() {
 func (c *Client) describe(ctx context.Context, err error, wd *watchdog) string {
 	cause := context.Cause(ctx)
 	switch {
-	case errors.Is(cause, errNoProgress):
-		if n := wd.idleBytes(); n > 0 {
-			return fmt.Sprintf("timed out: no token from the server for %s, only %d bytes without one (SSE comments, empty chunks) (--read-timeout / VLLM_BENCH_SOCK_READ)", c.ReadTimeout, n)
-		}
-		return fmt.Sprintf("timed out: no data from the server for %s (--read-timeout / VLLM_BENCH_SOCK_READ)", c.ReadTimeout)
-	case errors.Is(cause, errDeadline):
-		return fmt.Sprintf("timed out: the request did not finish within %s (--request-timeout)", c.Deadline)
+	case errors.Is(cause, ErrNoProgress), errors.Is(cause, ErrDeadline):
+		return c.StopText(cause, wd.idleBytes())
 	case ctx.Err() != nil && errors.Is(err, context.Canceled):
-		return "cancelled: the run was interrupted before this request finished"
+		return c.StopText(context.Canceled, 0)
 	}
 	var re *redirect.Error
 	if errors.As(err, &re) {
@@ -489,11 +488,18 @@ func (c *Client) describe(ctx context.Context, err error, wd *watchdog) string {
 // gobench keeps the status and the start of the body too, which is where
 // servers say what was wrong.
 func statusError(resp *http.Response) string {
-	b, _ := io.ReadAll(io.LimitReader(resp.Body, maxErrorBody+1))
-	msg := resp.Status
-	if t := strings.TrimSpace(string(b)); t != "" {
-		if len(t) > maxErrorBody {
-			t = t[:maxErrorBody] + "…"
+	b, _ := io.ReadAll(io.LimitReader(resp.Body, MaxErrorBody+1))
+	return StatusError(resp.Status, b)
+}
+
+// StatusError is the record's error for a non-200 answer whose status
+// line reads status ("404 Not Found") and whose body starts with body (at
+// most MaxErrorBody+1 bytes of it are kept).
+func StatusError(status string, body []byte) string {
+	msg := status
+	if t := strings.TrimSpace(string(body)); t != "" {
+		if len(t) > MaxErrorBody {
+			t = t[:MaxErrorBody] + "…"
 		}
 		msg += ": " + t
 	}

@@ -124,7 +124,7 @@ func TestDoReusesConnectionAfterDone(t *testing.T) {
 			t.Fatal(out.Error)
 		}
 	}
-	// Reuse can only fail when the server stalls for most of doneGrace
+	// Reuse can only fail when the server stalls for most of DoneGrace
 	// between two writes; most of the requests must reuse.
 	if got := conns.Load(); got > n/2 {
 		t.Errorf("%d requests opened %d connections", n, got)

@@ -141,7 +141,7 @@ func serveHelpGroups() []helpGroup {
 	groups := []helpGroup{
 		{title: "Config file flags:", flags: []string{"config"}},
 		{title: "Target flags:", flags: []string{"base-url", "host", "port", "endpoint", "backend", "model", "served-model-name",
-			"header", "insecure", "tokenizer", "tokenizer-mode", "skip-tokenizer-init", "trust-remote-code", "profile"}},
+			"header", "insecure", "client-engine", "tokenizer", "tokenizer-mode", "skip-tokenizer-init", "trust-remote-code", "profile"}},
 		{title: "Workload flags:", flags: []string{"num-prompts", "request-rate", "max-concurrency", "burstiness",
 			"ramp-up-strategy", "ramp-up-start-rps", "ramp-up-end-rps", "seed", "num-warmups", "lora-modules",
 			"lora-assignment", "request-id-prefix", "probe-request-rate", "dry-run"}},
@@ -206,6 +206,8 @@ func (f *serveFlags) registerTarget(s flagSet) {
 	s.boolean(&o.SkipTokenizerInit, "skip-tokenizer-init", "Run without a tokenizer: token counts come from the server's usage (1 when absent) and the TTFT/TPOT/ITL sections are not reported.")
 	s.boolean(new(bool), "trust-remote-code", "Accepted for compatibility; gobench never runs tokenizer code.")
 	s.boolean(&o.Insecure, "insecure", "Do not verify the server's TLS certificate.")
+	s.val(argparse.BindChoice("client-engine", &o.ClientEngine, run.EngineNetHTTP, run.EngineEpoll), "client-engine",
+		"How gobench sends the requests (gobench only): net/http, or epoll, one Linux event loop over raw sockets that spends less CPU per streamed event at hundreds of streams. epoll takes plain http URLs without a proxy and the streaming backends (completions, chat, audio, responses); it refuses https, a proxy from the environment and the pooling backends.")
 }
 
 func (f *serveFlags) registerLoad(s flagSet) {

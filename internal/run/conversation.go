@@ -42,7 +42,7 @@ func (x *execution) converse(ctx context.Context, bar *progress) dispatchResult 
 		sem = newFIFO(n)
 	}
 	k := &talker{
-		dispatcher: &dispatcher{client: x.client, be: x.Backend.Impl, sem: sem, stop: x.env.Stop, grace: o.InterruptGrace,
+		dispatcher: &dispatcher{client: x.engine, be: x.Backend.Impl, sem: sem, stop: x.env.Stop, grace: o.InterruptGrace,
 			quick: x.env.Quick, progress: bar},
 		talks: t, jobs: x.jobs, offsets: x.Offsets, delay: time.Duration(o.MultiTurn.DelayMS) * time.Millisecond, now: x.clock.Seconds,
 	}

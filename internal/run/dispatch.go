@@ -53,7 +53,7 @@ type dispatchResult struct {
 
 // dispatcher sends jobs at their scheduled offsets.
 type dispatcher struct {
-	client *backend.Client
+	client requester
 	be     backend.Backend
 	// sem bounds the requests in flight (--max-concurrency), granting
 	// slots in arrival order; nil = unbounded.

@@ -20,7 +20,7 @@ func testProbe(c *backend.Client, be backend.Backend, req *backend.Request, body
 
 // warmUp sends n concurrent copies of the test request, bounded by their own
 // semaphore of size maxConcurrency (0 = unbounded), and discards the results.
-func warmUp(ctx context.Context, c *backend.Client, be backend.Backend, req *backend.Request, body []byte, n, maxConcurrency int, prog *progress) error {
+func warmUp(ctx context.Context, c requester, be backend.Backend, req *backend.Request, body []byte, n, maxConcurrency int, prog *progress) error {
 	var sem chan struct{}
 	if maxConcurrency > 0 {
 		sem = make(chan struct{}, maxConcurrency)

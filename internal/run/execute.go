@@ -69,6 +69,8 @@ var errExecuted = errors.New("run: this plan was executed already (a plan sends 
 type execution struct {
 	*Plan
 	env Env
+	// engine sends the run's requests (--client-engine).
+	engine requester
 	// test is the ready check's and the warm-ups' request: request 0
 	// without its request id, and its body.
 	test     backend.Request
@@ -98,7 +100,12 @@ func (p *Plan) Execute(ctx context.Context, env Env) (*Result, error) {
 		return nil, errExecuted
 	}
 	p.executed = true
-	x := &execution{Plan: p, env: env.withDefaults()}
+	engine, closeEngine, err := p.startEngine()
+	if err != nil {
+		return nil, err
+	}
+	defer closeEngine()
+	x := &execution{Plan: p, env: env.withDefaults(), engine: engine}
 	defer x.pending.abort() // a run that ends before its save leaves no temporary file
 	x.test = *p.jobs[0].req
 	x.test.RequestID = ""
@@ -133,6 +140,7 @@ func (p *Plan) Execute(ctx context.Context, env Env) (*Result, error) {
 	// The run's connections are no longer needed: give their descriptors
 	// back before the last scrape and the save.
 	x.client.HTTP.CloseIdleConnections()
+	closeEngine()
 	post, cancelPost := x.afterRun(ctx, res.interrupted)
 	defer cancelPost()
 	after := fetchMetrics(post(), x.api, x.clock.Seconds, x.env.Stderr)
@@ -246,7 +254,7 @@ func (x *execution) warmUp(ctx context.Context) error {
 	}
 	fmt.Fprintf(x.out, "Warm-up: %d copies of the first request, not measured...\n", o.NumWarmups)
 	bar := newProgress(x.env, *o, o.NumWarmups, "warmup")
-	err := warmUp(ctx, x.client, x.Backend.Impl, &x.test, x.testBody, o.NumWarmups, o.MaxConcurrency, bar)
+	err := warmUp(ctx, x.engine, x.Backend.Impl, &x.test, x.testBody, o.NumWarmups, o.MaxConcurrency, bar)
 	bar.finish()
 	if err != nil {
 		return fmt.Errorf("warm-up: %w", err)
@@ -308,7 +316,7 @@ func (x *execution) dispatch(ctx context.Context, bar *progress) dispatchResult 
 	if o.MaxConcurrency > 0 {
 		sem = newFIFO(o.MaxConcurrency)
 	}
-	d := &dispatcher{client: x.client, be: x.Backend.Impl, sem: sem, stop: x.env.Stop, grace: o.InterruptGrace,
+	d := &dispatcher{client: x.engine, be: x.Backend.Impl, sem: sem, stop: x.env.Stop, grace: o.InterruptGrace,
 		quick: x.env.Quick, progress: bar, hold: x.hold, startAt: o.Shard.StartAt, wall: x.env.Now}
 	if o.Schedule.RampUp != nil {
 		d.released = make([]time.Time, len(x.jobs))

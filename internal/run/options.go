@@ -101,6 +101,9 @@ type Options struct {
 	// RequestTimeout bounds each request as a whole (--request-timeout;
 	// vLLM's aiohttp total timeout, 6 hours by default).
 	RequestTimeout time.Duration
+	// ClientEngine sends the requests: EngineNetHTTP (the default) or
+	// EngineEpoll (package evloop; Linux, plain http, streaming backends).
+	ClientEngine string
 	// InterruptGrace bounds the wait for requests in flight after the first
 	// interrupt.
 	InterruptGrace time.Duration
@@ -205,6 +208,7 @@ func DefaultOptions() Options {
 		InterruptGrace:  30 * time.Second,
 		MetricsInterval: DefaultMetricsInterval,
 		RequestTimeout:  DefaultRequestTimeout,
+		ClientEngine:    EngineNetHTTP,
 		LoRAAssignment:  "random",
 		Percentiles:     ps,
 		Dataset:         ds,
@@ -287,6 +291,9 @@ func (o *Options) validateTarget() error {
 			return fmt.Errorf("argument --%s: the %s has no %s parameter (--backend %s)",
 				strings.ReplaceAll(key, "_", "-"), spec.APIName, key, spec.Name)
 		}
+	}
+	if err := o.validateEngine(spec); err != nil {
+		return err
 	}
 	if o.DryRun && o.Model == "" && o.Tokenizer == "" && !o.SkipTokenizerInit {
 		return errors.New("--dry-run sends nothing to the server, so it cannot ask it for the model: give --model or --tokenizer")

@@ -149,6 +149,9 @@ func (p *Plan) target(env Env) error {
 	if err := p.Backend.ValidateURL(p.APIURL); err != nil {
 		return err
 	}
+	if err := checkEngine(o.ClientEngine, p.APIURL, env.Getenv); err != nil {
+		return err
+	}
 	if p.Dataset, err = dataset.Lookup(o.Dataset.Name); err != nil {
 		return err
 	}

@@ -3,6 +3,7 @@ package stream
 import (
 	"bytes"
 	"errors"
+	"fmt"
 	"io"
 	"strings"
 	"testing"
@@ -281,4 +282,113 @@ func TestLineEnd(t *testing.T) {
 			t.Errorf("lineEnd(%q) = %d, want %d", s, got, want)
 		}
 	}
+}
+
+// pushAll feeds s to a push-mode Reader cut at the given offsets (taken
+// modulo len(s)+1 and sorted) and returns what readAll returns.
+func pushAll(s string, cuts []int) ([]got, error) {
+	rd := NewReader(nil, 0)
+	rd.ResetPush()
+	var out []got
+	emit := func(ev Event) bool {
+		out = append(out, got{ev.Type, string(ev.Data)})
+		return true
+	}
+	prev := 0
+	for _, c := range cuts {
+		if c < prev || c > len(s) {
+			continue
+		}
+		if err := rd.Feed([]byte(s[prev:c]), emit); err != nil {
+			return out, err
+		}
+		prev = c
+	}
+	if err := rd.Feed([]byte(s[prev:]), emit); err != nil {
+		return out, err
+	}
+	return out, rd.End(nil, emit)
+}
+
+func TestPushCases(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		name string
+		in   string
+		cuts []int
+	}{
+		// Two events, the second cut inside its data line.
+		{"split data", "data: {\"a\":1}\n\ndata: {\"b\":2}\n\n", []int{20}},
+		// "\r" at the end of one feed, "\n" at the start of the next.
+		{"split crlf", "data: x\r\n\r\ndata: [DONE]", []int{8}},
+		// A final event without its blank line is delivered (tail rule).
+		{"tail", "data: {\"a\":1}", []int{3, 9}},
+		// A body cut inside an event is ErrTruncated, as pulled.
+		{"truncated", "data: {\"a\":", nil},
+		// Bare JSON lines and comments.
+		{"bare", ": c\n{\"x\":1}\n\n", []int{1, 2, 3}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			want, wantErr := readAll(strings.NewReader(tt.in))
+			got, err := pushAll(tt.in, tt.cuts)
+			if diff := cmp.Diff(want, got); diff != "" {
+				t.Errorf("events (-pull +push):\n%s", diff)
+			}
+			if !errors.Is(err, ErrTruncated) != !errors.Is(wantErr, ErrTruncated) || (err == nil) != (wantErr == nil) {
+				t.Errorf("error: push %v, pull %v", err, wantErr)
+			}
+		})
+	}
+}
+
+func TestPushStop(t *testing.T) {
+	t.Parallel()
+	rd := NewReader(nil, 0)
+	rd.ResetPush()
+	var n int
+	stop := func(Event) bool { n++; return false }
+	if err := rd.Feed([]byte("data: 1\n\ndata: 2\n\n"), stop); err != nil || n != 1 {
+		t.Fatalf("Feed: %v after %d events, want nil after 1", err, n)
+	}
+}
+
+func TestPushReadError(t *testing.T) {
+	t.Parallel()
+	rd := NewReader(nil, 0)
+	rd.ResetPush()
+	var evs int
+	emit := func(Event) bool { evs++; return true }
+	if err := rd.Feed([]byte("data: {}\n\ndata: {\"a\""), emit); err != nil {
+		t.Fatal(err)
+	}
+	reset := errors.New("connection reset")
+	if err := rd.End(reset, emit); !errors.Is(err, reset) || evs != 1 {
+		t.Fatalf("End: %v after %d events, want the read error after 1", err, evs)
+	}
+}
+
+// FuzzPushPull checks that push mode yields exactly the events and the
+// verdict of pull mode, for any input and any split of it.
+func FuzzPushPull(f *testing.F) {
+	f.Add([]byte("data: {\"a\":1}\n\ndata: [DONE]\n\n"), []byte{3, 17})
+	f.Add([]byte("event: e\r\ndata: x\r\n\r\ndata: {\"b\""), []byte{9, 10})
+	f.Add([]byte("{\"x\":[1,2]}\r:c\ndata:y\n\n"), []byte{1})
+	f.Fuzz(func(t *testing.T, in, splits []byte) {
+		var cuts []int
+		at := 0
+		for _, s := range splits {
+			at += int(s)
+			cuts = append(cuts, at)
+		}
+		want, wantErr := readAll(bytes.NewReader(in))
+		got, err := pushAll(string(in), cuts)
+		if diff := cmp.Diff(want, got); diff != "" {
+			t.Fatalf("events (-pull +push):\n%s", diff)
+		}
+		if fmt.Sprint(err) != fmt.Sprint(wantErr) {
+			t.Fatalf("error: push %v, pull %v", err, wantErr)
+		}
+	})
 }

@@ -38,6 +38,7 @@ import (
 	"runtime"
 	"slices"
 	"strconv"
+	"strings"
 	"time"
 	"unsafe"
 
@@ -68,6 +69,10 @@ type config struct {
 	bin, qwen, rows string
 	streams, runs   int
 	inSim           bool
+	// engines are the --client-engine values the idle streams are
+	// measured with, a row each; idleOnly skips the other figures.
+	engines  []string
+	idleOnly bool
 }
 
 func main() {
@@ -78,7 +83,10 @@ func main() {
 	flag.IntVar(&c.runs, "runs", 3, "runs of each peak resident set; the median is printed")
 	flag.BoolVar(&c.inSim, "insim", true, "also measure serve --sim (client and simulator in one process), for information")
 	flag.StringVar(&c.rows, "rows", "", "append the figures to this file as JSON lines for tools/benchtable")
+	engines := flag.String("engines", "net/http", "comma-separated client engines (serve --client-engine) of the idle-stream figure, a row each")
+	flag.BoolVar(&c.idleOnly, "idle-only", false, "measure only the bytes per idle stream")
 	flag.Parse()
+	c.engines = strings.Split(*engines, ",")
 	rows, err := table(os.Stdout, c)
 	if err == nil && c.rows != "" {
 		err = benchrow.Append(c.rows, rows)
@@ -100,23 +108,32 @@ func table(w io.Writer, c config) ([]benchrow.Row, error) {
 		rows = append(rows, r)
 		fmt.Fprintf(w, "%-56s %11.1f %-2s  %s\n", r.Figure, r.Value, r.Unit, r.Target)
 	}
-	if err := serveRows(c, add); err != nil {
-		return nil, err
+	if !c.idleOnly {
+		if err := serveRows(c, add); err != nil {
+			return nil, err
+		}
+		perReq, err := retainedPerRequest()
+		if err != nil {
+			return nil, err
+		}
+		add(benchrow.Row{Group: "memory", Figure: "retained per request beyond prompt, ITL", Value: perReq, Unit: "B",
+			Target: fmt.Sprintf("<= %d B", targetPerReqB), Met: benchrow.Judged(perReq <= targetPerReqB),
+			Note: "live heap of a planned 4,096-request dry run per request, minus its prompt, plus its record"})
 	}
-	perReq, err := retainedPerRequest()
-	if err != nil {
-		return nil, err
-	}
-	add(benchrow.Row{Group: "memory", Figure: "retained per request beyond prompt, ITL", Value: perReq, Unit: "B",
-		Target: fmt.Sprintf("<= %d B", targetPerReqB), Met: benchrow.Judged(perReq <= targetPerReqB),
-		Note: "live heap of a planned 4,096-request dry run per request, minus its prompt, plus its record"})
-	if c.streams > 0 {
-		perStream, err := idleStreams(c.bin, c.streams)
+	for _, engine := range c.engines {
+		if c.streams <= 0 {
+			break
+		}
+		perStream, err := idleStreams(c.bin, c.streams, strings.TrimSpace(engine))
 		if err != nil {
 			return nil, err
 		}
 		kb := perStream / 1000
-		add(benchrow.Row{Group: "memory", Figure: fmt.Sprintf("client per idle stream (%d streams)", c.streams), Value: kb, Unit: "KB",
+		figure := fmt.Sprintf("client per idle stream (%d streams)", c.streams)
+		if e := strings.TrimSpace(engine); e != "net/http" {
+			figure = fmt.Sprintf("client per idle stream, --client-engine %s (%d streams)", e, c.streams)
+		}
+		add(benchrow.Row{Group: "memory", Figure: figure, Value: kb, Unit: "KB",
 			Target: fmt.Sprintf("<= %d KB", targetPerIdleKB), Met: benchrow.Judged(kb <= targetPerIdleKB),
 			Note: "client peak RSS with N streams minus with 1 (one run each), over N-1; gobench sim in its own process; " + shared})
 	}
@@ -245,7 +262,7 @@ func liveHeap() uint64 {
 // idleStreams starts `gobench sim` with tokens two seconds apart and
 // returns the client's bytes per open stream: its peak resident set with n
 // streams minus its peak with one, over n-1.
-func idleStreams(bin string, n int) (float64, error) {
+func idleStreams(bin string, n int, engine string) (float64, error) {
 	url, stop, err := startSim(bin, "--ttft", "0.05", "--itl", "2")
 	if err != nil {
 		return 0, err
@@ -254,7 +271,7 @@ func idleStreams(bin string, n int) (float64, error) {
 	client := func(k int) (int64, error) {
 		return peakRSS(bin, []string{"serve", "--base-url", url, "--tokenizer", tokenizer.BuiltinName,
 			"--dataset-name", "random", "--random-input-len", "16", "--random-output-len", "3", "--num-prompts", strconv.Itoa(k),
-			"--max-concurrency", strconv.Itoa(k), "--disable-tqdm", "--no-server-metrics"})
+			"--max-concurrency", strconv.Itoa(k), "--disable-tqdm", "--no-server-metrics", "--client-engine", engine})
 	}
 	one, err := client(1)
 	if err != nil {

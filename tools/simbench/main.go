@@ -50,6 +50,11 @@
 // no parsing and no timing. Their requests and events columns count the
 // warm-ups too.
 //
+// With -engines (net/http, epoll) each progress display is measured once
+// per client engine of gobench serve (--client-engine); an epoll row's
+// progress column reads "off+epoll", and its figure is judged against the
+// same target.
+//
 // With -rows FILE the CPU figures are appended to FILE as the bench
 // table's JSON lines (group "cpu"): gobench's with its progress off at
 // every concurrency (the 512-stream one beside issue 15's target of 7 µs
@@ -113,6 +118,8 @@ func main() {
 		"off (--disable-tqdm), bar (stderr on a pseudo-terminal), lines (stderr a pipe), lines=SECONDS (--progress-interval)")
 	readers := flag.String("readers", "bare,nethttp", "comma-separated yardsticks measured beside gobench at each concurrency, a row each: "+
 		"bare (a bare epoll loop), nethttp (net/http only); empty for none")
+	engines := flag.String("engines", "net/http", "comma-separated client engines of gobench serve (--client-engine), a row each per progress display: "+
+		"net/http, epoll")
 	rowsFile := flag.String("rows", "", "append the CPU figures to this file as bench-table JSON lines")
 	reader := flag.String("reader", "", "") // hidden: run as a reader process (readers.go)
 	flag.Parse()
@@ -124,6 +131,9 @@ func main() {
 		return
 	}
 	modes, err := parseModes(*progress)
+	if err == nil {
+		modes, err = withEngines(modes, *engines)
+	}
 	var names []string
 	if err == nil {
 		names, err = parseReaders(*readers)
@@ -147,6 +157,31 @@ type progressMode struct {
 	args []string
 	// tty puts serve's stderr on a pseudo-terminal.
 	tty bool
+	// base is the display's name without the engine; engine is serve's
+	// --client-engine.
+	base, engine string
+}
+
+// withEngines measures every progress display with every client engine of
+// -engines: net/http keeps the display's name, another engine is named
+// after it ("off+epoll").
+func withEngines(modes []progressMode, engines string) ([]progressMode, error) {
+	var out []progressMode
+	for _, e := range strings.Split(engines, ",") {
+		e = strings.TrimSpace(e)
+		if e != "net/http" && e != "epoll" {
+			return nil, fmt.Errorf("-engines %q: not net/http or epoll", e)
+		}
+		for _, m := range modes {
+			m.base, m.engine = m.name, e
+			if e != "net/http" {
+				m.name += "+" + e
+				m.args = append(append([]string(nil), m.args...), "--client-engine", e)
+			}
+			out = append(out, m)
+		}
+	}
+	return out, nil
 }
 
 // parseModes reads -progress.
@@ -253,7 +288,7 @@ func (cfg *config) concurrency(tmp string, c int, first *bool) ([]figure, error)
 			return nil, err
 		}
 		printRow(row)
-		figs = append(figs, figure{who: "gobench", mode: mode.name, c: c, value: cpu})
+		figs = append(figs, figure{who: "gobench", mode: mode.base, engine: mode.engine, c: c, value: cpu})
 	}
 	for _, name := range cfg.readers {
 		sim, err := startSim(cfg.bin, cfg.simBaseArgs)

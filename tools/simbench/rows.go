@@ -19,10 +19,12 @@ const (
 // figure is one CPU-per-event measurement: gobench's (with its progress
 // display) or a reader's.
 type figure struct {
-	who   string // "gobench" or a reader's name
-	mode  string // gobench's progress display
-	c     int
-	value float64
+	who  string // "gobench" or a reader's name
+	mode string // gobench's progress display
+	// engine is gobench's --client-engine.
+	engine string
+	c      int
+	value  float64
 }
 
 // parseReaders reads -readers.
@@ -64,7 +66,11 @@ func rowsOf(figs []figure) []benchrow.Row {
 		}
 		switch f.who {
 		case "gobench":
-			r.Figure, r.Target = "gobench serve, "+streams, "for information"
+			name := "gobench serve, "
+			if f.engine != "" && f.engine != "net/http" {
+				name = "gobench serve --client-engine " + f.engine + ", "
+			}
+			r.Figure, r.Target = name+streams, "for information"
 			r.Note = fmt.Sprintf("serve CPU (minus a --dry-run) per token event, progress %s; %s", f.mode, shared)
 			if f.c == targetStreams {
 				met := f.value <= cpuTarget

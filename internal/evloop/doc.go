@@ -1,0 +1,34 @@
+// Package evloop is gobench's optional second client engine
+// (--client-engine epoll): one goroutine, locked to its thread, drives every
+// request of a run over non-blocking TCP sockets and one epoll set, and
+// speaks just enough HTTP/1.1 for an OpenAI-compatible streaming answer.
+//
+// Why: with net/http every stream event costs a read that returns data, a
+// read that returns EAGAIN and a goroutine's park and wake-up, and the
+// scheduler's search for work in between (tools/simbench measures net/http
+// alone at about 1.5 times a bare epoll loop per event). Here an event
+// costs the one read(2) of its readiness, shared by every event that read
+// returns, and no goroutine switch: the caller's goroutine waits once per
+// request, not once per event.
+//
+// What it shares with net/http's path (backend.Client.Do), so that both
+// build identical records: the request's headers (backend.Client
+// RequestHeaders), the SSE rules (stream.Reader, here in push mode), the
+// per-event step (backend.Stream), the error texts of the bounds
+// (backend.Client.StopText) and of a non-200 answer (backend.StatusError),
+// the timers (backend.Client.StartTimer) and the clock (backend.Client.Now,
+// read once per read(2) that returned data, before any of its events is
+// parsed).
+//
+// What it supports: http URLs only (no TLS, no proxy: the command line
+// refuses those), streamed answers (not the pooling backends), bodies
+// framed by chunked transfer-encoding (decoder.go), by Content-Length or
+// by the end of the connection, keep-alive connections reused across
+// requests, with one retry on a fresh connection when a reused one turns
+// out closed before any byte of the answer. It does not follow redirects:
+// a 3xx answer is a failed request (HTTP 307 ...).
+//
+// The parsers (head.go, decoder.go) are plain functions over bytes, fuzzed
+// (FuzzHead, FuzzChunked) and built on every platform; the loop itself
+// (engine_linux.go) is Linux-only, and New elsewhere returns an error.
+package evloop
