@@ -39,6 +39,10 @@ type bpeModel struct {
 	scan      bool
 	uniqueIDs func() bool
 
+	// cuts is set where scan is: long words are cut where no token
+	// crosses (bpecut.go) if scans says mergeScan may be used.
+	cuts func() *cutFilter
+
 	cache *wordCache
 }
 
@@ -70,6 +74,20 @@ func pairKey(a, b int32) uint64 { return uint64(uint32(a))<<32 | uint64(uint32(b
 
 // tokenize appends the ids of one pre-token (raw bytes, never empty) to out.
 func (m *bpeModel) tokenize(word string, out []int) []int {
+	if len(word) >= cutMinWord && m.cuts != nil && m.scans() {
+		f := m.cuts()
+		for start := 0; start < len(word); {
+			end := f.nextCut(word, start)
+			out = m.tokenizeWord(word[start:end], out)
+			start = end
+		}
+		return out
+	}
+	return m.tokenizeWord(word, out)
+}
+
+// tokenizeWord is tokenize without cutting the word.
+func (m *bpeModel) tokenizeWord(word string, out []int) []int {
 	if m.ignoreMerges {
 		if id, ok := m.words[word]; ok {
 			return append(out, int(id))

@@ -89,6 +89,9 @@ func newBPEModel(m *modelJSON, vocab map[string]int, merges [][2]string, charLev
 		model.singles = newSingleTokens(vocab)
 	}
 	model.scan = scanOK(model, prefix, suffix, len(merges))
+	if model.scan && model.singles != nil {
+		model.cuts = newCutFilterOnce(model.singles)
+	}
 	unique := make(chan bool, 1)
 	go func() { unique <- uniqueIDs(vocab) }()
 	model.uniqueIDs = sync.OnceValue(func() bool { return <-unique })
