@@ -39,6 +39,9 @@ type bpeModel struct {
 	scan      bool
 	uniqueIDs func() bool
 
+	// bytePairs is set where scan is (see bytePairTable).
+	bytePairs func() *bytePairTable
+
 	// cuts is set where scan is: long words are cut where no token
 	// crosses (bpecut.go) if scans says mergeScan may be used.
 	cuts func() *cutFilter

@@ -89,8 +89,11 @@ func newBPEModel(m *modelJSON, vocab map[string]int, merges [][2]string, charLev
 		model.singles = newSingleTokens(vocab)
 	}
 	model.scan = scanOK(model, prefix, suffix, len(merges))
-	if model.scan && model.singles != nil {
-		model.cuts = newCutFilterOnce(model.singles)
+	if model.scan {
+		model.bytePairs = newBytePairsOnce(model)
+		if model.singles != nil {
+			model.cuts = newCutFilterOnce(model.singles)
+		}
 	}
 	unique := make(chan bool, 1)
 	go func() { unique <- uniqueIDs(vocab) }()
