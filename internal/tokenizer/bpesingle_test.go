@@ -18,8 +18,8 @@ func TestRawTokensFind(t *testing.T) {
 	h := tok.(*hfTokenizer)
 	words := h.model.(*bpeModel).singles.words()
 	want := map[string]int32{}
-	for id, raw := range h.decodeTable[:h.vocabSize] {
-		if raw != nil {
+	for id := range h.vocabSize {
+		if raw := h.decodeBytes[h.decodeOff[id]:h.decodeOff[id+1]]; len(raw) > 0 {
 			want[string(raw)] = int32(id)
 		}
 	}

@@ -252,16 +252,16 @@ func (t *hfTokenizer) buildDecodeTable(vocab map[string]int, added map[int]*adde
 	}
 	bl := newByteLevel()
 	arena := make([]byte, 0, total)
-	t.decodeTable = make([][]byte, size)
+	t.decodeOff = make([]uint32, size+1)
 	for id, ok := range known {
-		if !ok {
-			continue
+		if ok {
+			var raw bool
+			if arena, raw = bl.appendRaw(arena, names[id]); !raw {
+				arena = append(arena, names[id]...) // as bl.decode does
+			}
 		}
-		start := len(arena)
-		var raw bool
-		if arena, raw = bl.appendRaw(arena, names[id]); !raw {
-			arena = append(arena, names[id]...) // as bl.decode does
-		}
-		t.decodeTable[id] = arena[start:len(arena):len(arena)]
+		// The tokens' bytes are fewer than tokenizer.json's, so they fit.
+		t.decodeOff[id+1] = uint32(len(arena))
 	}
+	t.decodeBytes = arena
 }
