@@ -45,11 +45,34 @@ func classAtFast(s string, i int, tab *[1 << 16]uint8) (int, int) {
 	if c < utf8.RuneSelf {
 		return int(asciiClass[c]), 1
 	}
-	r, w := utf8.DecodeRuneInString(s[i:])
+	r, w := decodeRune(s, i)
 	if r < 1<<16 {
 		return int(tab[r]), w
 	}
 	return classify(r), w
+}
+
+// decodeRune is utf8.DecodeRuneInString(s[i:]) (FuzzDecodeRune), with
+// the two- and three-byte sequences of the BMP (all of it but ASCII)
+// decoded in line: the standard library takes them on its slow path, a
+// call and a table lookup per rune.
+func decodeRune(s string, i int) (rune, int) {
+	c := s[i]
+	switch {
+	case c < utf8.RuneSelf:
+		return rune(c), 1
+	case 0xC2 <= c && c <= 0xDF && i+1 < len(s):
+		if c1 := s[i+1]; c1&0xC0 == 0x80 {
+			return rune(c&0x1F)<<6 | rune(c1&0x3F), 2
+		}
+	case 0xE0 <= c && c <= 0xEF && i+2 < len(s):
+		c1, c2 := s[i+1], s[i+2]
+		// No overlong form (E0 80..9F) and no surrogate (ED A0..BF).
+		if c1&0xC0 == 0x80 && c2&0xC0 == 0x80 && (c != 0xE0 || c1 >= 0xA0) && (c != 0xED || c1 < 0xA0) {
+			return rune(c&0x0F)<<12 | rune(c1&0x3F)<<6 | rune(c2&0x3F), 3
+		}
+	}
+	return utf8.DecodeRuneInString(s[i:])
 }
 
 // asciiClass is classify on the ASCII runes, so that ASCII text needs no
@@ -109,7 +132,7 @@ func nfcString(s string) string {
 			i++
 			continue
 		}
-		r, w := utf8.DecodeRuneInString(s[i:])
+		r, w := decodeRune(s, i)
 		if isNFCStable(r, w, bits) {
 			lastStable = i
 			i += w
@@ -125,7 +148,7 @@ func nfcString(s string) string {
 		// to the next stable rune after it (which starts the next piece).
 		end := i + w
 		for end < len(s) {
-			r, w := utf8.DecodeRuneInString(s[end:])
+			r, w := decodeRune(s, end)
 			if isNFCStable(r, w, bits) {
 				break
 			}

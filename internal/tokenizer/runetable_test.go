@@ -68,3 +68,19 @@ func FuzzNFCString(f *testing.F) {
 		}
 	})
 }
+
+// FuzzDecodeRune compares decodeRune with utf8.DecodeRuneInString at
+// every offset of any string.
+func FuzzDecodeRune(f *testing.F) {
+	for _, s := range []string{"a\u00e9\u4e2d\U0001F600", "\xe0\x80\x80\xed\xa0\x80\xc0\xaf", "\xe4\xb8", "\xc3", "\xef\xbf\xbd\xf4\x90\x80\x80"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		for i := range len(s) {
+			r, w := decodeRune(s, i)
+			if wr, ww := utf8.DecodeRuneInString(s[i:]); r != wr || w != ww {
+				t.Fatalf("decodeRune(%q, %d) = %U, %d; want %U, %d", s, i, r, w, wr, ww)
+			}
+		}
+	})
+}
