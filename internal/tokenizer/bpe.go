@@ -100,17 +100,22 @@ func (m *bpeModel) tokenizeWord(word string, out []int) []int {
 	// cost more than mergeWord.
 	useCache := len(word) > 1 && len(word) <= longWordMaxLen
 	var single int32 = -1
+	var singleSlot int
+	var h uint64
+	if useCache {
+		h = m.cache.hash(word)
+	}
 	if useCache && m.singles != nil {
-		id, state, ok := m.singles.lookup(word)
+		id, state, slot, ok := m.singles.lookup(word, h)
 		switch {
 		case ok && state == singleYes:
 			return append(out, int(id))
 		case ok && state == singleUnknown:
-			single = id
+			single, singleSlot = id, slot
 		}
 	}
 	if useCache {
-		if out, ok := m.cache.appendIDs(out, word); ok {
+		if out, ok := m.cache.appendIDs(out, word, h); ok {
 			return out
 		}
 		if out, ok := m.prefixOfCached(word, out); ok {
@@ -128,10 +133,10 @@ func (m *bpeModel) tokenizeWord(word string, out []int) []int {
 		ids = m.mergeWord(word, buf[:0])
 	}
 	if single >= 0 {
-		m.singles.record(single, ids)
+		m.singles.record(singleSlot, single, ids)
 	}
 	if useCache {
-		m.cache.put(word, ids)
+		m.cache.put(word, h, ids)
 	}
 	for _, id := range ids {
 		out = append(out, int(id))

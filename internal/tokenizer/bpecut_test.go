@@ -97,7 +97,7 @@ func TestCutWordEqualsMerge(t *testing.T) {
 			}
 			for s := max(0, i-raw.maxLen); s < i; s++ {
 				for e := i + 1; e <= min(len(w), s+raw.maxLen); e++ {
-					if _, ok := raw.find(w[s:e]); ok {
+					if _, _, _, ok := raw.find(w[s:e]); ok {
 						t.Fatalf("%q: boundary %d called free, but token %q spans %d..%d", w, i, w[s:e], s, e)
 					}
 				}

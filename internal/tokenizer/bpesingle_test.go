@@ -26,7 +26,7 @@ func TestRawTokensFind(t *testing.T) {
 	r := rand.New(rand.NewPCG(5, 6))
 	check := func(w string) {
 		t.Helper()
-		id, ok := words.find(w)
+		id, _, _, ok := words.find(w)
 		wantID, wantOK := want[w]
 		if ok != wantOK || (ok && id != wantID) {
 			t.Fatalf("find(%q) = %d, %v; want %d, %v", w, id, ok, wantID, wantOK)

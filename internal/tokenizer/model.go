@@ -3,6 +3,7 @@ package tokenizer
 import (
 	"errors"
 	"fmt"
+	"hash/maphash"
 	"math"
 	"sync"
 )
@@ -21,7 +22,7 @@ func newBPEModel(m *modelJSON, vocab map[string]int, merges [][2]string, charLev
 		ignoreMerges: m.IgnoreMerges,
 		unkID:        -1,
 		fuseUnk:      m.FuseUnk,
-		cache:        newWordCache(),
+		cache:        newWordCache(maphash.MakeSeed()),
 	}
 	if len(merges) > math.MaxInt32 {
 		return nil, fieldError("model.merges", errors.New("too many merges"))
@@ -86,7 +87,7 @@ func newBPEModel(m *modelJSON, vocab map[string]int, merges [][2]string, charLev
 		}
 	}
 	if !model.ignoreMerges {
-		model.singles = newSingleTokens(vocab)
+		model.singles = newSingleTokens(vocab, model.cache.seed)
 	}
 	model.scan = scanOK(model, prefix, suffix, len(merges))
 	if model.scan {
