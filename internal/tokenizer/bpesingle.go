@@ -45,6 +45,8 @@ type rawTokens struct {
 	// lens[id] is the length of token id's raw bytes (0: no such token,
 	// or longer than 65,535 bytes).
 	lens []uint16
+	// start[id] is where token id's bytes start in bytes.
+	start []uint32
 }
 
 // tokenSlot is one slot of rawTokens. Text decoded from random ids looks
@@ -52,8 +54,9 @@ type rawTokens struct {
 // lookup of a token of up to eight bytes (most of them) reads: with the
 // entries' bytes elsewhere, a probe cost three misses more.
 //
-// meta is 0 for a free slot, else: the entry number plus one (bits 0-31,
-// below 2^31), the token's length (bits 32-45, capped), 16 bits of the
+// meta is 0 for a free slot, else: the token's id plus one (bits 0-31,
+// below 2^31), its length (bits 32-45; longer tokens are left out of the
+// table, which only makes their words take the merge loop), 16 bits of the
 // hash of its bytes (bits 46-61), and its merge state (bits 62-63:
 // singleUnknown, singleYes or singleNo, whether merging the token's bytes
 // gives exactly that token, which the merge loop finds out and records).
@@ -72,9 +75,9 @@ const (
 )
 
 // slotKey is the part of a slot's meta that a word must match: length
-// (capped at slotLenMask, where the bytes decide) and hash tag.
+// (at most slotLenMask) and hash tag.
 func slotKey(n int, h uint64) uint64 {
-	return uint64(min(n, slotLenMask))<<slotLenShift | (h>>48)<<slotTagShift
+	return uint64(n)<<slotLenShift | (h>>48)<<slotTagShift
 }
 
 // head8 is the first eight bytes of s, little-endian, zero-padded.
@@ -108,16 +111,18 @@ func newRawTokens(vocab map[string]int, seed maphash.Seed) *rawTokens {
 			continue
 		}
 		raw := r.bytes[start:]
-		r.maxLen = max(r.maxLen, len(raw))
-		e := uint64(len(r.ids))
 		r.ids = append(r.ids, int32(id))
 		r.off = append(r.off, uint32(len(r.bytes)))
+		if len(raw) > slotLenMask {
+			continue
+		}
+		r.maxLen = max(r.maxLen, len(raw))
 		h := maphash.Bytes(r.seed, raw)
 		i := h & mask
 		for r.slots[i].meta.Load() != 0 {
 			i = (i + 1) & mask
 		}
-		r.slots[i].meta.Store(slotKey(len(raw), h) | (e + 1))
+		r.slots[i].meta.Store(slotKey(len(raw), h) | uint64(uint32(id)+1))
 		r.slots[i].head = head8(raw)
 	}
 	maxID := int32(0)
@@ -125,10 +130,12 @@ func newRawTokens(vocab map[string]int, seed maphash.Seed) *rawTokens {
 		maxID = max(maxID, id)
 	}
 	r.lens = make([]uint16, maxID+1)
+	r.start = make([]uint32, maxID+1)
 	for e, id := range r.ids {
 		if n := r.off[e+1] - r.off[e]; n <= 0xFFFF {
 			r.lens[id] = uint16(n)
 		}
+		r.start[id] = r.off[e]
 	}
 	return r
 }
@@ -157,9 +164,13 @@ func (r *rawTokens) findHashed(word string, h uint64) (id int32, state uint32, s
 		if meta&keyMask != key || s.head != head {
 			continue
 		}
-		e := uint32(meta) - 1
-		if len(word) <= 8 || string(r.bytes[r.off[e]+8:r.off[e+1]]) == word[8:] {
-			return r.ids[e], uint32(meta >> slotStateShift), int(i), true
+		// The id is in the slot; only a token of more than eight bytes
+		// reads further, the rest of its bytes. (Were two tokens to share
+		// an id, start would name one of them, and the other would just
+		// not be found: its words would be merged.)
+		id := uint32(meta) - 1
+		if n := uint32(len(word)); n <= 8 || (r.start[id]+n <= uint32(len(r.bytes)) && string(r.bytes[r.start[id]+8:r.start[id]+n]) == word[8:]) {
+			return int32(id), uint32(meta >> slotStateShift), int(i), true
 		}
 	}
 }
