@@ -117,3 +117,59 @@ func BenchmarkLoad(b *testing.B) {
 		})
 	}
 }
+
+// BenchmarkRandomDataset measures what vLLM's random dataset asks of a
+// tokenizer, in prompt tokens/s: each prompt is a window of consecutive
+// ids at a random offset (random) or uniformly random ids
+// (prefix_repetition), decoded, encoded again, cut or padded to its
+// length and taken round once more, as gen_prompt_decode_to_target_len
+// does. Every iteration draws new prompts, so the word cache is as warm
+// as in a run of the same size rather than holding the previous
+// iteration's words. Run it with -cpu 1: the figure per CPU-second then
+// leaves out the other core's garbage collection.
+func BenchmarkRandomDataset(b *testing.B) {
+	tok, err := Load(hfDir(b, "qwen3"))
+	if err != nil {
+		b.Fatal(err)
+	}
+	for _, windows := range []bool{true, false} {
+		name := "random"
+		if !windows {
+			name = "uniform"
+		}
+		b.Run(name, func(b *testing.B) {
+			r := rand.New(rand.NewPCG(3, 4))
+			const promptLen = 1024
+			tokens := 0
+			start, cpu0 := time.Now(), cpuTime()
+			for b.Loop() {
+				for range 16 {
+					seq := make([]int, promptLen)
+					off := r.IntN(tok.VocabSize())
+					for i := range seq {
+						if windows {
+							seq[i] = (off + i) % tok.VocabSize()
+						} else {
+							seq[i] = r.IntN(tok.VocabSize())
+						}
+					}
+					for range 3 {
+						seq = tok.Encode(tok.Decode(seq), false)
+						if len(seq) == promptLen {
+							break
+						}
+						for len(seq) < promptLen {
+							seq = append(seq, r.IntN(tok.VocabSize()))
+						}
+						seq = seq[:promptLen]
+					}
+					tokens += len(seq)
+				}
+			}
+			b.ReportMetric(float64(tokens)/time.Since(start).Seconds(), "tokens/s")
+			// Per CPU-second, as genbench reports: steadier than the wall
+			// figure on a machine shared with other work.
+			b.ReportMetric(float64(tokens)/(cpuTime()-cpu0).Seconds(), "tokens/cpu-s")
+		})
+	}
+}

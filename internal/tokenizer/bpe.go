@@ -39,6 +39,13 @@ type bpeModel struct {
 	scan      bool
 	uniqueIDs func() bool
 
+	// bytePairs is set where scan is (see bytePairTable).
+	bytePairs func() *bytePairTable
+
+	// cuts is set where scan is: long words are cut where no token
+	// crosses (bpecut.go) if scans says mergeScan may be used.
+	cuts func() *cutFilter
+
 	cache *wordCache
 }
 
@@ -70,6 +77,20 @@ func pairKey(a, b int32) uint64 { return uint64(uint32(a))<<32 | uint64(uint32(b
 
 // tokenize appends the ids of one pre-token (raw bytes, never empty) to out.
 func (m *bpeModel) tokenize(word string, out []int) []int {
+	if len(word) >= cutMinWord && m.cuts != nil && m.scans() {
+		f := m.cuts()
+		for start := 0; start < len(word); {
+			end := f.nextCut(word, start)
+			out = m.tokenizeWord(word[start:end], out)
+			start = end
+		}
+		return out
+	}
+	return m.tokenizeWord(word, out)
+}
+
+// tokenizeWord is tokenize without cutting the word.
+func (m *bpeModel) tokenizeWord(word string, out []int) []int {
 	if m.ignoreMerges {
 		if id, ok := m.words[word]; ok {
 			return append(out, int(id))
@@ -79,17 +100,22 @@ func (m *bpeModel) tokenize(word string, out []int) []int {
 	// cost more than mergeWord.
 	useCache := len(word) > 1 && len(word) <= longWordMaxLen
 	var single int32 = -1
+	var singleSlot int
+	var h uint64
+	if useCache {
+		h = m.cache.hash(word)
+	}
 	if useCache && m.singles != nil {
-		id, state, ok := m.singles.lookup(word)
+		id, state, slot, ok := m.singles.lookup(word, h)
 		switch {
 		case ok && state == singleYes:
 			return append(out, int(id))
 		case ok && state == singleUnknown:
-			single = id
+			single, singleSlot = id, slot
 		}
 	}
 	if useCache {
-		if out, ok := m.cache.appendIDs(out, word); ok {
+		if out, ok := m.cache.appendIDs(out, word, h); ok {
 			return out
 		}
 		if out, ok := m.prefixOfCached(word, out); ok {
@@ -107,10 +133,10 @@ func (m *bpeModel) tokenize(word string, out []int) []int {
 		ids = m.mergeWord(word, buf[:0])
 	}
 	if single >= 0 {
-		m.singles.record(single, ids)
+		m.singles.record(singleSlot, single, ids)
 	}
 	if useCache {
-		m.cache.put(word, ids)
+		m.cache.put(word, h, ids)
 	}
 	for _, id := range ids {
 		out = append(out, int(id))

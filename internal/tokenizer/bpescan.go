@@ -1,6 +1,9 @@
 package tokenizer
 
-import "math"
+import (
+	"math"
+	"sync"
+)
 
 // scanMaxLen is the longest word mergeScan takes: its arrays live on the
 // stack, and for longer words the heap's O(log n) steps win over the
@@ -26,52 +29,80 @@ const noMerge = math.MaxUint32
 // scan takes. TestMergeScanEqualsHeap checks it on random byte strings.
 func (m *bpeModel) mergeScan(word string, out []int32) []int32 {
 	var ids [scanMaxLen]int32
-	var ranks [scanMaxLen]uint32 // ranks[i]: the merge of ids[i] and ids[i+1]
-	var merged [scanMaxLen]int32
+	// vals[i] is the merge of ids[i] and ids[i+1] as the pair table keeps
+	// it, rank<<32 | merged id, or noPair: one comparison of them orders
+	// by rank, and two pairs of one rank are the same merge, so the first
+	// of the lowest is the leftmost.
+	var vals [scanMaxLen]uint64
 	n := len(word)
 	init := &m.initial[0]
 	for i := range n {
 		ids[i] = init[word[i]].ids[0]
 	}
+	bp := m.bytePairs()
 	for i := range n - 1 {
-		ranks[i], merged[i] = m.pairRank(ids[i], ids[i+1])
+		vals[i] = bp[uint16(word[i])<<8|uint16(word[i+1])]
 	}
-	ranks[n-1] = noMerge
+	vals[n-1] = noPair
 	for n > 1 {
 		best := 0
 		for i := 1; i < n-1; i++ {
-			if ranks[i] < ranks[best] {
+			if vals[i] < vals[best] {
 				best = i
 			}
 		}
-		if ranks[best] == noMerge {
+		if vals[best] >= noPair {
 			break
 		}
-		ids[best] = merged[best]
+		ids[best] = int32(uint32(vals[best]))
 		copy(ids[best+1:n-1], ids[best+2:n])
-		copy(ranks[best+1:n-1], ranks[best+2:n])
-		copy(merged[best+1:n-1], merged[best+2:n])
+		copy(vals[best+1:n-1], vals[best+2:n])
 		n--
 		if best+1 < n {
-			ranks[best], merged[best] = m.pairRank(ids[best], ids[best+1])
+			vals[best] = m.pairVal(ids[best], ids[best+1])
 		} else {
-			ranks[best] = noMerge
+			vals[best] = noPair
 		}
 		if best > 0 {
-			ranks[best-1], merged[best-1] = m.pairRank(ids[best-1], ids[best])
+			vals[best-1] = m.pairVal(ids[best-1], ids[best])
 		}
 	}
 	return append(out, ids[:n]...)
 }
 
-// pairRank is the rank of the merge of a and b and the id it gives, or
-// noMerge.
-func (m *bpeModel) pairRank(a, b int32) (uint32, int32) {
-	v, ok := m.merges.get(pairKey(a, b))
-	if !ok {
-		return noMerge, 0
+// bytePairTable is the merge of every pair of bytes, indexed by the two
+// bytes (first<<8 | second): pairVal. It is where mergeScan finds the merges of a word's start
+// symbols, a third or more of its lookups: 512 KB indexed directly rather
+// than a hashed table of several megabytes, and ASCII's pairs stay in the
+// cache. Only for models that scan (where each byte starts as one token
+// wherever it is).
+type bytePairTable [1 << 16]uint64
+
+// newBytePairsOnce starts filling m's byte-pair table on its own goroutine
+// (65,536 lookups, about a millisecond) and returns what waits for it.
+func newBytePairsOnce(m *bpeModel) func() *bytePairTable {
+	ch := make(chan *bytePairTable, 1)
+	go func() {
+		t := new(bytePairTable)
+		for i := range t {
+			a, b := m.initial[0][i>>8].ids[0], m.initial[0][i&0xff].ids[0]
+			t[i] = m.pairVal(a, b)
+		}
+		ch <- t
+	}()
+	return sync.OnceValue(func() *bytePairTable { return <-ch })
+}
+
+// noPair is the pair-table value of a pair that has no merge, for
+// mergeScan: above every real one, whose rank is below noMerge.
+const noPair = uint64(noMerge) << 32
+
+// pairVal is the pair-table value of the merge of a and b, or noPair.
+func (m *bpeModel) pairVal(a, b int32) uint64 {
+	if v, ok := m.merges.get(pairKey(a, b)); ok {
+		return v
 	}
-	return uint32(v >> 32), int32(uint32(v))
+	return noPair
 }
 
 // scans reports whether mergeScan may replace mergeWord: scanOK, and no

@@ -3,6 +3,7 @@ package tokenizer
 import (
 	"strings"
 	"testing"
+	"unicode/utf8"
 )
 
 func TestAppendLossy(t *testing.T) {
@@ -32,6 +33,9 @@ func TestAppendLossy(t *testing.T) {
 	}
 	for _, tc := range tests {
 		if got := string(appendLossy(nil, []byte(tc.in))); got != tc.want {
+			t.Errorf("appendLossy(%q) = %q, want %q", tc.in, got, tc.want)
+		}
+		if got := string(appendLossy(nil, tc.in)); got != tc.want {
 			t.Errorf("appendLossy(%q) = %q, want %q", tc.in, got, tc.want)
 		}
 		if got := toValidUTF8(tc.in); got != tc.want {
@@ -111,4 +115,33 @@ func checkCleanup(t *testing.T, tok Tokenizer, g *goldenFile, want bool) {
 	if got, want := tok.Decode(tok.Encode("Hello , world ! I 'm", false)), "Hello, world! I'm"; !strings.EqualFold(got, want) {
 		t.Errorf("clean-up: got %q, want %q", got, want)
 	}
+}
+
+// FuzzAppendLossy compares appendLossy, on a string and on bytes, with
+// the same replacement built on utf8.DecodeRune's idea of a valid
+// sequence.
+func FuzzAppendLossy(f *testing.F) {
+	for _, s := range []string{"", "abc", "a\xf0\x9f\x98\x80b", "\xed\xa0\x80", "\xe0\xa0", "\xf4\x90\x80\x80", "\xef\xbf\xbd"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		var want []byte
+		for i := 0; i < len(s); {
+			r, size := utf8.DecodeRuneInString(s[i:])
+			if r == utf8.RuneError && size <= 1 {
+				want = append(want, "\uFFFD"...)
+				n, _ := maximalSubpart(s[i:])
+				i += n
+				continue
+			}
+			want = append(want, s[i:i+size]...)
+			i += size
+		}
+		if got := appendLossy(nil, s); string(got) != string(want) {
+			t.Fatalf("appendLossy(%q) = %q, want %q", s, got, want)
+		}
+		if got := appendLossy(nil, []byte(s)); string(got) != string(want) {
+			t.Fatalf("appendLossy([]byte(%q)) = %q, want %q", s, got, want)
+		}
+	})
 }

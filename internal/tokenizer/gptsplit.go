@@ -86,20 +86,38 @@ func runeAt(s string, i int) (rune, int) {
 }
 
 // classAt is the class of the rune at i, or -1 at the end of s.
-func classAt(s string, i int) int {
+func classAt(s string, i int, tab *[1 << 16]uint8) int {
 	if i >= len(s) {
 		return -1
 	}
-	r, _ := runeAt(s, i)
-	return classify(r)
+	c, _ := classAtFast(s, i, tab)
+	return c
 }
 
 // scanClass returns the end of the run of runes of class c starting at i,
 // stopping after max runes when max > 0.
-func scanClass(s string, i, c, max int) int {
-	for n := 0; i < len(s) && (max <= 0 || n < max); n++ {
-		r, w := runeAt(s, i)
-		if classify(r) != c {
+func scanClass(s string, i, c, max int, tab *[1 << 16]uint8) int {
+	if max <= 0 {
+		for i < len(s) {
+			// Runs of ASCII letters are most of English text.
+			if b := s[i]; b < utf8.RuneSelf {
+				if int(asciiClass[b]) != c {
+					break
+				}
+				i++
+				continue
+			}
+			k, w := classAtFast(s, i, tab)
+			if k != c {
+				break
+			}
+			i += w
+		}
+		return i
+	}
+	for n := 0; i < len(s) && n < max; n++ {
+		k, w := classAtFast(s, i, tab)
+		if k != c {
 			break
 		}
 		i += w
@@ -144,14 +162,14 @@ func contraction(s string, i int, fold bool) int {
 // matched: \s*[\r\n]+ (up to the last CR or LF of the run, if any), else
 // \s+(?!\S) (the run without its last rune, unless it ends the text or has
 // only one rune), else \s+.
-func spaceEnd(s string, i int, crlf bool) int {
+func spaceEnd(s string, i int, crlf bool, tab *[1 << 16]uint8) int {
 	end, lastNL, lastStart := i, -1, i
 	for end < len(s) {
-		r, w := runeAt(s, end)
-		if classify(r) != classSpace {
+		c, w := classAtFast(s, end, tab)
+		if c != classSpace {
 			break
 		}
-		if r == '\r' || r == '\n' {
+		if s[end] == '\r' || s[end] == '\n' {
 			lastNL = end
 		}
 		lastStart = end
@@ -170,9 +188,10 @@ func spaceEnd(s string, i int, crlf bool) int {
 // splitGPT4 implements patternGPT4 (maxDigits 3) and patternQwen
 // (maxDigits 1), alternative by alternative.
 func splitGPT4(s string, maxDigits int, out []string) []string {
+	tab := runeClasses()
 	for i := 0; i < len(s); {
-		r, w := runeAt(s, i)
-		c := classify(r)
+		c, w := classAtFast(s, i, tab)
+		r := rune(s[i]) // only compared with ASCII runes below
 		end := -1
 		if r == '\'' {
 			if n := contraction(s, i+w, true); n > 0 {
@@ -182,13 +201,13 @@ func splitGPT4(s string, maxDigits int, out []string) []string {
 		if end < 0 {
 			switch c {
 			case classLetter:
-				end = scanClass(s, i, classLetter, 0)
+				end = scanClass(s, i, classLetter, 0, tab)
 			case classNumber:
-				end = scanClass(s, i, classNumber, maxDigits)
+				end = scanClass(s, i, classNumber, maxDigits, tab)
 			default:
 				// [^\r\n\p{L}\p{N}]?\p{L}+ with the optional rune present.
-				if r != '\r' && r != '\n' && classAt(s, i+w) == classLetter {
-					end = scanClass(s, i+w, classLetter, 0)
+				if r != '\r' && r != '\n' && classAt(s, i+w, tab) == classLetter {
+					end = scanClass(s, i+w, classLetter, 0, tab)
 					break
 				}
 				// ' ?[^\s\p{L}\p{N}]+[\r\n]*'
@@ -196,14 +215,14 @@ func splitGPT4(s string, maxDigits int, out []string) []string {
 				if r == ' ' {
 					j = i + w
 				}
-				if classAt(s, j) == classOther {
-					end = scanClass(s, j, classOther, 0)
+				if classAt(s, j, tab) == classOther {
+					end = scanClass(s, j, classOther, 0, tab)
 					for end < len(s) && (s[end] == '\r' || s[end] == '\n') {
 						end++
 					}
 					break
 				}
-				end = spaceEnd(s, i, true)
+				end = spaceEnd(s, i, true, tab)
 			}
 		}
 		out = append(out, s[i:end])
@@ -214,6 +233,7 @@ func splitGPT4(s string, maxDigits int, out []string) []string {
 
 // splitGPT2 implements patternGPT2.
 func splitGPT2(s string, out []string) []string {
+	tab := runeClasses()
 	for i := 0; i < len(s); {
 		r, w := runeAt(s, i)
 		end := -1
@@ -227,11 +247,11 @@ func splitGPT2(s string, out []string) []string {
 			if r == ' ' {
 				j = i + w
 			}
-			switch c := classAt(s, j); c {
+			switch c := classAt(s, j, tab); c {
 			case classLetter, classNumber, classOther:
-				end = scanClass(s, j, c, 0)
+				end = scanClass(s, j, c, 0, tab)
 			default:
-				end = spaceEnd(s, i, false)
+				end = spaceEnd(s, i, false, tab)
 			}
 		}
 		out = append(out, s[i:end])

@@ -24,13 +24,16 @@ type hfTokenizer struct {
 	rawMatch  *matcher               // added tokens matched before normalization
 	normMatch *matcher               // added tokens matched in normalized text
 
-	// decoder says how Decode works. With decodeByteLevel, decodeTable
-	// holds the bytes of each id (nil for ids that do not exist); otherwise
-	// tokens holds each id's token string (known says which ids exist) for
-	// decodeSteps.
+	// decoder says how Decode works. With decodeByteLevel, the bytes of id
+	// are decodeBytes[decodeOff[id]:decodeOff[id+1]] (none for ids that do
+	// not exist): two flat arrays, of which Decode reads 4 bytes per id
+	// rather than a slice header of 24, a sixth of the cache misses on
+	// random ids. Otherwise tokens holds each id's token string (known
+	// says which ids exist) for decodeSteps.
 	decoder     decoderKind
 	decodeSteps []decodeStep
-	decodeTable [][]byte
+	decodeOff   []uint32
+	decodeBytes []byte
 	tokens      []string
 	known       []bool
 
@@ -133,23 +136,25 @@ func (t *hfTokenizer) Decode(ids []int) string {
 	if t.decoder != decodeByteLevel {
 		return t.decodeTokens(ids)
 	}
+	// The bytes go straight into the string's memory, which is then
+	// returned as it is when they are valid UTF-8 (as they mostly are).
+	off, arena := t.decodeOff, t.decodeBytes
 	n := 0
 	for _, id := range ids {
-		if id >= 0 && id < len(t.decodeTable) {
-			n += len(t.decodeTable[id])
+		if uint(id) < uint(len(off)-1) {
+			n += int(off[id+1] - off[id])
 		}
 	}
-	buf := make([]byte, 0, n)
+	var b strings.Builder
+	b.Grow(n)
 	for _, id := range ids {
-		if id >= 0 && id < len(t.decodeTable) {
-			buf = append(buf, t.decodeTable[id]...)
+		if uint(id) < uint(len(off)-1) {
+			b.Write(arena[off[id]:off[id+1]])
 		}
 	}
-	var s string
-	if utf8.Valid(buf) {
-		s = string(buf)
-	} else {
-		s = string(appendLossy(make([]byte, 0, len(buf)+16), buf))
+	s := b.String()
+	if !utf8.ValidString(s) {
+		s = string(appendLossy(make([]byte, 0, len(s)+16), s))
 	}
 	if t.cleanup {
 		s = cleanUpTokenizationSpaces(s)

@@ -3,6 +3,7 @@ package tokenizer
 import (
 	"errors"
 	"fmt"
+	"hash/maphash"
 	"math"
 	"sync"
 )
@@ -21,7 +22,7 @@ func newBPEModel(m *modelJSON, vocab map[string]int, merges [][2]string, charLev
 		ignoreMerges: m.IgnoreMerges,
 		unkID:        -1,
 		fuseUnk:      m.FuseUnk,
-		cache:        newWordCache(),
+		cache:        newWordCache(maphash.MakeSeed()),
 	}
 	if len(merges) > math.MaxInt32 {
 		return nil, fieldError("model.merges", errors.New("too many merges"))
@@ -86,9 +87,15 @@ func newBPEModel(m *modelJSON, vocab map[string]int, merges [][2]string, charLev
 		}
 	}
 	if !model.ignoreMerges {
-		model.singles = newSingleTokens(vocab)
+		model.singles = newSingleTokens(vocab, model.cache.seed)
 	}
 	model.scan = scanOK(model, prefix, suffix, len(merges))
+	if model.scan {
+		model.bytePairs = newBytePairsOnce(model)
+		if model.singles != nil {
+			model.cuts = newCutFilterOnce(model.singles)
+		}
+	}
 	unique := make(chan bool, 1)
 	go func() { unique <- uniqueIDs(vocab) }()
 	model.uniqueIDs = sync.OnceValue(func() bool { return <-unique })
@@ -246,16 +253,16 @@ func (t *hfTokenizer) buildDecodeTable(vocab map[string]int, added map[int]*adde
 	}
 	bl := newByteLevel()
 	arena := make([]byte, 0, total)
-	t.decodeTable = make([][]byte, size)
+	t.decodeOff = make([]uint32, size+1)
 	for id, ok := range known {
-		if !ok {
-			continue
+		if ok {
+			var raw bool
+			if arena, raw = bl.appendRaw(arena, names[id]); !raw {
+				arena = append(arena, names[id]...) // as bl.decode does
+			}
 		}
-		start := len(arena)
-		var raw bool
-		if arena, raw = bl.appendRaw(arena, names[id]); !raw {
-			arena = append(arena, names[id]...) // as bl.decode does
-		}
-		t.decodeTable[id] = arena[start:len(arena):len(arena)]
+		// The tokens' bytes are fewer than tokenizer.json's, so they fit.
+		t.decodeOff[id+1] = uint32(len(arena))
 	}
+	t.decodeBytes = arena
 }

@@ -27,7 +27,10 @@ func buildNormalizer(raw json.RawMessage, field string) (normalizer, error) {
 	}
 	switch t.Type {
 	case "NFC":
-		return norm.NFC.String, nil
+		// The table nfcString needs takes a few milliseconds to build:
+		// start it now, beside the rest of the load.
+		go nfcStableBits()
+		return nfcString, nil
 	case "NFD":
 		return norm.NFD.String, nil
 	case "NFKC":

@@ -10,7 +10,7 @@ import (
 // String::from_utf8_lossy (which HF tokenizers' decoder uses) and Python's
 // bytes.decode("utf-8", "replace"). Go's strings.ToValidUTF8 (one U+FFFD per
 // run) and utf8.DecodeRune (one per byte) both differ from it.
-func appendLossy(dst, src []byte) []byte {
+func appendLossy[S ~string | ~[]byte](dst []byte, src S) []byte {
 	for i := 0; i < len(src); {
 		c := src[i]
 		if c < utf8.RuneSelf {
@@ -18,35 +18,24 @@ func appendLossy(dst, src []byte) []byte {
 			i++
 			continue
 		}
-		n := validPrefix(src[i:])
-		if n > 0 {
+		n, valid := maximalSubpart(src[i:])
+		if valid {
 			dst = append(dst, src[i:i+n]...)
-			i += n
-			continue
+		} else {
+			// Invalid: the longest prefix that could still have become a
+			// valid sequence (the "maximal subpart"), at least one byte.
+			dst = append(dst, "\uFFFD"...)
 		}
-		// Invalid: consume the longest prefix that could still have become
-		// a valid sequence (the "maximal subpart"), at least one byte.
-		dst = append(dst, "\uFFFD"...)
-		i += maximalSubpart(src[i:])
+		i += n
 	}
 	return dst
 }
 
-// validPrefix returns the length of the valid multi-byte sequence at the
-// start of b, or 0 if b does not start with one.
-func validPrefix(b []byte) int {
-	r, size := utf8.DecodeRune(b)
-	if r == utf8.RuneError && size <= 1 {
-		return 0
-	}
-	return size
-}
-
-// maximalSubpart returns how many bytes at the start of b (which does not
-// start with a valid sequence) form one maximal subpart of an ill-formed
-// sequence, following the table of well-formed byte sequences in the Unicode
-// Standard (chapter 3.9, Table 3-7).
-func maximalSubpart(b []byte) int {
+// maximalSubpart returns how many bytes at the start of b (which starts
+// with a byte that is not ASCII) form one maximal subpart of a sequence,
+// following the table of well-formed byte sequences in the Unicode Standard
+// (chapter 3.9, Table 3-7), and whether they are a whole, valid sequence.
+func maximalSubpart[S ~string | ~[]byte](b S) (int, bool) {
 	lead := b[0]
 	var need int
 	lo, hi := byte(0x80), byte(0xBF) // range of the second byte
@@ -66,7 +55,7 @@ func maximalSubpart(b []byte) int {
 	case lead == 0xF4:
 		need, hi = 3, 0x8F
 	default:
-		return 1 // a continuation byte or a byte that never starts a sequence
+		return 1, false // a continuation byte or a byte that never starts a sequence
 	}
 	n := 1
 	for k := 0; k < need && n < len(b); k++ {
@@ -80,7 +69,7 @@ func maximalSubpart(b []byte) int {
 		}
 		n++
 	}
-	return n
+	return n, n == need+1
 }
 
 // toValidUTF8 returns s unchanged if it is valid UTF-8 and otherwise its lossy
@@ -91,7 +80,7 @@ func toValidUTF8(s string) string {
 	if utf8.ValidString(s) {
 		return s
 	}
-	return string(appendLossy(make([]byte, 0, len(s)+8), []byte(s)))
+	return string(appendLossy(make([]byte, 0, len(s)+8), s))
 }
 
 // cleanUpTokenizationSpaces mirrors transformers'

@@ -59,22 +59,28 @@ type cachedWord struct {
 	wordLen int
 }
 
-func newWordCache() *wordCache {
-	return &wordCache{seed: maphash.MakeSeed(), slots: sync.OnceValue(func() *cacheTables { return new(cacheTables) })}
+func newWordCache(seed maphash.Seed) *wordCache {
+	return &wordCache{seed: seed, slots: sync.OnceValue(func() *cacheTables { return new(cacheTables) })}
 }
 
-// slot is word's slot; word is 2 to longWordMaxLen bytes long.
-func (c *wordCache) slot(word string) *atomic.Pointer[cachedWord] {
-	h := maphash.String(c.seed, word)
+// hash is word's hash, which picks its slot. The single-token table
+// (singleTokens) hashes words with the same seed, so that a word looked up
+// in both is hashed once.
+func (c *wordCache) hash(word string) uint64 { return maphash.String(c.seed, word) }
+
+// slot is the slot of word, of hash h; word is 2 to longWordMaxLen bytes
+// long.
+func (c *wordCache) slot(word string, h uint64) *atomic.Pointer[cachedWord] {
 	if len(word) < 256 {
 		return &c.slots().short[h&(wordCacheSlots-1)]
 	}
 	return &c.slots().long[h&(longWordSlots-1)]
 }
 
-// appendIDs appends the ids of word to out, if word is cached.
-func (c *wordCache) appendIDs(out []int, word string) ([]int, bool) {
-	e := c.slot(word).Load()
+// appendIDs appends the ids of word, of hash h, to out, if word is
+// cached.
+func (c *wordCache) appendIDs(out []int, word string, h uint64) ([]int, bool) {
+	e := c.slot(word, h).Load()
 	if e == nil || e.data[:e.wordLen] != word {
 		return out, false
 	}
@@ -100,9 +106,9 @@ func (c *wordCache) longerWord(word string) (ids string, ok bool) {
 	return e.data[e.wordLen:], true
 }
 
-// put caches word's ids, copying both (word points into the caller's
-// text, which the cache must not keep alive).
-func (c *wordCache) put(word string, ids []int32) {
+// put caches the ids of word, of hash h, copying both (word points into
+// the caller's text, which the cache must not keep alive).
+func (c *wordCache) put(word string, h uint64, ids []int32) {
 	var b strings.Builder
 	b.Grow(len(word) + 4*len(ids))
 	b.WriteString(word)
@@ -112,7 +118,7 @@ func (c *wordCache) put(word string, ids []int32) {
 		b.Write(id[:])
 	}
 	e := &cachedWord{data: b.String(), wordLen: len(word)}
-	c.slot(word).Store(e)
+	c.slot(word, h).Store(e)
 	if len(word) >= longPrefixLen {
 		c.slots().byPrefix[maphash.String(c.seed, word[:longPrefixLen])&(longWordSlots-1)].Store(e)
 	}

@@ -1,0 +1,136 @@
+package tokenizer
+
+import (
+	"math/rand/v2"
+	"slices"
+	"testing"
+)
+
+// cutWords are long words to cut: those of text decoded from windows of
+// consecutive Qwen3 ids (vLLM's random dataset; the Chinese part of the
+// vocabulary makes words of thousands of bytes) and of random ids, and
+// random strings over a small alphabet, where long merges happen.
+func cutWords(t *testing.T, tok Tokenizer) []string {
+	t.Helper()
+	h := tok.(*hfTokenizer)
+	var texts []string
+	for k := range 60 {
+		ids := make([]int, 300)
+		for i := range ids {
+			ids[i] = 90_000 + 1000*k + i
+		}
+		texts = append(texts, tok.Decode(ids))
+	}
+	texts = append(texts, randomText(tok, 50_000))
+	var words []string
+	for _, text := range texts {
+		for _, w := range h.preTokenize(nfcString(text), true, nil) {
+			if len(w) >= cutMinWord {
+				words = append(words, w)
+			}
+		}
+	}
+	r := rand.New(rand.NewPCG(9, 10))
+	for range 300 {
+		b := make([]byte, cutMinWord+r.IntN(300))
+		for i := range b {
+			b[i] = "abcde thn\xe4\xb8\xad"[r.IntN(12)]
+		}
+		words = append(words, string(b))
+	}
+	return words
+}
+
+// checkCut merges word whole and in the pieces nextCut cuts it into, with
+// HF's priority-queue merge (hf), and fails if the ids differ; it returns
+// the number of pieces.
+func checkCut(t *testing.T, hf *bpeModel, f *cutFilter, word string) int {
+	t.Helper()
+	want := hf.mergeWord(word, nil)
+	var got []int32
+	n := 0
+	for start := 0; start < len(word); n++ {
+		end := f.nextCut(word, start)
+		got = hf.mergeWord(word[start:end], got)
+		start = end
+	}
+	if !slices.Equal(got, want) {
+		t.Fatalf("%q: cut into %d pieces it merges to %v, whole to %v", word, n, got, want)
+	}
+	return n
+}
+
+// TestCutWordEqualsMerge: long words cut where the filter says no token
+// crosses merge to the ids of the whole word, on the real Qwen3
+// vocabulary; the filter never calls a boundary free that a token
+// crosses; and the words of the random dataset do get cut.
+func TestCutWordEqualsMerge(t *testing.T) {
+	t.Parallel()
+	tok, err := Load(hfDir(t, "qwen3"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	m := tok.(*hfTokenizer).model.(*bpeModel)
+	if m.cuts == nil || !m.scans() {
+		t.Fatal("Qwen3's long words are not cut")
+	}
+	f := m.cuts()
+	hf := *m
+	hf.scan = false
+	words := cutWords(t, tok)
+	bytes, pieces := 0, 0
+	for _, w := range words {
+		pieces += checkCut(t, &hf, f, w)
+		bytes += len(w)
+	}
+	if pieces*128 < bytes {
+		t.Errorf("%d bytes of long words cut into only %d pieces", bytes, pieces)
+	}
+	t.Logf("%d long words, %d bytes, %d pieces", len(words), bytes, pieces)
+	// The premise itself: at every boundary called free, no substring
+	// of the word over it is a token.
+	raw := m.singles.words()
+	for _, w := range words[:200] {
+		for i := 1; i < len(w); i++ {
+			if !f.free(w, i) {
+				continue
+			}
+			for s := max(0, i-raw.maxLen); s < i; s++ {
+				for e := i + 1; e <= min(len(w), s+raw.maxLen); e++ {
+					if _, _, _, ok := raw.find(w[s:e]); ok {
+						t.Fatalf("%q: boundary %d called free, but token %q spans %d..%d", w, i, w[s:e], s, e)
+					}
+				}
+			}
+		}
+	}
+}
+
+// FuzzCutWord compares cut and whole merges of any word on Qwen3's
+// vocabulary.
+func FuzzCutWord(f *testing.F) {
+	f.Add("这是一个很长的中文句子没有空格所以它会变成一个非常长的词语然后被切开来合并")
+	f.Add("abcabcabcabcabcabcabcabcabcabcabcabcabcabcabcabcabcabcabcabcabcabcabcabc")
+	f.Add("日本語のテキストはスペースがないので長い単語になりますそれを切って合併します")
+	tok, err := Load(hfDir(f, "qwen3"))
+	if err != nil {
+		f.Fatal(err)
+	}
+	m := tok.(*hfTokenizer).model.(*bpeModel)
+	if m.cuts == nil {
+		f.Fatal("long words are not cut")
+	}
+	cf := m.cuts()
+	hf := *m
+	hf.scan = false
+	f.Fuzz(func(t *testing.T, word string) {
+		if word == "" {
+			return
+		}
+		// Repeat short inputs so that the filter has boundaries to try.
+		for len(word) < cutMinWord {
+			word += word
+		}
+		checkCut(t, &hf, cf, word)
+	})
+}
