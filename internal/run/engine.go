@@ -3,10 +3,10 @@ package run
 import (
 	"context"
 	"fmt"
-	"net"
 	"net/url"
 	"runtime"
-	"strings"
+
+	"golang.org/x/net/http/httpproxy"
 
 	"github.com/gobench/gobench/internal/backend"
 	"github.com/gobench/gobench/internal/evloop"
@@ -76,65 +76,29 @@ func checkEngine(engine, apiURL string, getenv func(string) string) error {
 }
 
 // proxyFor names the environment variable that sends u through a proxy,
-// or "": the rules of http.ProxyFromEnvironment for an http URL (HTTP_PROXY
-// or http_proxy, except for localhost, a loopback address and the hosts
-// NO_PROXY names), and ALL_PROXY too, which net/http ignores but other
-// clients honour, so that a run meant to go through a proxy never
-// silently does not.
+// or "": net/http's own rules (golang.org/x/net/http/httpproxy, which
+// net/http's ProxyFromEnvironment is built on: HTTP_PROXY before
+// http_proxy, never localhost or a loopback address, the hosts, ports,
+// domains and CIDRs NO_PROXY names), and the same for ALL_PROXY, which
+// net/http ignores but other clients honour, so that a run meant to go
+// through a proxy never silently does not.
 func proxyFor(u *url.URL, getenv func(string) string) string {
-	host := u.Hostname()
-	if host == "localhost" {
-		return ""
-	}
-	if ip := net.ParseIP(host); ip != nil && ip.IsLoopback() {
-		return ""
+	noProxy := getenv("NO_PROXY")
+	if noProxy == "" {
+		noProxy = getenv("no_proxy")
 	}
 	for _, name := range []string{"HTTP_PROXY", "http_proxy", "ALL_PROXY", "all_proxy"} {
-		if getenv(name) == "" {
+		v := getenv(name)
+		if v == "" {
 			continue
 		}
-		if noProxy(host, u.Port(), getenv) {
-			return ""
+		cfg := httpproxy.Config{HTTPProxy: v, NoProxy: noProxy}
+		if proxy, err := cfg.ProxyFunc()(u); err != nil || proxy != nil {
+			return name // a malformed proxy fails net/http's requests too
 		}
-		return name
+		return ""
 	}
 	return ""
-}
-
-// noProxy reports whether NO_PROXY (or no_proxy) exempts host: "*", the
-// host itself (with the port, when one is given), or a domain it is in.
-func noProxy(host, port string, getenv func(string) string) bool {
-	list := getenv("NO_PROXY")
-	if list == "" {
-		list = getenv("no_proxy")
-	}
-	host = strings.ToLower(host)
-	for _, entry := range strings.Split(list, ",") {
-		entry = strings.ToLower(strings.TrimSpace(entry))
-		if entry == "" {
-			continue
-		}
-		if entry == "*" {
-			return true
-		}
-		if h, p, err := net.SplitHostPort(entry); err == nil {
-			if p != port {
-				continue
-			}
-			entry = h
-		}
-		entry = strings.TrimPrefix(entry, "*")
-		if host == strings.TrimPrefix(entry, ".") || (strings.HasPrefix(entry, ".") && strings.HasSuffix(host, entry)) ||
-			strings.HasSuffix(host, "."+entry) {
-			return true
-		}
-		if _, n, err := net.ParseCIDR(entry); err == nil {
-			if ip := net.ParseIP(host); ip != nil && n.Contains(ip) {
-				return true
-			}
-		}
-	}
-	return false
 }
 
 // startEngine returns the run's requester: p.client, or a new epoll
