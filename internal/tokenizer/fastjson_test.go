@@ -22,7 +22,7 @@ func TestFastVocabMatchesEncodingJSON(t *testing.T) {
 		if err := json.Unmarshal([]byte(in), &want); err != nil {
 			t.Fatalf("bad test input %s: %v", in, err)
 		}
-		got, err := fastVocab([]byte(in))
+		got, _, err := fastVocab([]byte(in))
 		if err != nil {
 			t.Errorf("fastVocab(%s): %v", in, err)
 			continue
@@ -32,7 +32,7 @@ func TestFastVocabMatchesEncodingJSON(t *testing.T) {
 		}
 	}
 	for _, bad := range []string{`{"a": -1}`, `{"a": 1.5}`, `{"a" 1}`, `{"a": 1,}`, `["a"]`, `{"a": "1"}`, `{"a\x01": 1}`, `{"\q": 1}`, `{"a": 1} x`} {
-		if _, err := fastVocab([]byte(bad)); err == nil {
+		if _, _, err := fastVocab([]byte(bad)); err == nil {
 			t.Errorf("fastVocab(%s) succeeded, want an error", bad)
 		}
 	}
@@ -72,9 +72,19 @@ func FuzzFastVocab(f *testing.F) {
 		if err := json.Unmarshal(data, &want); err != nil {
 			t.Fatal(err)
 		}
-		got, err := fastVocab(data)
+		got, order, err := fastVocab(data)
 		if err != nil || !maps.Equal(got, want) {
 			t.Fatalf("fastVocab(%s) = %v, %v; want %v", data, got, err, want)
+		}
+		// The file order holds the same entries (encoding/json sorts the
+		// keys, and writes a key once).
+		if len(order.toks) != len(want) || len(order.ids) != len(want) {
+			t.Fatalf("fastVocab(%s) order %v, want %d entries", data, order, len(want))
+		}
+		for i, tok := range order.toks {
+			if want[tok] != order.ids[i] {
+				t.Errorf("order entry %q: %d, want %d", tok, order.ids[i], want[tok])
+			}
 		}
 	})
 }
@@ -114,11 +124,11 @@ func TestRealMergeRanks(t *testing.T) {
 // token in the file (1073741825 is 2^30+1).
 func TestVocabIDRange(t *testing.T) {
 	t.Parallel()
-	_, err := parseVocab([]byte(`{"a": 0, "b": 1073741825, "c": 2000000000}`))
+	_, _, err := parseVocab([]byte(`{"a": 0, "b": 1073741825, "c": 2000000000}`))
 	if want := `token "b" has id 1073741825, outside [0, 2^30]`; err == nil || err.Error() != want {
 		t.Errorf("error %v, want %s", err, want)
 	}
-	if v, err := parseVocab([]byte(`{"a": 1073741824}`)); err != nil || v["a"] != 1<<30 {
+	if v, _, err := parseVocab([]byte(`{"a": 1073741824}`)); err != nil || v["a"] != 1<<30 {
 		t.Errorf("parseVocab(2^30) = %v, %v", v, err)
 	}
 }

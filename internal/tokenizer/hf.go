@@ -37,6 +37,10 @@ type hfTokenizer struct {
 	tokens      []string
 	known       []bool
 
+	// order is model.vocab in file order while the tokenizer is built
+	// (empty after, or when the file repeats a token).
+	order vocabOrder
+
 	cleanup    bool  // clean_up_tokenization_spaces
 	specialIDs []int // all_special_ids, ascending
 

@@ -110,6 +110,7 @@ func build(name string, tok namedJSON, configs []namedJSON, chat *namedJSON) (*h
 	if err := t.applyChatTemplate(&cfg, configs, chat); err != nil {
 		return nil, err
 	}
+	t.order = vocabOrder{} // built: the map's order no longer matters
 	return t, nil
 }
 
@@ -193,12 +194,15 @@ func assemble(data []byte, strict *[][]byte) (*hfTokenizer, map[string]int, erro
 	if kind == "BPE" && !isNull(m.Merges) {
 		merges = inBackground(func() ([][2]string, error) { return parseMerges(m.Merges) })
 	}
-	vocab, err := parseVocab(m.Vocab)
+	vocab, order, err := parseVocab(m.Vocab)
 	if err != nil {
 		return nil, nil, fieldError("model.vocab", err)
 	}
 	*strict = append(*strict, m.Vocab)
 	t := &hfTokenizer{normalize: normalize, pre: pre, post: post, vocabSize: len(vocab), decoder: decKind, decodeSteps: steps}
+	if len(order.toks) == len(vocab) {
+		t.order = order
+	}
 	switch kind {
 	case "WordPiece":
 		t.kind = KindWordPiece
@@ -230,16 +234,17 @@ func assemble(data []byte, strict *[][]byte) (*hfTokenizer, map[string]int, erro
 }
 
 // parseVocab decodes model.vocab, a JSON object from token to id.
-func parseVocab(raw []byte) (map[string]int, error) {
+// It also returns model.vocab in file order.
+func parseVocab(raw []byte) (map[string]int, vocabOrder, error) {
 	if isNull(raw) {
-		return nil, errors.New("missing")
+		return nil, vocabOrder{}, errors.New("missing")
 	}
-	vocab, err := fastVocab(raw)
+	vocab, order, err := fastVocab(raw)
 	if re := (*idRangeError)(nil); errors.As(err, &re) {
-		return nil, re
+		return nil, vocabOrder{}, re
 	}
 	if err != nil {
-		return nil, fmt.Errorf("want an object from token to id: %w", err)
+		return nil, vocabOrder{}, fmt.Errorf("want an object from token to id: %w", err)
 	}
-	return vocab, nil
+	return vocab, order, nil
 }

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"hash/maphash"
+	"iter"
 	"math"
 	"sync"
 )
@@ -214,12 +215,33 @@ func (t *hfTokenizer) addTokens(list []addedTokenJSON, vocab map[string]int) err
 	return nil
 }
 
+// vocabEntries yields vocab's tokens and ids: from t.order, in file order,
+// while it holds vocab's entries (a slice is cheaper to walk than a map),
+// else from the map.
+func (t *hfTokenizer) vocabEntries(vocab map[string]int) iter.Seq2[string, int] {
+	return func(yield func(string, int) bool) {
+		if o := t.order; len(o.toks) == len(vocab) && len(o.toks) > 0 {
+			for i, tok := range o.toks {
+				if !yield(tok, o.ids[i]) {
+					return
+				}
+			}
+			return
+		}
+		for tok, id := range vocab {
+			if !yield(tok, id) {
+				return
+			}
+		}
+	}
+}
+
 // buildDecodeTable records what every id decodes from: added tokens first
 // (HF looks them up before the model), then the model vocabulary. With a
 // ByteLevel decoder each id's bytes are precomputed.
 func (t *hfTokenizer) buildDecodeTable(vocab map[string]int, added map[int]*addedToken) {
 	size := 0
-	for _, id := range vocab {
+	for _, id := range t.vocabEntries(vocab) {
 		size = max(size, id+1)
 	}
 	for id := range added {
@@ -227,7 +249,7 @@ func (t *hfTokenizer) buildDecodeTable(vocab map[string]int, added map[int]*adde
 	}
 	names := make([]string, size)
 	known := make([]bool, size)
-	for tok, id := range vocab {
+	for tok, id := range t.vocabEntries(vocab) {
 		// Two tokens with one id would make the result depend on map
 		// order (in HF too); keep the smaller one so it is deterministic.
 		if known[id] && names[id] < tok {
