@@ -197,8 +197,11 @@ func (t *hfTokenizer) applyBertConfig(cfg *configJSON, vocab map[string]int) err
 		return err
 	}
 	t.normalize = n
-	// Normalized added tokens are matched in normalized text: rebuild.
-	return t.addTokens(t.addedJSON, vocab)
+	// Normalized added tokens are matched in normalized text: rebuild
+	// their matchers (the tokens and their ids, so the decode table, stay
+	// the same).
+	_, err = t.addTokens(t.addedJSON, vocab)
+	return err
 }
 
 // compactJSON drops insignificant whitespace so values compare by content.

@@ -203,6 +203,22 @@ func assemble(data []byte, strict *[][]byte) (*hfTokenizer, map[string]int, erro
 	if len(order.toks) == len(vocab) {
 		t.order = order
 	}
+	// The added tokens and the decode table need only the vocabulary, so
+	// they are made before the model: the table (a walk of the whole
+	// vocabulary, about a tenth of Qwen3's load) on its own goroutine,
+	// beside the wait for model.merges and the merge table's build, which
+	// leave a core idle part of the time.
+	byID, err := t.addTokens(f.AddedTokens, vocab)
+	if err != nil {
+		return nil, nil, err
+	}
+	decodeTable := make(chan struct{})
+	go func() {
+		defer close(decodeTable)
+		t.buildDecodeTable(vocab, byID)
+	}()
+	// Every return below waits for it: the caller may read t.order.
+	defer func() { <-decodeTable }()
 	switch kind {
 	case "WordPiece":
 		t.kind = KindWordPiece
@@ -222,12 +238,9 @@ func assemble(data []byte, strict *[][]byte) (*hfTokenizer, map[string]int, erro
 		if !byteLevel {
 			t.kind = KindSentencePieceBPE
 		}
-		if t.model, err = newBPEModel(m, vocab, merges, !byteLevel); err != nil {
+		if t.model, err = newBPEModel(m, vocab, t.order, merges, !byteLevel); err != nil {
 			return nil, nil, err
 		}
-	}
-	if err := t.addTokens(f.AddedTokens, vocab); err != nil {
-		return nil, nil, err
 	}
 	t.normalizerJSON, t.addedJSON = f.Normalizer, f.AddedTokens
 	return t, vocab, nil

@@ -107,7 +107,15 @@ func inBackground[T any](f func() (T, error)) func() (T, error) {
 // concatenation (the right part without the continuing-subword prefix)
 // are in the vocabulary. The vocabulary lookups are most of the work; they
 // run in chunks on all cores and the first bad merge is reported.
-func mergeValues(vocab map[string]int, merges [][2]string, prefix string) (keys, vals []uint64, err error) {
+//
+// order, when it holds vocab's entries in file order, saves the lookup of
+// most merged tokens: HF's BPE trainer numbers each new token after the
+// last, and writes model.vocab in id order, so the token that merge i
+// makes is usually the one with the id after the previous merge's.
+// That token is tried first, by comparing its text with the merged text;
+// order holds each text once (see vocabOrder), so a match is the token
+// vocab would have given.
+func mergeValues(vocab map[string]int, order vocabOrder, merges [][2]string, prefix string) (keys, vals []uint64, err error) {
 	keys, vals = make([]uint64, len(merges)), make([]uint64, len(merges))
 	chunks := min(runtime.GOMAXPROCS(0), max(1, len(merges)/8192))
 	size := (len(merges) + chunks - 1) / max(1, chunks)
@@ -116,7 +124,7 @@ func mergeValues(vocab map[string]int, merges [][2]string, prefix string) (keys,
 	for c := range chunks {
 		wg.Go(func() {
 			lo, hi := c*size, min((c+1)*size, len(merges))
-			errs[c] = resolveMerges(vocab, merges[lo:hi], lo, prefix, keys[lo:hi], vals[lo:hi])
+			errs[c] = resolveMerges(vocab, order, merges[lo:hi], lo, prefix, keys[lo:hi], vals[lo:hi])
 		})
 	}
 	wg.Wait()
@@ -128,8 +136,9 @@ func mergeValues(vocab map[string]int, merges [][2]string, prefix string) (keys,
 
 // resolveMerges is mergeValues for merges[from:...] (given as merges),
 // writing keys and vals.
-func resolveMerges(vocab map[string]int, merges [][2]string, from int, prefix string, keys, vals []uint64) error {
+func resolveMerges(vocab map[string]int, order vocabOrder, merges [][2]string, from int, prefix string, keys, vals []uint64) error {
 	var buf []byte
+	last := -2 // the previous merged token's id
 	for j, mg := range merges {
 		i := from + j
 		a, ok := vocab[mg[0]]
@@ -145,7 +154,13 @@ func resolveMerges(vocab map[string]int, merges [][2]string, from int, prefix st
 			right = right[len(prefix):]
 		}
 		buf = append(append(buf[:0], mg[0]...), right...)
-		id, ok := vocab[string(buf)]
+		id, ok := last+1, false
+		if id >= 0 && id < len(order.toks) && order.ids[id] == id && order.toks[id] == string(buf) {
+			ok = true
+		} else {
+			id, ok = vocab[string(buf)]
+		}
+		last = id
 		if !ok {
 			return fieldError(fmt.Sprintf("model.merges[%d]", i), fmt.Errorf("merged token %q is not in model.vocab", buf))
 		}

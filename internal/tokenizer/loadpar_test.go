@@ -2,6 +2,7 @@ package tokenizer
 
 import (
 	"encoding/json"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -19,7 +20,7 @@ func TestMergeValuesFirstError(t *testing.T) {
 		vocab[a], vocab[b], vocab[a+b] = 3*i, 3*i+1, 3*i+2
 		merges = append(merges, [2]string{a, b})
 	}
-	keys, vals, err := mergeValues(vocab, merges, "")
+	keys, vals, err := mergeValues(vocab, vocabOrder{}, merges, "")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -30,9 +31,65 @@ func TestMergeValuesFirstError(t *testing.T) {
 	}
 	merges[39000][1] = "missing"
 	merges[25000][0] = "absent"
-	_, _, err = mergeValues(vocab, merges, "")
+	_, _, err = mergeValues(vocab, vocabOrder{}, merges, "")
 	if err == nil || !strings.Contains(err.Error(), "model.merges[25000]") || !strings.Contains(err.Error(), `"absent"`) {
 		t.Errorf("error %v, want one naming model.merges[25000] and \"absent\"", err)
+	}
+}
+
+// TestMergeValuesOrderEqualsLookup: resolving merged tokens by trying the
+// id after the previous merge's (with the vocabulary in file order) gives
+// what the map lookups give, where merged ids follow each other, where
+// they jump, where the file order is not id order, and where the token at
+// the guessed id is another one.
+func TestMergeValuesOrderEqualsLookup(t *testing.T) {
+	t.Parallel()
+	// Single letters a..j are ids 0..9; merge i makes token 10+i, except
+	// that merges 5 and 6 make ids swapped and merge 8 makes an id far away.
+	vocab := map[string]int{}
+	for i := range 10 {
+		vocab[string(rune('a'+i))] = i
+	}
+	var merges [][2]string
+	for i := range 12 {
+		a, b := string(rune('a'+i%10)), string(rune('a'+(i*3)%10))
+		merges = append(merges, [2]string{a, b})
+		id := 10 + i
+		switch i {
+		case 5:
+			id = 16
+		case 6:
+			id = 15
+		case 8:
+			id = 40
+		}
+		vocab[a+b] = id
+	}
+	want, wantVals, err := mergeValues(vocab, vocabOrder{}, merges, "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	inIDOrder := vocabOrder{}
+	for id := range 41 {
+		for tok, v := range vocab {
+			if v == id {
+				inIDOrder.toks, inIDOrder.ids = append(inIDOrder.toks, tok), append(inIDOrder.ids, id)
+			}
+		}
+	}
+	// Positions no longer equal ids past the gap before 40: the guess for
+	// merge 9 (id 41 after 40) finds nothing there and falls back.
+	shuffled := vocabOrder{toks: slices.Clone(inIDOrder.toks), ids: slices.Clone(inIDOrder.ids)}
+	shuffled.toks[11], shuffled.toks[12] = shuffled.toks[12], shuffled.toks[11]
+	shuffled.ids[11], shuffled.ids[12] = shuffled.ids[12], shuffled.ids[11]
+	for name, order := range map[string]vocabOrder{"id order": inIDOrder, "two swapped": shuffled} {
+		keys, vals, err := mergeValues(vocab, order, merges, "")
+		if err != nil {
+			t.Fatalf("%s: %v", name, err)
+		}
+		if !slices.Equal(keys, want) || !slices.Equal(vals, wantVals) {
+			t.Errorf("%s: keys %x values %x, want %x %x", name, keys, vals, want, wantVals)
+		}
 	}
 }
 

@@ -15,7 +15,7 @@ import (
 // (a later duplicate pair overrides an earlier one, as in HF's map).
 // charLevel selects SentencePiece-style BPE, whose pre-tokens are text
 // rather than the bytes of a byte-level vocabulary.
-func newBPEModel(m *modelJSON, vocab map[string]int, merges [][2]string, charLevel bool) (*bpeModel, error) {
+func newBPEModel(m *modelJSON, vocab map[string]int, order vocabOrder, merges [][2]string, charLevel bool) (*bpeModel, error) {
 	bl := newByteLevel()
 	model := &bpeModel{
 		vocabSize:    len(vocab),
@@ -35,7 +35,7 @@ func newBPEModel(m *modelJSON, vocab map[string]int, merges [][2]string, charLev
 	if m.EndOfWordSuffix != nil {
 		suffix = *m.EndOfWordSuffix
 	}
-	keys, vals, err := mergeValues(vocab, merges, prefix)
+	keys, vals, err := mergeValues(vocab, order, merges, prefix)
 	if err != nil {
 		return nil, err
 	}
@@ -142,9 +142,9 @@ func uniqueIDs(vocab map[string]int) bool {
 // the file are not used: a token that is in the model vocabulary gets that
 // id and the others are numbered from the vocabulary size on, which is what
 // HF does (it only warns when the file disagrees).
-func (t *hfTokenizer) addTokens(list []addedTokenJSON, vocab map[string]int) error {
+func (t *hfTokenizer) addTokens(list []addedTokenJSON, vocab map[string]int) (byID map[int]*addedToken, err error) {
 	t.added = map[string]*addedToken{}
-	byID := map[int]*addedToken{}
+	byID = map[int]*addedToken{}
 	var special, plain []*addedToken
 	specialSet := map[string]bool{}
 	for _, a := range list {
@@ -183,7 +183,7 @@ func (t *hfTokenizer) addTokens(list []addedTokenJSON, vocab map[string]int) err
 			nextID++
 		}
 		if tok.id > 1<<30 {
-			return fieldError(fmt.Sprintf("added_tokens[%d]", i), fmt.Errorf("id %d is too large", tok.id))
+			return nil, fieldError(fmt.Sprintf("added_tokens[%d]", i), fmt.Errorf("id %d is too large", tok.id))
 		}
 		t.added[tok.content] = tok
 		byID[tok.id] = tok
@@ -211,8 +211,7 @@ func (t *hfTokenizer) addTokens(list []addedTokenJSON, vocab map[string]int) err
 	}
 	t.rawMatch = newMatcher(rawPat, rawOwn)
 	t.normMatch = newMatcher(normPat, normOwn)
-	t.buildDecodeTable(vocab, byID)
-	return nil
+	return byID, nil
 }
 
 // vocabEntries yields vocab's tokens and ids: from t.order, in file order,
