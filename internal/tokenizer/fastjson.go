@@ -334,7 +334,10 @@ func fastVocab(data []byte) (map[string]int, vocabOrder, error) {
 // "a b" strings; legacy strings are returned unsplit in legacy.
 func fastMerges(data []byte) (pairs [][2]string, legacy []string, err error) {
 	s := &scanner{data: data}
-	var parts keyArena
+	// Sized for the usual files, so that the arena is not copied as it
+	// grows: their parts' text is a fifth of the member's JSON (Qwen3's:
+	// 1.4 of 7.4 MB) and a part takes 8 to 25 bytes of it.
+	parts := keyArena{buf: make([]byte, 0, len(data)/4), ends: make([]uint32, 0, len(data)/8)}
 	n, lines := 0, 0
 	err = s.list(func() error {
 		switch s.peek() {
@@ -371,13 +374,18 @@ func fastMerges(data []byte) (pairs [][2]string, legacy []string, err error) {
 	if err != nil {
 		return nil, nil, err
 	}
-	all := parts.strings()
 	if lines > 0 {
-		return nil, all, nil
+		return nil, parts.strings(), nil
 	}
+	// The pairs straight from the arena, without a []string of all the
+	// parts first (4.8 MB for Qwen3's 151,387 merges).
+	all := string(parts.buf)
 	pairs = make([][2]string, n)
+	start := uint32(0)
 	for i := range pairs {
-		pairs[i] = [2]string{all[2*i], all[2*i+1]}
+		mid, end := parts.ends[2*i], parts.ends[2*i+1]
+		pairs[i] = [2]string{all[start:mid], all[mid:end]}
+		start = end
 	}
 	return pairs, nil, nil
 }

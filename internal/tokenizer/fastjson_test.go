@@ -6,6 +6,7 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"strings"
 	"testing"
 )
 
@@ -87,6 +88,57 @@ func FuzzFastVocab(f *testing.F) {
 			}
 		}
 	})
+}
+
+// FuzzFastMerges checks the hand-written merges parser against
+// encoding/json on lists of pairs (and of "a b" strings) that
+// encoding/json writes, compact or indented as tokenizer.json files are,
+// so that the arena sizing and the pairs cut from it are exercised with
+// parts of every length.
+func FuzzFastMerges(f *testing.F) {
+	f.Add("a", "b", 3, false)
+	f.Add("Ġ", "t", 40, true)
+	f.Add("", "\"\\/", 1, false)
+	f.Add("😀\xff", "\x00", 7, true)
+	f.Fuzz(func(t *testing.T, a, b string, n int, indent bool) {
+		n = 1 + abs(n)%64
+		pairs := make([][2]string, n)
+		lines := make([]string, n)
+		for i := range pairs {
+			pairs[i] = [2]string{strings.Repeat(a, i%5), b + strings.Repeat("x", i)}
+			lines[i] = pairs[i][0] + " " + pairs[i][1]
+		}
+		for _, v := range []any{pairs, lines} {
+			data, err := json.Marshal(v)
+			if indent {
+				data, err = json.MarshalIndent(v, "    ", "  ")
+			}
+			if err != nil {
+				t.Skip()
+			}
+			var wantPairs [][2]string
+			var wantLines []string
+			if _, ok := v.([]string); ok {
+				err = json.Unmarshal(data, &wantLines)
+			} else {
+				err = json.Unmarshal(data, &wantPairs)
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			gotPairs, gotLines, err := fastMerges(data)
+			if err != nil || !slices.Equal(gotPairs, wantPairs) || !slices.Equal(gotLines, wantLines) {
+				t.Fatalf("fastMerges(%s) = %q, %q, %v; want %q, %q", data, gotPairs, gotLines, err, wantPairs, wantLines)
+			}
+		}
+	})
+}
+
+func abs(x int) int {
+	if x < 0 {
+		return -x
+	}
+	return x
 }
 
 // TestRealMergeRanks makes sure the unit tokenizers number their merged
