@@ -37,14 +37,14 @@ type bpeModel struct {
 	// scan says mergeScan may replace mergeWord (scanOK) if uniqueIDs
 	// says no two tokens share an id (see scans).
 	scan      bool
-	uniqueIDs func() bool
+	uniqueIDs *background[bool]
 
 	// bytePairs is set where scan is (see bytePairTable).
-	bytePairs func() *bytePairTable
+	bytePairs *background[*bytePairTable]
 
 	// cuts is set where scan is: long words are cut where no token
 	// crosses (bpecut.go) if scans says mergeScan may be used.
-	cuts func() *cutFilter
+	cuts *background[*cutFilter]
 
 	cache *wordCache
 }
@@ -78,7 +78,10 @@ func pairKey(a, b int32) uint64 { return uint64(uint32(a))<<32 | uint64(uint32(b
 // tokenize appends the ids of one pre-token (raw bytes, never empty) to out.
 func (m *bpeModel) tokenize(word string, out []int) []int {
 	if len(word) >= cutMinWord && m.cuts != nil && m.scans() {
-		f := m.cuts()
+		f, ok := m.cuts.ready()
+		if !ok {
+			return m.tokenizeWord(word, out)
+		}
 		for start := 0; start < len(word); {
 			end := f.nextCut(word, start)
 			out = m.tokenizeWord(word[start:end], out)
@@ -166,7 +169,11 @@ func (m *bpeModel) prefixOfCached(word string, out []int) ([]int, bool) {
 	if !ok {
 		return out, false
 	}
-	lens := m.singles.words().lens
+	words, ok := m.singles.words.ready()
+	if !ok {
+		return out, false
+	}
+	lens := words.lens
 	n, end := 0, 0
 	for ; end+4 <= len(ids) && n < len(word); end += 4 {
 		id := cachedID(ids[end:])

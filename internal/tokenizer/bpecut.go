@@ -1,9 +1,5 @@
 package tokenizer
 
-import (
-	"sync"
-)
-
 // Text without spaces (Chinese, Japanese) makes pre-tokens of thousands of
 // bytes, which the merge loop takes through its priority queue, one
 // O(log n) step per merge. Most such words can be cut into pieces that
@@ -121,8 +117,6 @@ func (f *cutFilter) nextCut(word string, start int) int {
 // newCutFilterOnce starts building the filter of the tokens of s on its
 // own goroutine (once their table is built) and returns what waits for
 // it.
-func newCutFilterOnce(s *singleTokens) func() *cutFilter {
-	ch := make(chan *cutFilter, 1)
-	go func() { ch <- newCutFilter(s.words()) }()
-	return sync.OnceValue(func() *cutFilter { return <-ch })
+func newCutFilterOnce(s *singleTokens) *background[*cutFilter] {
+	return buildInBackground(func() *cutFilter { return newCutFilter(s.words.get()) })
 }

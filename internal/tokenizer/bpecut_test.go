@@ -3,6 +3,7 @@ package tokenizer
 import (
 	"math/rand/v2"
 	"slices"
+	"strings"
 	"testing"
 )
 
@@ -71,10 +72,11 @@ func TestCutWordEqualsMerge(t *testing.T) {
 		t.Fatal(err)
 	}
 	m := tok.(*hfTokenizer).model.(*bpeModel)
+	m.waitTables()
 	if m.cuts == nil || !m.scans() {
 		t.Fatal("Qwen3's long words are not cut")
 	}
-	f := m.cuts()
+	f := m.cuts.get()
 	hf := *m
 	hf.scan = false
 	words := cutWords(t, tok)
@@ -89,7 +91,7 @@ func TestCutWordEqualsMerge(t *testing.T) {
 	t.Logf("%d long words, %d bytes, %d pieces", len(words), bytes, pieces)
 	// The premise itself: at every boundary called free, no substring
 	// of the word over it is a token.
-	raw := m.singles.words()
+	raw := m.singles.words.get()
 	for _, w := range words[:200] {
 		for i := 1; i < len(w); i++ {
 			if !f.free(w, i) {
@@ -120,7 +122,7 @@ func FuzzCutWord(f *testing.F) {
 	if m.cuts == nil {
 		f.Fatal("long words are not cut")
 	}
-	cf := m.cuts()
+	cf := m.cuts.get()
 	hf := *m
 	hf.scan = false
 	f.Fuzz(func(t *testing.T, word string) {
@@ -133,4 +135,63 @@ func FuzzCutWord(f *testing.F) {
 		}
 		checkCut(t, &hf, cf, word)
 	})
+}
+
+// TestEncodeBeforeTablesEqualsAfter: a tokenizer whose background tables
+// are not built yet (the single-token table, the byte-pair table, the cut
+// filter, the unique-ids check) encodes as one with all of them, on
+// random-id text, long CJK words and English: the encoder takes the
+// tables only when they are ready, and every path they enable is a
+// shortcut of the one it replaces.
+func TestEncodeBeforeTablesEqualsAfter(t *testing.T) {
+	t.Parallel()
+	for _, name := range []string{"builtin", "qwen3", "llama3"} {
+		tok := Builtin()
+		if name != "builtin" {
+			var err error
+			if tok, err = Load(hfDir(t, name)); err != nil {
+				t.Fatal(err)
+			}
+		}
+		h := tok.(*hfTokenizer)
+		m := h.model.(*bpeModel)
+		m.waitTables()
+		// Nothing built yet; then only the unique-ids check (mergeScan
+		// without its byte-pair table, no cuts).
+		for _, uniqueKnown := range []bool{false, true} {
+			early := *m
+			early.cache = newWordCache(m.cache.seed)
+			if m.singles != nil {
+				early.singles = &singleTokens{words: &background[*rawTokens]{done: make(chan struct{})}}
+			}
+			if !uniqueKnown {
+				early.uniqueIDs = &background[bool]{done: make(chan struct{})}
+			}
+			if m.bytePairs != nil {
+				early.bytePairs = &background[*bytePairTable]{done: make(chan struct{})}
+				early.cuts = &background[*cutFilter]{done: make(chan struct{})}
+			}
+			if early.scans() != (uniqueKnown && m.scans()) {
+				t.Fatalf("%s: scans() = %v with the unique-ids check done: %v", name, early.scans(), uniqueKnown)
+			}
+			before := *h
+			before.model = &early
+			texts := []string{randomText(tok, 5_000), benchText(t)[:20_000], strings.Repeat("東京の天気は晴れです。", 200)}
+			for i, text := range texts {
+				if got, want := before.Encode(text, false), tok.Encode(text, false); !slices.Equal(got, want) {
+					t.Errorf("%s (unique ids known: %v) text %d: %d ids before the tables, %d after; first difference at %d",
+						name, uniqueKnown, i, len(got), len(want), firstDiff(got, want))
+				}
+			}
+		}
+	}
+}
+
+func firstDiff(a, b []int) int {
+	for i := range min(len(a), len(b)) {
+		if a[i] != b[i] {
+			return i
+		}
+	}
+	return min(len(a), len(b))
 }

@@ -2,7 +2,6 @@ package tokenizer
 
 import (
 	"math"
-	"sync"
 )
 
 // scanMaxLen is the longest word mergeScan takes: its arrays live on the
@@ -39,9 +38,14 @@ func (m *bpeModel) mergeScan(word string, out []int32) []int32 {
 	for i := range n {
 		ids[i] = init[word[i]].ids[0]
 	}
-	bp := m.bytePairs()
-	for i := range n - 1 {
-		vals[i] = bp[uint16(word[i])<<8|uint16(word[i+1])]
+	if bp, ok := m.bytePairs.ready(); ok {
+		for i := range n - 1 {
+			vals[i] = bp[uint16(word[i])<<8|uint16(word[i+1])]
+		}
+	} else {
+		for i := range n - 1 {
+			vals[i] = m.pairVal(ids[i], ids[i+1])
+		}
 	}
 	vals[n-1] = noPair
 	for n > 1 {
@@ -79,18 +83,17 @@ func (m *bpeModel) mergeScan(word string, out []int32) []int32 {
 type bytePairTable [1 << 16]uint64
 
 // newBytePairsOnce starts filling m's byte-pair table on its own goroutine
-// (65,536 lookups, about a millisecond) and returns what waits for it.
-func newBytePairsOnce(m *bpeModel) func() *bytePairTable {
-	ch := make(chan *bytePairTable, 1)
-	go func() {
+// (65,536 lookups, about a millisecond); until it is there, mergeScan
+// looks the byte pairs up in the merge table.
+func newBytePairsOnce(m *bpeModel) *background[*bytePairTable] {
+	return buildInBackground(func() *bytePairTable {
 		t := new(bytePairTable)
 		for i := range t {
 			a, b := m.initial[0][i>>8].ids[0], m.initial[0][i&0xff].ids[0]
 			t[i] = m.pairVal(a, b)
 		}
-		ch <- t
-	}()
-	return sync.OnceValue(func() *bytePairTable { return <-ch })
+		return t
+	})
 }
 
 // noPair is the pair-table value of a pair that has no merge, for
@@ -107,7 +110,13 @@ func (m *bpeModel) pairVal(a, b int32) uint64 {
 
 // scans reports whether mergeScan may replace mergeWord: scanOK, and no
 // two tokens share an id (checked in the background while loading).
-func (m *bpeModel) scans() bool { return m.scan && m.uniqueIDs() }
+func (m *bpeModel) scans() bool {
+	if !m.scan {
+		return false
+	}
+	unique, known := m.uniqueIDs.ready()
+	return known && unique
+}
 
 // scanOK reports whether the model is one mergeScan may serve, if its ids
 // are unique: a byte-level vocabulary (not SentencePiece-style) that

@@ -27,6 +27,9 @@ func TestMergeScanEqualsHeap(t *testing.T) {
 			t.Parallel()
 			h := tok.(*hfTokenizer)
 			m, ok := h.model.(*bpeModel)
+			if ok {
+				m.waitTables()
+			}
 			if !ok || !m.scans() {
 				t.Fatalf("%s: mergeScan is not used", name)
 			}
@@ -169,7 +172,7 @@ func TestPrefixOfMergedWord(t *testing.T) {
 	if len(words) < 230 {
 		t.Fatalf("only %d long words", len(words))
 	}
-	lens := m.singles.words().lens
+	lens := m.singles.words.get().lens
 	for _, w := range words {
 		full := hf.mergeWord(w, nil)
 		n := 0

@@ -2,7 +2,6 @@ package tokenizer
 
 import (
 	"hash/maphash"
-	"sync"
 	"sync/atomic"
 )
 
@@ -17,9 +16,10 @@ import (
 // time, so the cache never changes a result.
 type singleTokens struct {
 	// words finds a token by its raw bytes. It is built on its own
-	// goroutine when the model is loaded and waited for on first use, so
-	// that loading does not wait for it.
-	words func() *rawTokens
+	// goroutine when the model is loaded, and used once it is built (see
+	// background), so that neither the load nor the first prompts wait
+	// for it.
+	words *background[*rawTokens]
 }
 
 const (
@@ -179,17 +179,15 @@ func (r *rawTokens) findHashed(word string, h uint64) (id int32, state uint32, s
 // modify and the caller must not modify either; words are hashed with
 // seed, the word cache's.
 func newSingleTokens(vocab map[string]int, seed maphash.Seed) *singleTokens {
-	ch := make(chan *rawTokens, 1)
-	go func() { ch <- newRawTokens(vocab, seed) }()
-	return &singleTokens{words: sync.OnceValue(func() *rawTokens { return <-ch })}
+	return &singleTokens{words: buildInBackground(func() *rawTokens { return newRawTokens(vocab, seed) })}
 }
 
 // lookup returns the id of the token whose raw bytes are word, of hash h,
 // whether merging word is known to give it alone, and its slot for
 // record; ok is false when word is no token.
 func (s *singleTokens) lookup(word string, h uint64) (id int32, state uint32, slot int, ok bool) {
-	w := s.words()
-	if len(word) > w.maxLen {
+	w, built := s.words.ready()
+	if !built || len(word) > w.maxLen {
 		return 0, 0, 0, false
 	}
 	return w.findHashed(word, h)
@@ -203,6 +201,6 @@ func (s *singleTokens) record(slot int, id int32, ids []int32) {
 	if len(ids) == 1 && ids[0] == id {
 		state = singleYes
 	}
-	m := &s.words().slots[slot].meta
+	m := &s.words.get().slots[slot].meta
 	m.Store(m.Load()&^(3<<slotStateShift) | uint64(state)<<slotStateShift)
 }

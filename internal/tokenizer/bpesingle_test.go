@@ -16,7 +16,7 @@ func TestRawTokensFind(t *testing.T) {
 		t.Fatal(err)
 	}
 	h := tok.(*hfTokenizer)
-	words := h.model.(*bpeModel).singles.words()
+	words := h.model.(*bpeModel).singles.words.get()
 	want := map[string]int32{}
 	for id := range h.vocabSize {
 		if raw := h.decodeBytes[h.decodeOff[id]:h.decodeOff[id+1]]; len(raw) > 0 {

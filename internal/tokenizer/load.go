@@ -111,6 +111,10 @@ func build(name string, tok namedJSON, configs []namedJSON, chat *namedJSON) (*h
 		return nil, err
 	}
 	t.order = vocabOrder{} // built: the map's order no longer matters
+	// normalizerJSON points into tokenizer.json's bytes (11 MB for
+	// Qwen3), which it would keep alive; only the config step above
+	// needed it.
+	t.normalizerJSON = nil
 	return t, nil
 }
 

@@ -6,7 +6,6 @@ import (
 	"hash/maphash"
 	"iter"
 	"math"
-	"sync"
 )
 
 // newBPEModel builds the BPE model from model.vocab and model.merges the
@@ -97,9 +96,7 @@ func newBPEModel(m *modelJSON, vocab map[string]int, order vocabOrder, merges []
 			model.cuts = newCutFilterOnce(model.singles)
 		}
 	}
-	unique := make(chan bool, 1)
-	go func() { unique <- uniqueIDs(vocab) }()
-	model.uniqueIDs = sync.OnceValue(func() bool { return <-unique })
+	model.uniqueIDs = buildInBackground(func() bool { return uniqueIDs(vocab) })
 	if model.ignoreMerges {
 		model.words = rawWords(vocab)
 	}

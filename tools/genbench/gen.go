@@ -26,10 +26,10 @@ type genFigure struct {
 
 // loadTimed loads the tokenizer runs times and returns the median load
 // time (zero for the built-in one, which is compiled in) and the live
-// heap the loaded tokenizer holds (after a garbage collection) once it has
-// encoded a few words: the tables it builds on its own goroutine after
-// the load are then complete, so that the figure does not depend on how
-// far they got.
+// heap the loaded tokenizer holds (after a garbage collection) once the
+// tables it builds on its own goroutine after the load are complete
+// (tokenizer.WaitBuilt) and it has encoded a few words, so that the figure
+// does not depend on how far they got.
 func loadTimed(name string, runs int) (time.Duration, uint64, error) {
 	if name == tokenizer.BuiltinName {
 		start := time.Now()
@@ -46,6 +46,7 @@ func loadTimed(name string, runs int) (time.Duration, uint64, error) {
 			return 0, 0, fmt.Errorf("load tokenizer %s: %w", name, err)
 		}
 		times = append(times, time.Since(start))
+		tokenizer.WaitBuilt(t)
 		t.Encode("Hello, world: the tokenizer is ready.", false)
 		after := liveHeap()
 		heap = after - min(before, after)
@@ -112,7 +113,7 @@ func generate(name string, opts dataset.Options, procs, runs int) (wall, cpu flo
 		}
 		// Let the tables the load builds in the background finish
 		// outside the timed part.
-		tok.Encode("Hello, world.", false)
+		tokenizer.WaitBuilt(tok)
 		runtime.GC()
 		cpu0, start := cpuTime(), time.Now()
 		ss, err := dataset.Load(opts, tok, nil, io.Discard)
