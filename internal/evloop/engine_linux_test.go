@@ -260,7 +260,9 @@ func TestEngineStall(t *testing.T) {
 		<-r.Context().Done()
 	}))
 	t.Cleanup(srv.Close)
-	got := compare(t, srv.URL+"/v1/completions", func(c *backend.Client) { c.ReadTimeout = 50 * time.Millisecond })
+	// Long enough that the first event is read before it fires even on a
+	// loaded 2-core machine under the race detector (50 ms was not).
+	got := compare(t, srv.URL+"/v1/completions", func(c *backend.Client) { c.ReadTimeout = time.Second })
 	if got.Success || !strings.HasPrefix(got.Error, "timed out: no ") {
 		t.Errorf("record %+v", got)
 	}
@@ -279,9 +281,11 @@ func TestEngineDeadline(t *testing.T) {
 		}
 	}))
 	t.Cleanup(srv.Close)
-	_, e := clients(t, func(c *backend.Client) { c.Deadline = 60 * time.Millisecond })
+	// Long enough that events are read before it ends the request even on
+	// a loaded machine under the race detector.
+	_, e := clients(t, func(c *backend.Client) { c.Deadline = time.Second })
 	got := e.Do(guard(t), backend.Completions{}, request(srv.URL+"/v1/completions"), []byte("{}"))
-	if got.Success || got.Error != "timed out: the request did not finish within 60ms (--request-timeout)" || len(got.GeneratedText) == 0 {
+	if got.Success || got.Error != "timed out: the request did not finish within 1s (--request-timeout)" || len(got.GeneratedText) == 0 {
 		t.Errorf("record %+v", got)
 	}
 }
