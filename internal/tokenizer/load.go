@@ -7,6 +7,8 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"runtime/debug"
+	"runtime/metrics"
 	"strings"
 
 	"github.com/gobench/gobench/internal/readlimit"
@@ -31,27 +33,33 @@ func Load(path string) (Tokenizer, error) { return LoadNamed(path, path) }
 
 // LoadNamed is Load with the Tokenizer's Name set to name, for a tokenizer
 // found through a model id (a cache snapshot named by the id).
-func LoadNamed(path, name string) (Tokenizer, error) {
+func LoadNamed(path, name string) (Tokenizer, error) { return loadNamed(path, name, readFile) }
+
+// loadNamed is LoadNamed reading tokenizer.json with read, which returns
+// its bytes and what releases them once the tokenizer is built.
+func loadNamed(path, name string, read func(file string) ([]byte, func(), error)) (Tokenizer, error) {
 	file := path
 	if st, err := os.Stat(path); err != nil {
 		return nil, fmt.Errorf("tokenizer: %w", err)
 	} else if st.IsDir() {
 		file = filepath.Join(path, "tokenizer.json")
 	}
-	data, err := readlimit.JSONObject(file, maxFileBytes)
+	data, release, err := read(file)
 	if err != nil {
 		return nil, fmt.Errorf("tokenizer: %w", err)
 	}
+	// Nothing of the tokenizer points into data (see buildMapped).
+	defer release()
 	dir := filepath.Dir(file)
 	var configs []namedJSON
 	var chat *namedJSON
 	for _, name := range []string{"tokenizer_config.json", "special_tokens_map.json", "chat_template.jinja"} {
 		p := filepath.Join(dir, name)
-		read := readlimit.JSONObject
+		readConfig := readlimit.JSONObject
 		if name == "chat_template.jinja" {
-			read = readlimit.File
+			readConfig = readlimit.File
 		}
-		b, err := read(p, maxFileBytes)
+		b, err := readConfig(p, maxFileBytes)
 		if errors.Is(err, fs.ErrNotExist) {
 			continue
 		}
@@ -64,11 +72,74 @@ func LoadNamed(path, name string) (Tokenizer, error) {
 			configs = append(configs, namedJSON{file: p, data: b})
 		}
 	}
-	t, err := build(name, namedJSON{file: file, data: data}, configs, chat)
+	t, err := buildMapped(name, namedJSON{file: file, data: data}, configs, chat)
 	if err != nil {
 		return nil, err
 	}
 	return t, nil
+}
+
+// readFile reads tokenizer.json: mapped (readlimit.MapJSONObject) when
+// the heap has less free memory than the file, as at start-up, where a
+// copy would touch that much memory for the first time (about 35 ms of
+// Qwen3's first load on the project's VM); read when it has, as when the
+// tokenizer is loaded again after a run (letTokenizerGo in internal/run),
+// where the copy reuses the run's freed memory but the mapping's pages
+// would add to the process's resident set at its peak (Qwen3's serve
+// peak: 116-117 MB read, 123-127 MB mapped, make bench-mem).
+func readFile(file string) (data []byte, release func(), err error) {
+	if st, err := os.Stat(file); err == nil && uint64(st.Size()) <= heapFree() {
+		data, err := readlimit.JSONObject(file, maxFileBytes)
+		return data, func() {}, err
+	}
+	return readlimit.MapJSONObject(file, maxFileBytes)
+}
+
+// heapFree is the heap's free memory that is still resident (a read of
+// runtime/metrics, without stopping the world).
+func heapFree() uint64 {
+	s := []metrics.Sample{{Name: "/memory/classes/heap/free:bytes"}}
+	metrics.Read(s)
+	if s[0].Value.Kind() != metrics.KindUint64 {
+		return 0
+	}
+	return s[0].Value.Uint64()
+}
+
+// buildMapped is build for a tokenizer.json whose bytes are a mapping of
+// the file (readlimit.MapJSONObject), which is unmapped once the
+// tokenizer is built: every string the tokenizer keeps is a copy (the
+// parsers copy into their arenas, encoding/json copies, and the one
+// json.RawMessage into the file that the build needs, the normalizer's,
+// is dropped at its end). Reading the mapping faults if another process
+// truncates the file meanwhile; the goroutines that read it (this one and
+// the one that parses model.merges) turn such a fault into a panic
+// (debug.SetPanicOnFault), which becomes this error rather than a crash.
+func buildMapped(name string, tok namedJSON, configs []namedJSON, chat *namedJSON) (t *hfTokenizer, err error) {
+	defer debug.SetPanicOnFault(debug.SetPanicOnFault(true))
+	changed := func() error {
+		return fmt.Errorf("tokenizer: %s: the file changed while it was read", tok.file)
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			if _, ok := r.(memoryFault); !ok {
+				panic(r)
+			}
+			t, err = nil, changed()
+		}
+	}()
+	t, err = build(name, tok, configs, chat)
+	if fe := memoryFault(nil); errors.As(err, &fe) {
+		return nil, changed()
+	}
+	return t, err
+}
+
+// memoryFault is the error of a fault that debug.SetPanicOnFault made a
+// panic.
+type memoryFault interface {
+	error
+	Addr() uintptr
 }
 
 // namedJSON is the content of a JSON file and its name for error messages.
@@ -196,7 +267,13 @@ func assemble(data []byte, strict *[][]byte) (*hfTokenizer, map[string]int, erro
 	}
 	var merges func() ([][2]string, error)
 	if kind == "BPE" && !isNull(m.Merges) {
-		merges = inBackground(func() ([][2]string, error) { return parseMerges(m.Merges) })
+		merges = inBackground(func() ([][2]string, error) {
+			debug.SetPanicOnFault(true) // it reads the file's bytes (see buildMapped)
+			return parseMerges(m.Merges)
+		})
+		// No return leaves it reading the file's bytes, which the caller
+		// may unmap once this returns.
+		defer func() { _, _ = merges() }()
 	}
 	vocab, order, err := parseVocab(m.Vocab)
 	if err != nil {

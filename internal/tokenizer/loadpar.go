@@ -86,7 +86,11 @@ func inBackground[T any](f func() (T, error)) func() (T, error) {
 			// A panic (a parser meeting JSON the validation refuses)
 			// becomes an error, so that it is not a crash.
 			if r := recover(); r != nil {
-				res.err = fmt.Errorf("tokenizer: %v", r)
+				if e, ok := r.(error); ok {
+					res.err = fmt.Errorf("tokenizer: %w", e)
+				} else {
+					res.err = fmt.Errorf("tokenizer: %v", r)
+				}
 			}
 			ch <- res
 		}()
