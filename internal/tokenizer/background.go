@@ -7,7 +7,7 @@ import "sync/atomic"
 // all shortcuts whose absence changes how a word is tokenized, never the
 // result (each shortcut is tested equal to the path it replaces), so the
 // encoder takes ready: a run's first prompts do not wait for tables of
-// megabytes (about 70 ms of Qwen3's start-up on a 2-core machine), they
+// megabytes (40 to 60 ms of Qwen3's start-up on the project's 2-core VM), they
 // take the slower paths until the tables are there.
 type background[T any] struct {
 	done chan struct{}
