@@ -462,11 +462,13 @@ func TestMappedLoadKeepsNothingOfTheFile(t *testing.T) {
 		}
 	}
 	mapAlways := func(file string) ([]byte, func(), error) { return readlimit.MapJSONObject(file, maxFileBytes) }
+	loaded := 0
 	for _, p := range paths {
 		tok, err := loadNamed(p, p, mapAlways)
 		if err != nil {
 			continue // the unit files that are meant to fail
 		}
+		loaded++
 		text := "Hello, world! naïve café 東京 😀 <|im_start|> [CLS] 12345"
 		ids := tok.Encode(text, true)
 		_ = tok.Decode(ids)
@@ -476,6 +478,10 @@ func TestMappedLoadKeepsNothingOfTheFile(t *testing.T) {
 		}
 		WaitBuilt(tok)
 		_ = tok.Encode(randomText(tok, 500), false)
+	}
+	// testdata/unit has 9 files, of which unigram.json is refused.
+	if loaded < 8 {
+		t.Fatalf("%d of %d tokenizers loaded through a mapping; the unit ones alone are 8", loaded, len(paths))
 	}
 }
 

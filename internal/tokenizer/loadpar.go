@@ -72,19 +72,17 @@ func withoutMembers(data []byte, members [][]byte) []byte {
 	return append(out, data[at:]...)
 }
 
-// inBackground runs f on its own goroutine and returns a function that
-// waits for its result (the result is kept: later calls return it again).
+// inBackground runs f on its own goroutine (a background value) and
+// returns a function that waits for its result; a panic in f (a parser
+// meeting JSON the validation refuses, a fault reading a mapped file)
+// becomes its error, so that it is not a crash.
 func inBackground[T any](f func() (T, error)) func() (T, error) {
 	type result struct {
 		v   T
 		err error
 	}
-	ch := make(chan result, 1)
-	go func() {
-		var res result
+	b := buildInBackground(func() (res result) {
 		defer func() {
-			// A panic (a parser meeting JSON the validation refuses)
-			// becomes an error, so that it is not a crash.
 			if r := recover(); r != nil {
 				if e, ok := r.(error); ok {
 					res.err = fmt.Errorf("tokenizer: %w", e)
@@ -92,16 +90,12 @@ func inBackground[T any](f func() (T, error)) func() (T, error) {
 					res.err = fmt.Errorf("tokenizer: %v", r)
 				}
 			}
-			ch <- res
 		}()
 		res.v, res.err = f()
-	}()
-	var r *result
+		return res
+	})
 	return func() (T, error) {
-		if r == nil {
-			got := <-ch
-			r = &got
-		}
+		r := b.get()
 		return r.v, r.err
 	}
 }
