@@ -5,6 +5,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"fmt"
 	"math"
 	"net/http"
 	"os"
@@ -389,38 +390,43 @@ func signatureOf(t *testing.T, run scenarioRun) signature {
 // scenarioChecks are each scenario's signature, with the margins the
 // thresholds of the diagnosis are meant to have: each one far past the
 // line it must cross and far from the lines it must not.
-var scenarioChecks = map[string]func(t *testing.T, run scenarioRun, s signature){
-	"healthy": func(t *testing.T, run scenarioRun, s signature) {
+var scenarioChecks = map[string]func(t *testing.T, run scenarioRun, s signature) string{
+	"healthy": func(t *testing.T, run scenarioRun, s signature) string {
 		step := run.cfg.Scheduler.StepBase.Seconds()
 		if s.preemptions != 0 || run.peaks.kv > 0.1 || s.queue > 2*step || s.itlP99 > 5*s.itlP50 {
-			t.Errorf("not healthy: %+v, peaks %+v (step %v)", s, run.peaks, step)
+			return fmt.Sprintf("not healthy: %+v, peaks %+v (step %v)", s, run.peaks, step)
 		}
+		return ""
 	},
-	"seq-limit": func(t *testing.T, run scenarioRun, s signature) {
+	"seq-limit": func(t *testing.T, run scenarioRun, s signature) string {
 		if run.peaks.running != float64(run.cfg.Scheduler.MaxNumSeqs) || run.peaks.waiting < 20 || s.queueShare < 0.8 ||
 			run.peaks.kv > 0.1 || s.preemptions != 0 {
-			t.Errorf("not bound by max-num-seqs %d: %+v, peaks %+v", run.cfg.Scheduler.MaxNumSeqs, s, run.peaks)
+			return fmt.Sprintf("not bound by max-num-seqs %d: %+v, peaks %+v", run.cfg.Scheduler.MaxNumSeqs, s, run.peaks)
 		}
+		return ""
 	},
-	"kv-thrashing": func(t *testing.T, run scenarioRun, s signature) {
+	"kv-thrashing": func(t *testing.T, run scenarioRun, s signature) string {
 		if s.preemptions < 20 || run.peaks.kv < 0.95 || s.queueShare < 0.5 ||
 			run.peaks.running >= float64(run.cfg.Scheduler.MaxNumSeqs) {
-			t.Errorf("not thrashing: %+v, peaks %+v", s, run.peaks)
+			return fmt.Sprintf("not thrashing: %+v, peaks %+v", s, run.peaks)
 		}
+		return ""
 	},
-	"kv-full": func(t *testing.T, run scenarioRun, s signature) {
+	"kv-full": func(t *testing.T, run scenarioRun, s signature) string {
 		if s.preemptions != 0 || run.peaks.kv < 0.95 || s.busyKVHigh < 0.5 || s.queueShare < 0.8 || run.peaks.waiting < 50 ||
 			run.peaks.running >= float64(run.cfg.Scheduler.MaxNumSeqs) {
-			t.Errorf("not full without thrashing: %+v, peaks %+v", s, run.peaks)
+			return fmt.Sprintf("not full without thrashing: %+v, peaks %+v", s, run.peaks)
 		}
+		return ""
 	},
-	"head-of-line": func(t *testing.T, run scenarioRun, s signature) {
+	"head-of-line": func(t *testing.T, run scenarioRun, s signature) string {
 		if s.queueShare < 0.7 || run.peaks.running > float64(run.cfg.Scheduler.MaxNumSeqs)/4 || run.peaks.kv > 0.2 ||
 			s.preemptions != 0 || run.peaks.waiting < 10 {
-			t.Errorf("not blocked behind long prompts: %+v, peaks %+v", s, run.peaks)
+			return fmt.Sprintf("not blocked behind long prompts: %+v, peaks %+v", s, run.peaks)
 		}
+		return ""
 	},
-	"prefix-hostile": func(t *testing.T, run scenarioRun, s signature) {
+	"prefix-hostile": func(t *testing.T, run scenarioRun, s signature) string {
 		// Every prompt shares its first 2000 tokens, and none is found:
 		// prefix caching is off, and the whole prompt is computed, in a
 		// prefill that costs what the whole prompt costs.
@@ -430,27 +436,46 @@ var scenarioChecks = map[string]func(t *testing.T, run scenarioRun, s signature)
 		full := sc.StepBase.Seconds() + histMean(prompts)*sc.StepPerToken.Seconds()
 		if gauge(run.fams, "vllm:prefix_cache_queries_total", nil) != 0 || computed != prompts.GetSampleSum() ||
 			s.queueShare > 0.5 || s.prefill < 0.9*full {
-			t.Errorf("prefix not lost to a disabled cache: %+v, computed %v of %v prompt tokens, a whole prefill costs %v",
+			return fmt.Sprintf("prefix not lost to a disabled cache: %+v, computed %v of %v prompt tokens, a whole prefill costs %v",
 				s, computed, prompts.GetSampleSum(), full)
 		}
+		return ""
 	},
-	"frontend-delay": func(t *testing.T, run scenarioRun, s signature) {
+	"frontend-delay": func(t *testing.T, run scenarioRun, s signature) string {
 		gap := s.ttft - s.queue - s.prefill
 		if front := run.cfg.FrontendLatency.Seconds(); gap < 0.9*front || gap < 0.8*s.ttft || s.queueShare > 0.1 {
-			t.Errorf("TTFT not spent before the engine: %+v, gap %v (front end %v)", s, gap, front)
+			return fmt.Sprintf("TTFT not spent before the engine: %+v, gap %v (front end %v)", s, gap, front)
 		}
+		return ""
 	},
-	"prefill-interference": func(t *testing.T, run scenarioRun, s signature) {
+	"prefill-interference": func(t *testing.T, run scenarioRun, s signature) string {
 		if s.itlP99 < 5*s.itlP50 || s.queueShare > 0.5 || s.preemptions != 0 {
-			t.Errorf("no prefill stretching the ITL tail: %+v", s)
+			return fmt.Sprintf("no prefill stretching the ITL tail: %+v", s)
 		}
+		return ""
 	},
-	"batch-overload": func(t *testing.T, run scenarioRun, s signature) {
+	"batch-overload": func(t *testing.T, run scenarioRun, s signature) string {
 		step := run.cfg.Scheduler.StepBase.Seconds()
 		if s.itlP50 < step || s.itlP99 > 2*s.itlP50 || s.queueShare > 0.5 || s.preemptions != 0 || run.peaks.kv > 0.1 {
-			t.Errorf("ITL not high throughout: %+v, peaks %+v (step base %v)", s, run.peaks, step)
+			return fmt.Sprintf("ITL not high throughout: %+v, peaks %+v (step base %v)", s, run.peaks, step)
 		}
+		return ""
 	},
+}
+
+// starvedBy returns the record's mean time that no simulated engine
+// spent, and its mean TTFT from receipt to the engine's first token. The
+// time is the front end's beyond the configured latency plus the wait
+// between the engine making the first token and its handler taking it:
+// both are nothing on a machine with a core to spare, so a large share of
+// TTFT shows a machine too loaded to run the simulator (seen with the other
+// packages' race tests beside this one on 2 cores: the handlers took the
+// first token 0.16 s late on a 0.65 s TTFT, and kv-full's queue share fell
+// from its usual ~0.98 to 0.798, under the 0.8 its signature asks).
+func starvedBy(run scenarioRun) (late, ttft float64) {
+	tr := truthOf(run.recs, run.cfg.Scheduler.BlockSize)
+	front := max(tr.frontLow-run.cfg.FrontendLatency.Seconds(), 0)
+	return front + tr.ttftHigh - tr.ttftLow, tr.ttftLow
 }
 
 // TestSimScenarios runs every scenario preset with its documented load
@@ -482,7 +507,22 @@ func TestSimScenarios(t *testing.T) {
 			checkAgainstRecord(t, run)
 			s := signatureOf(t, run)
 			t.Logf("%s: %+v, peaks running %v waiting %v kv %v", p.Name, s, run.peaks.running, run.peaks.waiting, run.peaks.kv)
-			check(t, run, s)
+			problem := check(t, run, s)
+			for again := 0; again < 2 && problem != ""; again++ {
+				late, ttft := starvedBy(run)
+				if late <= ttft/10 {
+					break
+				}
+				t.Logf("%s; the simulator was starved (mean %.3f s of TTFT %.3f s before the queue or after the first token was made): running again", problem, late, ttft)
+				run = runScenario(t, p)
+				checkAgainstRecord(t, run)
+				s = signatureOf(t, run)
+				t.Logf("%s: %+v, peaks running %v waiting %v kv %v", p.Name, s, run.peaks.running, run.peaks.waiting, run.peaks.kv)
+				problem = check(t, run, s)
+			}
+			if problem != "" {
+				t.Error(problem)
+			}
 			c := verdictCase{view: run.view, truth: truthOf(run.recs, run.cfg.Scheduler.BlockSize), cfg: run.cfg}
 			checkVerdict(t, p, c)
 		})
