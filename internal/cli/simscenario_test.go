@@ -463,6 +463,20 @@ var scenarioChecks = map[string]func(t *testing.T, run scenarioRun, s signature)
 	},
 }
 
+// scenarioProblem is what is wrong with run of preset p: its signature
+// (check) or, that being right, its verdict ("" when both are right;
+// checkVerdict then checks the verdict's evidence).
+func scenarioProblem(t *testing.T, p sim.Preset, check func(*testing.T, scenarioRun, signature) string, run scenarioRun, s signature) string {
+	t.Helper()
+	if problem := check(t, run, s); problem != "" {
+		return problem
+	}
+	if run.view.Verdict != p.Verdict {
+		return fmt.Sprintf("verdict %s, the preset documents %s:\n%s", run.view.Verdict, p.Verdict, run.view.findings())
+	}
+	return ""
+}
+
 // starvedBy returns the record's mean time that no simulated engine
 // spent, and its mean TTFT from receipt to the engine's first token. The
 // time is the front end's beyond the configured latency plus the wait
@@ -507,7 +521,7 @@ func TestSimScenarios(t *testing.T) {
 			checkAgainstRecord(t, run)
 			s := signatureOf(t, run)
 			t.Logf("%s: %+v, peaks running %v waiting %v kv %v", p.Name, s, run.peaks.running, run.peaks.waiting, run.peaks.kv)
-			problem := check(t, run, s)
+			problem := scenarioProblem(t, p, check, run, s)
 			for again := 0; again < 2 && problem != ""; again++ {
 				late, ttft := starvedBy(run)
 				if late <= ttft/10 {
@@ -518,7 +532,7 @@ func TestSimScenarios(t *testing.T) {
 				checkAgainstRecord(t, run)
 				s = signatureOf(t, run)
 				t.Logf("%s: %+v, peaks running %v waiting %v kv %v", p.Name, s, run.peaks.running, run.peaks.waiting, run.peaks.kv)
-				problem = check(t, run, s)
+				problem = scenarioProblem(t, p, check, run, s)
 			}
 			if problem != "" {
 				t.Error(problem)
