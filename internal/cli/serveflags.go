@@ -410,10 +410,7 @@ func pendingFeature(name string) string {
 			return p.feature
 		}
 	}
-	for _, fl := range dataset.Flags() {
-		if fl.Name != name || !fl.Pending() {
-			continue
-		}
+	if fl, ok := dataset.LookupFlag(name); ok && fl.Pending() {
 		if spec, ok := dataset.FlagOwner(name); ok {
 			return "the " + spec.Name + " dataset"
 		}

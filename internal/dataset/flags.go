@@ -133,3 +133,16 @@ var flags = []Flag{
 
 // Flags returns every dataset flag, in vLLM's order.
 func Flags() []Flag { return slices.Clone(flags) }
+
+// LookupFlag returns the dataset flag name (without "--"). It copies one
+// Flag, where a search of Flags copies them all: the command line asks
+// for each of its flags while it starts, and those copies were about a
+// megabyte of memory touched for the first time then.
+func LookupFlag(name string) (Flag, bool) {
+	for i := range flags {
+		if flags[i].Name == name {
+			return flags[i], true
+		}
+	}
+	return Flag{}, false
+}

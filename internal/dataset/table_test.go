@@ -162,3 +162,20 @@ func TestValidateCounts(t *testing.T) {
 		}
 	}
 }
+
+// TestLookupFlag: LookupFlag finds every flag Flags lists, as Flags has
+// it, and nothing else.
+func TestLookupFlag(t *testing.T) {
+	t.Parallel()
+	for _, want := range Flags() {
+		got, ok := LookupFlag(want.Name)
+		if !ok || got.Name != want.Name || got.Help != want.Help || got.Pending() != want.Pending() {
+			t.Errorf("LookupFlag(%q) = %+v, %v; Flags has %+v", want.Name, got, ok, want)
+		}
+	}
+	for _, name := range []string{"", "seed", "--dataset-name", "Dataset-Name"} {
+		if fl, ok := LookupFlag(name); ok {
+			t.Errorf("LookupFlag(%q) = %+v: no such dataset flag", name, fl)
+		}
+	}
+}

@@ -41,14 +41,39 @@ type cutFilter struct {
 	shift uint
 }
 
-// cutFilterLog2 sizes the filter: 2^23 bits (1 MB), for about 900,000
-// contexts of a 150,000-token vocabulary; about one in ten bits is set,
-// so about one probe in ten of a context that is not there says it is.
-const cutFilterLog2 = 23
+// The filter has bitsPerContext bits per internal position of the
+// vocabulary's tokens (rounded up to a power of two, at most
+// 2^maxCutFilterLog2): Qwen3's 151,643 tokens have 824,326 and get 2^23
+// bits (1 MB, the most), of which 2 % are set (many positions share a
+// context), so about one probe in fifty of a context that is not there
+// says it is. The built-in tokenizer's 8,192 tokens get 2^21 bits (256 KB,
+// 0.6 % set) rather than 1 MB, whose every page the build wrote
+// (TestCutFilterSizedToVocabulary): a page touched for the first time
+// costs a process start up to 15 us on the project's 2-core VM. Fewer
+// bits per context cost encoding: at 8, the built-in tokenizer's 2^19 bits
+// (2.3 % set) made BenchmarkEncode/builtin/random about 4 % slower,
+// each long word's cut being looked for past more false "crossed".
+const (
+	bitsPerContext   = 32
+	minCutFilterLog2 = 12
+	maxCutFilterLog2 = 23
+)
+
+// cutFilterLog2 is the filter's size, in bits, as a power of two, for n
+// contexts.
+func cutFilterLog2(n int) uint {
+	log2 := uint(minCutFilterLog2)
+	for log2 < maxCutFilterLog2 && 1<<log2 < bitsPerContext*n {
+		log2++
+	}
+	return log2
+}
 
 // newCutFilter builds the filter from the raw bytes of every token.
 func newCutFilter(w *rawTokens) *cutFilter {
-	f := &cutFilter{bits: make([]uint64, 1<<cutFilterLog2/64), shift: 64 - cutFilterLog2}
+	// Every token has one context fewer than bytes.
+	log2 := cutFilterLog2(len(w.bytes) - len(w.ids))
+	f := &cutFilter{bits: make([]uint64, 1<<log2/64), shift: 64 - log2}
 	for e := range w.ids {
 		t := w.bytes[w.off[e]:w.off[e+1]]
 		for k := 1; k < len(t); k++ {

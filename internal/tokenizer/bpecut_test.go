@@ -1,6 +1,7 @@
 package tokenizer
 
 import (
+	"math/bits"
 	"math/rand/v2"
 	"slices"
 	"strings"
@@ -91,8 +92,14 @@ func TestCutWordEqualsMerge(t *testing.T) {
 	t.Logf("%d long words, %d bytes, %d pieces", len(words), bytes, pieces)
 	// The premise itself: at every boundary called free, no substring
 	// of the word over it is a token.
-	raw := m.singles.words.get()
-	for _, w := range words[:200] {
+	checkFreeBoundaries(t, f, m.singles.words.get(), words[:200])
+}
+
+// checkFreeBoundaries fails if f calls a boundary of one of words free
+// while a token of raw spans it.
+func checkFreeBoundaries(t *testing.T, f *cutFilter, raw *rawTokens, words []string) {
+	t.Helper()
+	for _, w := range words {
 		for i := 1; i < len(w); i++ {
 			if !f.free(w, i) {
 				continue
@@ -194,4 +201,69 @@ func firstDiff(a, b []int) int {
 		}
 	}
 	return min(len(a), len(b))
+}
+
+// TestCutFilterSizedToVocabulary: the filter has about bitsPerContext bits
+// per context of the vocabulary, at most Qwen3's 2^23, so that a small
+// vocabulary's filter is a fraction of Qwen3's memory and at most as full
+// (about one bit in fifty set), and it still never calls a boundary free
+// that a token crosses.
+func TestCutFilterSizedToVocabulary(t *testing.T) {
+	t.Parallel()
+	for _, c := range []struct {
+		contexts int
+		log2     uint
+	}{
+		{0, minCutFilterLog2},
+		{128, minCutFilterLog2}, // 4,096 bits fit in 2^12
+		{129, 13},               // 4,128 do not
+		{32_768, 20},            // exactly 2^20
+		{32_769, 21},
+		{36_203, 21},  // the built-in tokenizer's
+		{824_326, 23}, // Qwen3's: its size before sizing
+		{50_000_000, maxCutFilterLog2},
+	} {
+		if got := cutFilterLog2(c.contexts); got != c.log2 {
+			t.Errorf("cutFilterLog2(%d) = %d, want %d", c.contexts, got, c.log2)
+		}
+	}
+	for _, name := range []string{"builtin", "qwen3"} {
+		t.Run(name, func(t *testing.T) {
+			tok := Builtin()
+			if name != "builtin" {
+				var err error
+				if tok, err = Load(hfDir(t, name)); err != nil {
+					t.Fatal(err)
+				}
+			}
+			m := tok.(*hfTokenizer).model.(*bpeModel)
+			m.waitTables()
+			if m.cuts == nil {
+				t.Fatal("no cut filter")
+			}
+			f, raw := m.cuts.get(), m.singles.words.get()
+			set := 0
+			for _, w := range f.bits {
+				set += bits.OnesCount64(w)
+			}
+			size := len(f.bits) * 64
+			t.Logf("%d tokens, %d contexts, %d bits (%d KiB), %.3f set", len(raw.ids), len(raw.bytes)-len(raw.ids), size, size/8192, float64(set)/float64(size))
+			if set*20 > size {
+				t.Errorf("%d of %d bits set: the filter is more than a twentieth full", set, size)
+			}
+			if want := map[string]int{"builtin": 1 << 21, "qwen3": 1 << 23}[name]; size != want {
+				t.Errorf("%s's filter has %d bits, want %d", name, size, want)
+			}
+			words := cutWords(t, tok)
+			if name == "builtin" {
+				words = words[:0]
+				for _, w := range tok.(*hfTokenizer).preTokenize(nfcString(randomText(tok, 50_000)), true, nil) {
+					if len(w) > 4 {
+						words = append(words, w)
+					}
+				}
+			}
+			checkFreeBoundaries(t, f, raw, words[:min(len(words), 300)])
+		})
+	}
 }
