@@ -7,7 +7,8 @@ import (
 )
 
 // TestGCPercentFor: the headroom is half the live heap but at least 16 MB,
-// and never more than Go's default.
+// never more than Go's default from 16 MB live, and at most twice the live
+// heap below.
 func TestGCPercentFor(t *testing.T) {
 	t.Parallel()
 	const mb = 1 << 20
@@ -15,7 +16,8 @@ func TestGCPercentFor(t *testing.T) {
 		live uint64
 		want int
 	}{
-		{0, 100}, {1 * mb, 100}, {16 * mb, 100}, {20 * mb, 80}, {32 * mb, 50}, {500 * mb, 50},
+		{0, 200}, {1 * mb, 200}, {8 * mb, 200}, {10 * mb, 160}, {16*mb - 1, 100}, {16 * mb, 100},
+		{20 * mb, 80}, {32 * mb, 50}, {500 * mb, 50},
 	}
 	for _, tc := range tests {
 		if got := gcPercentFor(tc.live); got != tc.want {
