@@ -1,7 +1,9 @@
 package main
 
 import (
+	"runtime"
 	"runtime/debug"
+	"runtime/metrics"
 	"testing"
 	"time"
 )
@@ -50,5 +52,28 @@ func TestGCControlLeavesSimAndGOGCAlone(t *testing.T) {
 		if got := debug.SetGCPercent(123); got != 123 {
 			t.Errorf("%s: GC percent %d, want it left at 123", tc.name, got)
 		}
+	}
+}
+
+// TestGCControlSetsTheTargetAtOnce: the target is set when gcControl
+// starts, not at its first tick, so that a process start (the tokenizer's
+// load, the first prompts) runs with it. Not parallel: it reads the
+// process's GC target (and restores it).
+func TestGCControlSetsTheTargetAtOnce(t *testing.T) {
+	prev := debug.SetGCPercent(123)
+	defer debug.SetGCPercent(prev)
+	// The live heap as of a collection made now, read again after: the
+	// target is the one for either reading (a collection between them
+	// could move it).
+	runtime.GC()
+	sample := []metrics.Sample{{Name: "/gc/heap/live:bytes"}}
+	metrics.Read(sample)
+	before := gcPercentFor(sample[0].Value.Uint64())
+	stop := gcControl(func(string) string { return "" }, []string{"serve"})
+	stop()
+	got := debug.SetGCPercent(123)
+	metrics.Read(sample)
+	if after := gcPercentFor(sample[0].Value.Uint64()); got != before && got != after {
+		t.Errorf("GC percent %d right after gcControl started, want %d (or %d)", got, before, after)
 	}
 }
