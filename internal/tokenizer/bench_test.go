@@ -87,13 +87,7 @@ func benchmarkEncodePieces(b *testing.B, tok Tokenizer, text string, size int) {
 func BenchmarkEncode(b *testing.B) {
 	for _, name := range []string{"builtin", "qwen3", "llama3", "mistral", "mistral-metaspace", "bert"} {
 		b.Run(name, func(b *testing.B) {
-			tok := Builtin()
-			if name != "builtin" {
-				var err error
-				if tok, err = Load(hfDir(b, name)); err != nil {
-					b.Fatal(err)
-				}
-			}
+			tok := namedTokenizer(b, name)
 			b.Run("source", func(b *testing.B) { benchmarkEncode(b, tok, benchText(b)) })
 			// Prompt-sized pieces: SentencePiece-style tokenizers without a
 			// pre-tokenizer merge a whole text as one word, so the size of

@@ -139,9 +139,9 @@ func (f *cutFilter) nextCut(word string, start int) int {
 	return len(word)
 }
 
-// newCutFilterOnce starts building the filter of the tokens of s on its
+// newCutFilterInBackground starts building the filter of the tokens of s on its
 // own goroutine (once their table is built) and returns what waits for
 // it.
-func newCutFilterOnce(s *singleTokens) *background[*cutFilter] {
+func newCutFilterInBackground(s *singleTokens) *background[*cutFilter] {
 	return buildInBackground(func() *cutFilter { return newCutFilter(s.words.get()) })
 }

@@ -153,13 +153,7 @@ func FuzzCutWord(f *testing.F) {
 func TestEncodeBeforeTablesEqualsAfter(t *testing.T) {
 	t.Parallel()
 	for _, name := range []string{"builtin", "qwen3", "llama3"} {
-		tok := Builtin()
-		if name != "builtin" {
-			var err error
-			if tok, err = Load(hfDir(t, name)); err != nil {
-				t.Fatal(err)
-			}
-		}
+		tok := namedTokenizer(t, name)
 		h := tok.(*hfTokenizer)
 		m := h.model.(*bpeModel)
 		m.waitTables()
@@ -229,13 +223,7 @@ func TestCutFilterSizedToVocabulary(t *testing.T) {
 	}
 	for _, name := range []string{"builtin", "qwen3"} {
 		t.Run(name, func(t *testing.T) {
-			tok := Builtin()
-			if name != "builtin" {
-				var err error
-				if tok, err = Load(hfDir(t, name)); err != nil {
-					t.Fatal(err)
-				}
-			}
+			tok := namedTokenizer(t, name)
 			m := tok.(*hfTokenizer).model.(*bpeModel)
 			m.waitTables()
 			if m.cuts == nil {

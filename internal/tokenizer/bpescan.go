@@ -82,10 +82,10 @@ func (m *bpeModel) mergeScan(word string, out []int32) []int32 {
 // wherever it is).
 type bytePairTable [1 << 16]uint64
 
-// newBytePairsOnce starts filling m's byte-pair table on its own goroutine
+// newBytePairsInBackground starts filling m's byte-pair table on its own goroutine
 // (65,536 lookups, about a millisecond); until it is there, mergeScan
 // looks the byte pairs up in the merge table.
-func newBytePairsOnce(m *bpeModel) *background[*bytePairTable] {
+func newBytePairsInBackground(m *bpeModel) *background[*bytePairTable] {
 	return buildInBackground(func() *bytePairTable {
 		t := new(bytePairTable)
 		for i := range t {

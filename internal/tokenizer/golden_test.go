@@ -55,6 +55,20 @@ func hfDir(tb testing.TB, name string) string {
 	return dir
 }
 
+// namedTokenizer is the built-in tokenizer for "builtin", else the one in
+// testdata/hf/<name> (hfDir).
+func namedTokenizer(tb testing.TB, name string) Tokenizer {
+	tb.Helper()
+	if name == "builtin" {
+		return Builtin()
+	}
+	tok, err := Load(hfDir(tb, name))
+	if err != nil {
+		tb.Fatal(err)
+	}
+	return tok
+}
+
 func readGolden(tb testing.TB, name string) *goldenFile {
 	tb.Helper()
 	data, err := os.ReadFile(filepath.Join("testdata", "golden", name+".json"))

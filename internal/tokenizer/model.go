@@ -91,9 +91,9 @@ func newBPEModel(m *modelJSON, vocab map[string]int, order vocabOrder, merges []
 	}
 	model.scan = scanOK(model, prefix, suffix, len(merges))
 	if model.scan {
-		model.bytePairs = newBytePairsOnce(model)
+		model.bytePairs = newBytePairsInBackground(model)
 		if model.singles != nil {
-			model.cuts = newCutFilterOnce(model.singles)
+			model.cuts = newCutFilterInBackground(model.singles)
 		}
 	}
 	model.uniqueIDs = buildInBackground(func() bool { return uniqueIDs(vocab) })
