@@ -159,7 +159,7 @@ func isBertPunct(c rune) bool {
 // with the BertNormalizer of tokenizer.json, the normalizer is rebuilt with
 // the config's values. A config without do_lower_case therefore lowercases
 // even when tokenizer.json says otherwise.
-func (t *hfTokenizer) applyBertConfig(cfg *configJSON, vocab map[string]int) error {
+func (t *hfTokenizer) applyBertConfig(cfg *configJSON, vocab *vocabulary) error {
 	if cfg.Class != "BertTokenizer" && cfg.Class != "BertTokenizerFast" || isNull(t.normalizerJSON) {
 		return nil
 	}

@@ -95,16 +95,17 @@ func head8[S ~string | ~[]byte](s S) uint64 {
 
 // newRawTokens indexes the raw bytes of vocab's byte-level tokens, hashed
 // with seed.
-func newRawTokens(vocab map[string]int, seed maphash.Seed) *rawTokens {
+func newRawTokens(vocab *vocabulary, seed maphash.Seed) *rawTokens {
+	n := vocab.len()
 	size := 16
-	for size*7 < len(vocab)*10 {
+	for size*7 < n*10 {
 		size *= 2
 	}
-	r := &rawTokens{seed: seed, slots: make([]tokenSlot, size), ids: make([]int32, 0, len(vocab)),
-		off: make([]uint32, 1, len(vocab)+1), bytes: make([]byte, 0, 8*len(vocab))}
+	r := &rawTokens{seed: seed, slots: make([]tokenSlot, size), ids: make([]int32, 0, n),
+		off: make([]uint32, 1, n+1), bytes: make([]byte, 0, 8*n)}
 	bl := newByteLevel()
 	mask := uint64(size - 1)
-	for tok, id := range vocab {
+	for tok, id := range vocab.all() {
 		var ok bool
 		start := len(r.bytes)
 		if r.bytes, ok = bl.appendRaw(r.bytes, tok); !ok {
@@ -178,7 +179,7 @@ func (r *rawTokens) findHashed(word string, h uint64) (id int32, state uint32, s
 // newSingleTokens starts building the table from vocab, which it does not
 // modify and the caller must not modify either; words are hashed with
 // seed, the word cache's.
-func newSingleTokens(vocab map[string]int, seed maphash.Seed) *singleTokens {
+func newSingleTokens(vocab *vocabulary, seed maphash.Seed) *singleTokens {
 	return &singleTokens{words: buildInBackground(func() *rawTokens { return newRawTokens(vocab, seed) })}
 }
 

@@ -23,9 +23,9 @@ type charSymbols struct {
 }
 
 // newCharSymbols indexes the vocabulary for char-level BPE.
-func newCharSymbols(m *modelJSON, vocab map[string]int) *charSymbols {
-	c := &charSymbols{vocab: make(map[string]int32, len(vocab)), byteFallback: m.ByteFallback}
-	for tok, id := range vocab {
+func newCharSymbols(m *modelJSON, vocab *vocabulary) *charSymbols {
+	c := &charSymbols{vocab: make(map[string]int32, vocab.len()), byteFallback: m.ByteFallback}
+	for tok, id := range vocab.all() {
 		c.vocab[tok] = int32(id)
 	}
 	if m.ContinuingSubwordPrefix != nil {
@@ -36,14 +36,14 @@ func newCharSymbols(m *modelJSON, vocab map[string]int) *charSymbols {
 	}
 	for b := range c.ascii {
 		c.ascii[b] = -1
-		if id, ok := vocab[string(rune(b))]; ok {
+		if id, ok := vocab.get(string(rune(b))); ok {
 			c.ascii[b] = int32(id)
 		}
 	}
 	for b := range c.fallback {
 		c.fallback[b] = -1
 		// HF spells them with format!("<{b:#04X}>"): "<0x0A>".
-		if id, ok := vocab[fmt.Sprintf("<0x%02X>", b)]; ok {
+		if id, ok := vocab.get(fmt.Sprintf("<0x%02X>", b)); ok {
 			c.fallback[b] = int32(id)
 		}
 	}

@@ -281,36 +281,28 @@ func (e *idRangeError) Error() string {
 	return fmt.Sprintf("token %q has id %d, outside [0, 2^30]", e.tok, e.id)
 }
 
-// vocabOrder is model.vocab in file order, kept while the tokenizer is
-// built: the tables built from every token (the decode table) read it
-// rather than iterating the 150k-entry map, which cost about a tenth of a
-// Qwen3 load. It is only used when it has no duplicate token, i.e. as many
-// entries as the map.
-type vocabOrder struct {
-	toks []string
-	ids  []int
-}
-
-// fastVocab parses model.vocab: {"token": id, ...}, also in file order. An
-// id above 2^30 is an *idRangeError naming the first such token in the
-// file.
-func fastVocab(data []byte) (map[string]int, vocabOrder, error) {
+// fastVocab parses model.vocab: {"token": id, ...}. An id above 2^30 is
+// an *idRangeError naming the first such token in the file.
+func fastVocab(data []byte) (*vocabulary, error) {
 	s := &scanner{data: data}
 	keys := keyArena{buf: make([]byte, 0, len(data)/2), ends: make([]uint32, 0, len(data)/16)}
-	ids := make([]int, 0, len(data)/16)
-	vocabulary := func() (map[string]int, vocabOrder, error) {
-		vocab := make(map[string]int, len(ids))
-		toks := keys.strings()
-		for i, tok := range toks {
-			if ids[i] > 1<<30 {
-				return nil, vocabOrder{}, &idRangeError{tok, ids[i]}
+	ids := make([]int32, 0, len(data)/16)
+	big, bigID := -1, 0 // the first entry whose id is out of range
+	vocabulary := func() (*vocabulary, error) {
+		if big >= 0 {
+			start := uint32(0)
+			if big > 0 {
+				start = keys.ends[big-1]
 			}
-			vocab[tok] = ids[i]
+			return nil, &idRangeError{string(keys.buf[start:keys.ends[big]]), bigID}
 		}
-		return vocab, vocabOrder{toks, ids}, s.end()
+		if err := s.end(); err != nil {
+			return nil, err
+		}
+		return newVocabulary(keys.all(), keys.ends, ids), nil
 	}
 	if err := s.expect('{'); err != nil {
-		return nil, vocabOrder{}, err
+		return nil, err
 	}
 	if s.peek() == '}' {
 		s.pos++
@@ -318,16 +310,19 @@ func fastVocab(data []byte) (map[string]int, vocabOrder, error) {
 	}
 	for {
 		if err := keys.add(s); err != nil {
-			return nil, vocabOrder{}, err
+			return nil, err
 		}
 		if err := s.expect(':'); err != nil {
-			return nil, vocabOrder{}, err
+			return nil, err
 		}
 		id, err := s.integer()
 		if err != nil {
-			return nil, vocabOrder{}, fmt.Errorf("token %q: %w", keys.last(), err)
+			return nil, fmt.Errorf("token %q: %w", keys.last(), err)
 		}
-		ids = append(ids, id)
+		if id > 1<<30 && big < 0 {
+			big, bigID = len(ids), id
+		}
+		ids = append(ids, int32(min(id, 1<<30)))
 		switch s.peek() {
 		case ',':
 			s.pos++
@@ -335,7 +330,7 @@ func fastVocab(data []byte) (map[string]int, vocabOrder, error) {
 			s.pos++
 			return vocabulary()
 		default:
-			return nil, vocabOrder{}, s.errorf("want ',' or '}'")
+			return nil, s.errorf("want ',' or '}'")
 		}
 	}
 }

@@ -37,10 +37,6 @@ type hfTokenizer struct {
 	tokens      []string
 	known       []bool
 
-	// order is model.vocab in file order while the tokenizer is built
-	// (empty after, or when the file repeats a token).
-	order vocabOrder
-
 	cleanup    bool  // clean_up_tokenization_spaces
 	specialIDs []int // all_special_ids, ascending
 
@@ -193,18 +189,18 @@ func (t *hfTokenizer) decodeTokens(ids []int) string {
 
 // tokenID is HF's token_to_id: added tokens first, then the model's
 // vocabulary (by its byte-level spelling). It is only needed while loading.
-func (t *hfTokenizer) tokenID(content string, vocab map[string]int) (int, bool) {
+func (t *hfTokenizer) tokenID(content string, vocab *vocabulary) (int, bool) {
 	if tok, ok := t.added[content]; ok {
 		return tok.id, true
 	}
-	id, ok := vocab[content]
+	id, ok := vocab.get(content)
 	return id, ok
 }
 
 // applyConfig takes clean_up_tokenization_spaces and the special tokens
 // from tokenizer_config.json (and special_tokens_map.json). Without any
 // config file, the added tokens marked special are the special tokens.
-func (t *hfTokenizer) applyConfig(cfg *configJSON, haveConfig bool, vocab map[string]int) error {
+func (t *hfTokenizer) applyConfig(cfg *configJSON, haveConfig bool, vocab *vocabulary) error {
 	if cfg.CleanUp != nil {
 		t.cleanup = *cfg.CleanUp
 	}
@@ -273,7 +269,7 @@ func (t *hfTokenizer) applyConfig(cfg *configJSON, haveConfig bool, vocab map[st
 // replaces the post-processor of tokenizer.json by "[BOS] $A [EOS]", with
 // BOS unless add_bos_token is false and EOS only if add_eos_token is true.
 // Other classes keep the post-processor of tokenizer.json.
-func (t *hfTokenizer) applyLlamaTemplate(cfg *configJSON, vocab map[string]int) error {
+func (t *hfTokenizer) applyLlamaTemplate(cfg *configJSON, vocab *vocabulary) error {
 	if cfg.Class != "LlamaTokenizerFast" && cfg.Class != "LlamaTokenizer" {
 		return nil
 	}

@@ -181,7 +181,6 @@ func build(name string, tok namedJSON, configs []namedJSON, chat *namedJSON) (*h
 	if err := t.applyChatTemplate(&cfg, configs, chat); err != nil {
 		return nil, err
 	}
-	t.order = vocabOrder{} // built: the map's order no longer matters
 	// normalizerJSON points into tokenizer.json's bytes (11 MB for
 	// Qwen3), which it would keep alive; only the config step above
 	// needed it.
@@ -230,7 +229,7 @@ func located(file string, err error) error {
 // to resolve token names. model.merges is parsed beside model.vocab. The
 // members it has parsed with the strict parsers of fastjson.go, which
 // accept only valid JSON, are appended to strict.
-func assemble(data []byte, strict *[][]byte) (*hfTokenizer, map[string]int, error) {
+func assemble(data []byte, strict *[][]byte) (*hfTokenizer, *vocabulary, error) {
 	f, err := decodeFile(data)
 	if err != nil {
 		return nil, nil, err
@@ -275,15 +274,12 @@ func assemble(data []byte, strict *[][]byte) (*hfTokenizer, map[string]int, erro
 		// may unmap once this returns.
 		defer func() { _, _ = merges() }()
 	}
-	vocab, order, err := parseVocab(m.Vocab)
+	vocab, err := parseVocab(m.Vocab)
 	if err != nil {
 		return nil, nil, fieldError("model.vocab", err)
 	}
 	*strict = append(*strict, m.Vocab)
-	t := &hfTokenizer{normalize: normalize, pre: pre, post: post, vocabSize: len(vocab), decoder: decKind, decodeSteps: steps}
-	if len(order.toks) == len(vocab) {
-		t.order = order
-	}
+	t := &hfTokenizer{normalize: normalize, pre: pre, post: post, vocabSize: vocab.len(), decoder: decKind, decodeSteps: steps}
 	// The added tokens and the decode table need only the vocabulary, so
 	// they are made before the model: the table (a walk of the whole
 	// vocabulary, about a tenth of Qwen3's load) on its own goroutine,
@@ -298,7 +294,7 @@ func assemble(data []byte, strict *[][]byte) (*hfTokenizer, map[string]int, erro
 		defer close(decodeTable)
 		t.buildDecodeTable(vocab, byID)
 	}()
-	// Every return below waits for it: the caller may read t.order.
+	// Every return below waits for it: the caller reads the table.
 	defer func() { <-decodeTable }()
 	switch kind {
 	case "WordPiece":
@@ -319,7 +315,7 @@ func assemble(data []byte, strict *[][]byte) (*hfTokenizer, map[string]int, erro
 		if !byteLevel {
 			t.kind = KindSentencePieceBPE
 		}
-		if t.model, err = newBPEModel(m, vocab, t.order, merges, !byteLevel); err != nil {
+		if t.model, err = newBPEModel(m, vocab, merges, !byteLevel); err != nil {
 			return nil, nil, err
 		}
 	}
@@ -328,17 +324,16 @@ func assemble(data []byte, strict *[][]byte) (*hfTokenizer, map[string]int, erro
 }
 
 // parseVocab decodes model.vocab, a JSON object from token to id.
-// It also returns model.vocab in file order.
-func parseVocab(raw []byte) (map[string]int, vocabOrder, error) {
+func parseVocab(raw []byte) (*vocabulary, error) {
 	if isNull(raw) {
-		return nil, vocabOrder{}, errors.New("missing")
+		return nil, errors.New("missing")
 	}
-	vocab, order, err := fastVocab(raw)
+	vocab, err := fastVocab(raw)
 	if re := (*idRangeError)(nil); errors.As(err, &re) {
-		return nil, vocabOrder{}, re
+		return nil, re
 	}
 	if err != nil {
-		return nil, vocabOrder{}, fmt.Errorf("want an object from token to id: %w", err)
+		return nil, fmt.Errorf("want an object from token to id: %w", err)
 	}
-	return vocab, order, nil
+	return vocab, nil
 }

@@ -27,7 +27,7 @@ import (
 // buildFromJSON is assemble with the file validated as JSON. Invalid JSON
 // is reported as such whatever the parse made of it, with encoding/json's
 // error for the whole file (its byte offsets are the file's).
-func buildFromJSON(data []byte) (t *hfTokenizer, vocab map[string]int, err error) {
+func buildFromJSON(data []byte) (t *hfTokenizer, vocab *vocabulary, err error) {
 	var strict [][]byte
 	defer func() {
 		r := recover()
@@ -101,19 +101,19 @@ func inBackground[T any](f func() (T, error)) func() (T, error) {
 }
 
 // mergeValues resolves every merge to its pair table key (pairKey of its
-// parts' ids) and value (rank<<32 | merged id), checking as HF's BpeBuilder::build does that its two parts and their
-// concatenation (the right part without the continuing-subword prefix)
-// are in the vocabulary. The vocabulary lookups are most of the work; they
-// run in chunks on all cores and the first bad merge is reported.
+// parts' ids) and value (rank<<32 | merged id), checking as HF's
+// BpeBuilder::build does that its two parts and their concatenation (the
+// right part without the continuing-subword prefix) are in the
+// vocabulary. The vocabulary lookups are most of the work; they run in
+// chunks on all cores and the first bad merge is reported.
 //
-// order, when it holds vocab's entries in file order, saves the lookup of
-// most merged tokens: HF's BPE trainer numbers each new token after the
-// last, and writes model.vocab in id order, so the token that merge i
-// makes is usually the one with the id after the previous merge's.
-// That token is tried first, by comparing its text with the merged text;
-// order holds each text once (see vocabOrder), so a match is the token
-// vocab would have given.
-func mergeValues(vocab map[string]int, order vocabOrder, merges [][2]string, prefix string) (keys, vals []uint64, err error) {
+// The file order saves the lookup of most merged tokens: HF's BPE trainer
+// numbers each new token after the last, and writes model.vocab in id
+// order, so the token that merge i makes is usually the one with the id
+// after the previous merge's. That token is tried first, by comparing its
+// text with the merged text (vocabulary.atID, which declines when a token
+// occurs twice), so a match is the token a lookup would have given.
+func mergeValues(vocab *vocabulary, merges [][2]string, prefix string) (keys, vals []uint64, err error) {
 	keys, vals = make([]uint64, len(merges)), make([]uint64, len(merges))
 	chunks := min(runtime.GOMAXPROCS(0), max(1, len(merges)/8192))
 	size := (len(merges) + chunks - 1) / max(1, chunks)
@@ -122,7 +122,7 @@ func mergeValues(vocab map[string]int, order vocabOrder, merges [][2]string, pre
 	for c := range chunks {
 		wg.Go(func() {
 			lo, hi := c*size, min((c+1)*size, len(merges))
-			errs[c] = resolveMerges(vocab, order, merges[lo:hi], lo, prefix, keys[lo:hi], vals[lo:hi])
+			errs[c] = resolveMerges(vocab, merges[lo:hi], lo, prefix, keys[lo:hi], vals[lo:hi])
 		})
 	}
 	wg.Wait()
@@ -134,16 +134,16 @@ func mergeValues(vocab map[string]int, order vocabOrder, merges [][2]string, pre
 
 // resolveMerges is mergeValues for merges[from:...] (given as merges),
 // writing keys and vals.
-func resolveMerges(vocab map[string]int, order vocabOrder, merges [][2]string, from int, prefix string, keys, vals []uint64) error {
+func resolveMerges(vocab *vocabulary, merges [][2]string, from int, prefix string, keys, vals []uint64) error {
 	var buf []byte
 	last := -2 // the previous merged token's id
 	for j, mg := range merges {
 		i := from + j
-		a, ok := vocab[mg[0]]
+		a, ok := vocab.get(mg[0])
 		if !ok {
 			return fieldError(fmt.Sprintf("model.merges[%d]", i), fmt.Errorf("token %q is not in model.vocab", mg[0]))
 		}
-		b, ok := vocab[mg[1]]
+		b, ok := vocab.get(mg[1])
 		if !ok {
 			return fieldError(fmt.Sprintf("model.merges[%d]", i), fmt.Errorf("token %q is not in model.vocab", mg[1]))
 		}
@@ -153,10 +153,10 @@ func resolveMerges(vocab map[string]int, order vocabOrder, merges [][2]string, f
 		}
 		buf = append(append(buf[:0], mg[0]...), right...)
 		id, ok := last+1, false
-		if id >= 0 && id < len(order.toks) && order.ids[id] == id && order.toks[id] == string(buf) {
+		if tok, at := vocab.atID(id); at && tok == string(buf) {
 			ok = true
 		} else {
-			id, ok = vocab[string(buf)]
+			id, ok = vocab.get(string(buf))
 		}
 		last = id
 		if !ok {

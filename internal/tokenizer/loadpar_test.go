@@ -20,7 +20,7 @@ func TestMergeValuesFirstError(t *testing.T) {
 		vocab[a], vocab[b], vocab[a+b] = 3*i, 3*i+1, 3*i+2
 		merges = append(merges, [2]string{a, b})
 	}
-	keys, vals, err := mergeValues(vocab, vocabOrder{}, merges, "")
+	keys, vals, err := mergeValues(vocabularyOf(vocab), merges, "")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -31,7 +31,7 @@ func TestMergeValuesFirstError(t *testing.T) {
 	}
 	merges[39000][1] = "missing"
 	merges[25000][0] = "absent"
-	_, _, err = mergeValues(vocab, vocabOrder{}, merges, "")
+	_, _, err = mergeValues(vocabularyOf(vocab), merges, "")
 	if err == nil || !strings.Contains(err.Error(), "model.merges[25000]") || !strings.Contains(err.Error(), `"absent"`) {
 		t.Errorf("error %v, want one naming model.merges[25000] and \"absent\"", err)
 	}
@@ -39,9 +39,10 @@ func TestMergeValuesFirstError(t *testing.T) {
 
 // TestMergeValuesOrderEqualsLookup: resolving merged tokens by trying the
 // id after the previous merge's (with the vocabulary in file order) gives
-// what the map lookups give, where merged ids follow each other, where
-// they jump, where the file order is not id order, and where the token at
-// the guessed id is another one.
+// what the lookups give, where merged ids follow each other, where they
+// jump, where the file order is not id order, where the token at the
+// guessed id is another one, and where a later duplicate of a token
+// overrides the entry at the guessed id.
 func TestMergeValuesOrderEqualsLookup(t *testing.T) {
 	t.Parallel()
 	// Single letters a..j are ids 0..9; merge i makes token 10+i, except
@@ -65,31 +66,40 @@ func TestMergeValuesOrderEqualsLookup(t *testing.T) {
 		}
 		vocab[a+b] = id
 	}
-	want, wantVals, err := mergeValues(vocab, vocabOrder{}, merges, "")
+	// The lookups alone: a vocabulary whose file order says nothing of ids.
+	want, wantVals, err := mergeValues(vocabularyOf(vocab), merges, "")
 	if err != nil {
 		t.Fatal(err)
 	}
-	inIDOrder := vocabOrder{}
+	var toks []string
+	var ids []int
 	for id := range 41 {
 		for tok, v := range vocab {
 			if v == id {
-				inIDOrder.toks, inIDOrder.ids = append(inIDOrder.toks, tok), append(inIDOrder.ids, id)
+				toks, ids = append(toks, tok), append(ids, id)
 			}
 		}
 	}
 	// Positions no longer equal ids past the gap before 40: the guess for
 	// merge 9 (id 41 after 40) finds nothing there and falls back.
-	shuffled := vocabOrder{toks: slices.Clone(inIDOrder.toks), ids: slices.Clone(inIDOrder.ids)}
-	shuffled.toks[11], shuffled.toks[12] = shuffled.toks[12], shuffled.toks[11]
-	shuffled.ids[11], shuffled.ids[12] = shuffled.ids[12], shuffled.ids[11]
-	for name, order := range map[string]vocabOrder{"id order": inIDOrder, "two swapped": shuffled} {
-		keys, vals, err := mergeValues(vocab, order, merges, "")
+	swapped, swappedIDs := slices.Clone(toks), slices.Clone(ids)
+	swapped[11], swapped[12] = swapped[12], swapped[11]
+	swappedIDs[11], swappedIDs[12] = swappedIDs[12], swappedIDs[11]
+	for name, v := range map[string]*vocabulary{"id order": vocabInOrder(toks, ids), "two swapped": vocabInOrder(swapped, swappedIDs)} {
+		keys, vals, err := mergeValues(v, merges, "")
 		if err != nil {
 			t.Fatalf("%s: %v", name, err)
 		}
 		if !slices.Equal(keys, want) || !slices.Equal(vals, wantVals) {
 			t.Errorf("%s: keys %x values %x, want %x %x", name, keys, vals, want, wantVals)
 		}
+	}
+	// "abb" again at the end with id 9: position 3 still holds id 3, the
+	// guess for the second merge, but the token's id is 9.
+	dup := vocabInOrder([]string{"a", "b", "ab", "abb", "abb"}, []int{0, 1, 2, 3, 9})
+	_, vals, err := mergeValues(dup, [][2]string{{"a", "b"}, {"ab", "b"}}, "")
+	if err != nil || vals[1] != 1<<32|9 {
+		t.Errorf("duplicate: values %x (%v), want the second merge to make id 9", vals, err)
 	}
 }
 

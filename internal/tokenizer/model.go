@@ -4,7 +4,6 @@ import (
 	"errors"
 	"fmt"
 	"hash/maphash"
-	"iter"
 	"math"
 )
 
@@ -14,10 +13,10 @@ import (
 // (a later duplicate pair overrides an earlier one, as in HF's map).
 // charLevel selects SentencePiece-style BPE, whose pre-tokens are text
 // rather than the bytes of a byte-level vocabulary.
-func newBPEModel(m *modelJSON, vocab map[string]int, order vocabOrder, merges [][2]string, charLevel bool) (*bpeModel, error) {
+func newBPEModel(m *modelJSON, vocab *vocabulary, merges [][2]string, charLevel bool) (*bpeModel, error) {
 	bl := newByteLevel()
 	model := &bpeModel{
-		vocabSize:    len(vocab),
+		vocabSize:    vocab.len(),
 		merges:       newPairTable(len(merges)),
 		ignoreMerges: m.IgnoreMerges,
 		unkID:        -1,
@@ -34,7 +33,7 @@ func newBPEModel(m *modelJSON, vocab map[string]int, order vocabOrder, merges []
 	if m.EndOfWordSuffix != nil {
 		suffix = *m.EndOfWordSuffix
 	}
-	keys, vals, err := mergeValues(vocab, order, merges, prefix)
+	keys, vals, err := mergeValues(vocab, merges, prefix)
 	if err != nil {
 		return nil, err
 	}
@@ -42,7 +41,7 @@ func newBPEModel(m *modelJSON, vocab map[string]int, order vocabOrder, merges []
 		model.merges.set(k, vals[i])
 	}
 	if m.UnkToken != nil {
-		if id, ok := vocab[*m.UnkToken]; ok {
+		if id, ok := vocab.get(*m.UnkToken); ok {
 			model.unkID = int32(id)
 		}
 	}
@@ -66,14 +65,14 @@ func newBPEModel(m *modelJSON, vocab map[string]int, order vocabOrder, merges []
 			if last {
 				s += suffix
 			}
-			if id, ok := vocab[s]; ok {
+			if id, ok := vocab.get(s); ok {
 				model.initial[v][b] = initialSymbol{ids: []int32{int32(id)}}
 				continue
 			}
 			if m.ByteFallback {
 				var ids []int32
 				for k := 0; k < len(s); k++ {
-					id, ok := vocab[fmt.Sprintf("<0x%02X>", s[k])]
+					id, ok := vocab.get(fmt.Sprintf("<0x%02X>", s[k]))
 					if !ok {
 						ids = nil
 						break
@@ -104,10 +103,10 @@ func newBPEModel(m *modelJSON, vocab map[string]int, order vocabOrder, merges []
 }
 
 // rawWords maps the raw bytes of vocab's byte-level tokens to their ids.
-func rawWords(vocab map[string]int) map[string]int32 {
+func rawWords(vocab *vocabulary) map[string]int32 {
 	bl := newByteLevel()
-	words := make(map[string]int32, len(vocab))
-	for tok, id := range vocab {
+	words := make(map[string]int32, vocab.len())
+	for tok, id := range vocab.all() {
 		if raw, ok := bl.rawBytes(tok); ok {
 			words[string(raw)] = int32(id)
 		}
@@ -116,16 +115,13 @@ func rawWords(vocab map[string]int) map[string]int32 {
 }
 
 // uniqueIDs reports whether no two tokens of vocab share an id.
-func uniqueIDs(vocab map[string]int) bool {
-	maxID := 0
-	for _, id := range vocab {
-		maxID = max(maxID, id)
-	}
+func uniqueIDs(vocab *vocabulary) bool {
+	maxID := vocab.maxID()
 	if maxID >= 1<<26 {
 		return false // not worth a bitmap; mergeScan is only faster
 	}
 	seen := make([]bool, maxID+1)
-	for _, id := range vocab {
+	for _, id := range vocab.all() {
 		if id < 0 || seen[id] {
 			return false
 		}
@@ -139,7 +135,7 @@ func uniqueIDs(vocab map[string]int) bool {
 // the file are not used: a token that is in the model vocabulary gets that
 // id and the others are numbered from the vocabulary size on, which is what
 // HF does (it only warns when the file disagrees).
-func (t *hfTokenizer) addTokens(list []addedTokenJSON, vocab map[string]int) (byID map[int]*addedToken, err error) {
+func (t *hfTokenizer) addTokens(list []addedTokenJSON, vocab *vocabulary) (byID map[int]*addedToken, err error) {
 	t.added = map[string]*addedToken{}
 	byID = map[int]*addedToken{}
 	var special, plain []*addedToken
@@ -173,7 +169,7 @@ func (t *hfTokenizer) addTokens(list []addedTokenJSON, vocab map[string]int) (by
 		existing[k] = true
 		if prev, ok := t.added[a.Content]; ok {
 			tok.id = prev.id
-		} else if id, ok := vocab[a.Content]; ok {
+		} else if id, ok := vocab.get(a.Content); ok {
 			tok.id = id
 		} else {
 			tok.id = nextID
@@ -211,33 +207,12 @@ func (t *hfTokenizer) addTokens(list []addedTokenJSON, vocab map[string]int) (by
 	return byID, nil
 }
 
-// vocabEntries yields vocab's tokens and ids: from t.order, in file order,
-// while it holds vocab's entries (a slice is cheaper to walk than a map),
-// else from the map.
-func (t *hfTokenizer) vocabEntries(vocab map[string]int) iter.Seq2[string, int] {
-	return func(yield func(string, int) bool) {
-		if o := t.order; len(o.toks) == len(vocab) && len(o.toks) > 0 {
-			for i, tok := range o.toks {
-				if !yield(tok, o.ids[i]) {
-					return
-				}
-			}
-			return
-		}
-		for tok, id := range vocab {
-			if !yield(tok, id) {
-				return
-			}
-		}
-	}
-}
-
 // buildDecodeTable records what every id decodes from: added tokens first
 // (HF looks them up before the model), then the model vocabulary. With a
 // ByteLevel decoder each id's bytes are precomputed.
-func (t *hfTokenizer) buildDecodeTable(vocab map[string]int, added map[int]*addedToken) {
+func (t *hfTokenizer) buildDecodeTable(vocab *vocabulary, added map[int]*addedToken) {
 	size := 0
-	for _, id := range t.vocabEntries(vocab) {
+	for _, id := range vocab.all() {
 		size = max(size, id+1)
 	}
 	for id := range added {
@@ -245,7 +220,7 @@ func (t *hfTokenizer) buildDecodeTable(vocab map[string]int, added map[int]*adde
 	}
 	names := make([]string, size)
 	known := make([]bool, size)
-	for tok, id := range t.vocabEntries(vocab) {
+	for tok, id := range vocab.all() {
 		// Two tokens with one id would make the result depend on map
 		// order (in HF too); keep the smaller one so it is deterministic.
 		if known[id] && names[id] < tok {

@@ -22,9 +22,9 @@ type wordPieceModel struct {
 }
 
 // newWordPieceModel builds the model from model.vocab and its options.
-func newWordPieceModel(m *modelJSON, vocab map[string]int) (*wordPieceModel, error) {
-	w := &wordPieceModel{vocab: make(map[string]int32, len(vocab)), prefix: "##", unkID: -1, maxChars: 100}
-	for tok, id := range vocab {
+func newWordPieceModel(m *modelJSON, vocab *vocabulary) (*wordPieceModel, error) {
+	w := &wordPieceModel{vocab: make(map[string]int32, vocab.len()), prefix: "##", unkID: -1, maxChars: 100}
+	for tok, id := range vocab.all() {
 		w.vocab[tok] = int32(id)
 		w.maxLen = max(w.maxLen, len(tok))
 	}
@@ -38,7 +38,7 @@ func newWordPieceModel(m *modelJSON, vocab map[string]int) (*wordPieceModel, err
 	if m.UnkToken != nil {
 		unk = *m.UnkToken
 	}
-	id, ok := vocab[unk]
+	id, ok := vocab.get(unk)
 	if !ok {
 		// HF fails every encode that needs it (MissingUnkToken); refusing
 		// the file up front says so once.
