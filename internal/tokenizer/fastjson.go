@@ -338,12 +338,29 @@ func fastVocab(data []byte) (*vocabulary, error) {
 // fastMerges parses model.merges as pairs [["a","b"], ...] or as legacy
 // "a b" strings; legacy strings are returned unsplit in legacy.
 func fastMerges(data []byte) (pairs [][2]string, legacy []string, err error) {
+	pairs, legacy, n, err := fastMergesPrefix(data)
+	if err == nil {
+		s := &scanner{data: data, pos: n}
+		err = s.end()
+	}
+	if err != nil {
+		return nil, nil, err
+	}
+	return pairs, legacy, nil
+}
+
+// fastMergesPrefix is fastMerges on the list at the start of data, which
+// may go on after it: n is the list's length in bytes. The scan of
+// tokenizer.json parses model.merges with it where it meets the member
+// (see modelScan), before the member's end is known.
+func fastMergesPrefix(data []byte) (pairs [][2]string, legacy []string, n int, err error) {
 	s := &scanner{data: data}
 	// Sized for the usual files, so that the arena is not copied as it
 	// grows: their parts' text is a fifth of the member's JSON (Qwen3's:
-	// 1.4 of 7.4 MB) and a part takes 8 to 25 bytes of it.
+	// 1.4 of 7.4 MB) and a part takes 8 to 25 bytes of it. HF writes
+	// model.merges last but for a few bytes, so data is about the member.
 	parts := keyArena{buf: make([]byte, 0, len(data)/4), ends: make([]uint32, 0, len(data)/8)}
-	n, lines := 0, 0
+	merges, lines := 0, 0
 	err = s.list(func() error {
 		switch s.peek() {
 		case '[':
@@ -361,10 +378,10 @@ func fastMerges(data []byte) (pairs [][2]string, legacy []string, err error) {
 			if err == nil && k != 2 {
 				err = s.errorf("a merge has %d parts, want 2", k)
 			}
-			n++
+			merges++
 			return err
 		case '"':
-			if n > 0 {
+			if merges > 0 {
 				return s.errorf("mixed merge formats")
 			}
 			lines++
@@ -373,26 +390,23 @@ func fastMerges(data []byte) (pairs [][2]string, legacy []string, err error) {
 			return errors.New("want a list of [\"a\",\"b\"] pairs or of \"a b\" strings")
 		}
 	})
-	if err == nil {
-		err = s.end()
-	}
 	if err != nil {
-		return nil, nil, err
+		return nil, nil, 0, err
 	}
 	if lines > 0 {
-		return nil, parts.strings(), nil
+		return nil, parts.strings(), s.pos, nil
 	}
 	// The pairs straight from the arena, without a []string of all the
 	// parts first (4.8 MB for Qwen3's 151,387 merges).
 	all := parts.all()
-	pairs = make([][2]string, n)
+	pairs = make([][2]string, merges)
 	start := uint32(0)
 	for i := range pairs {
 		mid, end := parts.ends[2*i], parts.ends[2*i+1]
 		pairs[i] = [2]string{all[start:mid], all[mid:end]}
 		start = end
 	}
-	return pairs, nil, nil
+	return pairs, nil, s.pos, nil
 }
 
 // skipValue moves past one JSON value without decoding it. It trusts the
@@ -457,59 +471,126 @@ func (s *scanner) skipString() {
 // objectFields splits a JSON object into its members' raw values, without
 // decoding them, so that only the small members go through encoding/json.
 func objectFields(data []byte) (map[string][]byte, error) {
-	fields, _, err := objectFieldsNested(data, "")
-	return fields, err
+	s := &scanner{data: data}
+	return s.object(func(string) { s.skipValue() })
 }
 
 // objectFieldsNested is objectFields that also splits the member named
 // nested, when it is an object, into its own members in the same pass
-// (nil when it is not one): tokenizer.json's "model" holds nearly all of
-// the file, and skipping it once to find its end and again to split it
-// cost a scan of ten megabytes on the load's critical path.
-func objectFieldsNested(data []byte, nested string) (fields, inner map[string][]byte, err error) {
+// (nil when it is not one), passing over their values with scan.value:
+// tokenizer.json's "model" holds nearly all of the file, and skipping it
+// once to find its end and again to split it cost a scan of ten megabytes
+// on the load's critical path.
+func objectFieldsNested(data []byte, nested string, scan *modelScan) (fields, inner map[string][]byte, err error) {
 	s := &scanner{data: data}
-	return s.object(nested)
+	fields, err = s.object(func(key string) {
+		start := s.pos
+		if key != nested || s.peek() != '{' {
+			s.skipValue()
+			return
+		}
+		var err error
+		if inner, err = s.object(func(key string) { scan.value(s, key) }); err != nil {
+			// Leave the error to whoever splits the member itself.
+			inner, s.pos = nil, start
+			s.skipValue()
+		}
+	})
+	if err != nil {
+		return nil, nil, err
+	}
+	return fields, inner, nil
 }
 
-// object is objectFieldsNested on the object at s.pos, leaving s.pos after
-// it.
-func (s *scanner) object(nested string) (fields, inner map[string][]byte, err error) {
-	fields = map[string][]byte{}
+// object splits the object at s.pos into its members' raw values, leaving
+// s.pos after it. value moves s.pos from the start of a member's value to
+// its end (skipValue, unless the member is parsed on the way).
+func (s *scanner) object(value func(key string)) (map[string][]byte, error) {
+	fields := map[string][]byte{}
 	if err := s.expect('{'); err != nil {
-		return nil, nil, err
+		return nil, err
 	}
 	if s.peek() == '}' {
 		s.pos++
-		return fields, nil, nil
+		return fields, nil
 	}
 	for {
 		key, err := s.str()
 		if err != nil {
-			return nil, nil, err
+			return nil, err
 		}
 		if err := s.expect(':'); err != nil {
-			return nil, nil, err
+			return nil, err
 		}
 		s.skipSpace()
 		start := s.pos
-		if nested != "" && key == nested && s.peek() == '{' {
-			if inner, _, err = s.object(""); err != nil {
-				// Leave the error to whoever splits the member itself.
-				inner, s.pos = nil, start
-				s.skipValue()
-			}
-		} else {
-			s.skipValue()
-		}
+		value(key)
 		fields[key] = s.data[start:s.pos]
 		switch s.peek() {
 		case ',':
 			s.pos++
 		case '}':
 			s.pos++
-			return fields, inner, nil
+			return fields, nil
 		default:
-			return nil, nil, s.errorf("want ',' or '}'")
+			return nil, s.errorf("want ',' or '}'")
 		}
 	}
+}
+
+// modelScan is what the scan of tokenizer.json does with the members of
+// "model" besides locating them. model.merges is parsed where the scan
+// meets it: skipping it only to find its end, to parse it afterwards,
+// read its megabytes twice (7.4 of Qwen3's 11 MB) on the load's critical
+// path. model.vocab, which HF writes before it, is handed to vocab as
+// soon as its end is known, so that its parse can start while the scan
+// goes on into model.merges.
+type modelScan struct {
+	vocab  func(raw []byte) // called with each "vocab" member; may be nil
+	merges scannedMerges    // the last "merges" member that is a list of merges
+}
+
+// scannedMerges is a "merges" member parsed during the scan: its raw
+// value in the file and what parseMerges makes of it.
+type scannedMerges struct {
+	raw   []byte
+	pairs [][2]string
+	err   error
+}
+
+// value moves s past the value of the member key of "model", at s.pos.
+// A "merges" member that is not a list of merges (JSON that is invalid or
+// of another shape) is skipped as any other member and left to
+// parseMerges, whose error names what is wrong with the member itself
+// (the scan's parse may read past the member's end in invalid JSON).
+func (m *modelScan) value(s *scanner, key string) {
+	start := s.pos
+	if key == "merges" {
+		if pairs, lines, n, err := fastMergesPrefix(s.data[start:]); err == nil {
+			s.pos += n
+			m.merges = scannedMerges{raw: s.data[start:s.pos]}
+			m.merges.pairs, m.merges.err = mergePairs(pairs, lines)
+			return
+		}
+	}
+	s.skipValue()
+	if key == "vocab" && m.vocab != nil {
+		m.vocab(s.data[start:s.pos])
+	}
+}
+
+// of returns what waits for parseMerges(raw): the scan's parse when raw
+// is the member it parsed (the same slice of the file: a later
+// duplicate member wins, as in the fields), nil otherwise.
+func (p *scannedMerges) of(raw []byte) func() ([][2]string, error) {
+	if len(p.raw) == 0 || !sameSlice(p.raw, raw) {
+		return nil
+	}
+	return func() ([][2]string, error) { return p.pairs, p.err }
+}
+
+// sameSlice reports whether a and b are the same bytes in memory, not
+// only equal ones.
+func sameSlice(a, b []byte) bool {
+	return len(a) == len(b) && unsafe.SliceData(a) == unsafe.SliceData(b)
 }

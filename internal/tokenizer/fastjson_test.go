@@ -53,6 +53,16 @@ func TestFastMerges(t *testing.T) {
 		if _, _, err := fastMerges([]byte(bad)); err == nil {
 			t.Errorf("fastMerges(%s) succeeded, want an error", bad)
 		}
+		if _, _, _, err := fastMergesPrefix([]byte(bad + `, 1]`)); err == nil {
+			t.Errorf("fastMergesPrefix(%s, 1]) succeeded, want an error", bad)
+		}
+	}
+	if _, _, err := fastMerges([]byte(`[["a", "b"]] x`)); err == nil {
+		t.Errorf("fastMerges with data after the list succeeded, want an error")
+	}
+	pairs, _, n, err := fastMergesPrefix([]byte(` [["a", "b"]] x`))
+	if err != nil || n != 13 || !slices.Equal(pairs, [][2]string{{"a", "b"}}) {
+		t.Errorf("fastMergesPrefix with data after the list: got %q %d %v, want its 13 bytes", pairs, n, err)
 	}
 }
 
@@ -128,6 +138,13 @@ func FuzzFastMerges(f *testing.F) {
 			gotPairs, gotLines, err := fastMerges(data)
 			if err != nil || !slices.Equal(gotPairs, wantPairs) || !slices.Equal(gotLines, wantLines) {
 				t.Fatalf("fastMerges(%s) = %q, %q, %v; want %q, %q", data, gotPairs, gotLines, err, wantPairs, wantLines)
+			}
+			// As the scan of a file meets the member: the rest of the
+			// file follows it.
+			rest := append(append([]byte(nil), data...), `, "vocab": {"a": 0}}}`...)
+			gotPairs, gotLines, n, err := fastMergesPrefix(rest)
+			if err != nil || n != len(data) || !slices.Equal(gotPairs, wantPairs) || !slices.Equal(gotLines, wantLines) {
+				t.Fatalf("fastMergesPrefix(%s) = %q, %q, %d, %v; want %q, %q, %d", rest, gotPairs, gotLines, n, err, wantPairs, wantLines, len(data))
 			}
 		}
 	})

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"runtime/debug"
 	"strings"
 )
 
@@ -68,9 +69,10 @@ func checkJSON(data []byte) error {
 
 // decodeFile reads tokenizer.json, which checkJSON validates: its members
 // are located without decoding, the small ones are decoded with
-// encoding/json and model.vocab/model.merges are left to the fast parsers.
-func decodeFile(data []byte) (*fileJSON, error) {
-	top, mf, err := objectFieldsNested(data, "model")
+// encoding/json and model.vocab/model.merges are left to the fast parsers,
+// which scan runs on the way when it can (see modelScan).
+func decodeFile(data []byte, scan *modelScan) (*fileJSON, error) {
+	top, mf, err := objectFieldsNested(data, "model", scan)
 	if err != nil {
 		return nil, fmt.Errorf("want a JSON object: %w", err)
 	}
@@ -161,6 +163,12 @@ func parseMerges(raw []byte) ([][2]string, error) {
 	if err != nil {
 		return nil, err
 	}
+	return mergePairs(pairs, lines)
+}
+
+// mergePairs is parseMerges after the JSON, from what fastMerges returns:
+// the pairs, or the legacy lines split.
+func mergePairs(pairs [][2]string, lines []string) ([][2]string, error) {
 	if lines == nil {
 		return pairs, nil
 	}
@@ -176,6 +184,51 @@ func parseMerges(raw []byte) ([][2]string, error) {
 		pairs = append(pairs, [2]string{a, b})
 	}
 	return pairs, nil
+}
+
+// earlyParse is the parse of a member of tokenizer.json (model.vocab),
+// started on its own goroutine as soon as the scan of the file has passed
+// the member (see modelScan) rather than once the whole file is read.
+type earlyParse[T any] struct {
+	parse func(raw []byte) (T, error)
+	raw   []byte            // the member being parsed
+	get   func() (T, error) // its result; nil until started
+}
+
+// newEarlyParse returns an earlyParse of parse, not started.
+func newEarlyParse[T any](parse func(raw []byte) (T, error)) *earlyParse[T] {
+	return &earlyParse[T]{parse: parse}
+}
+
+// start starts the parse of raw, unless one has started: only a file
+// with a duplicate key has the member twice, and when the one started is
+// not the one that counts (the last), result parses that one itself.
+func (p *earlyParse[T]) start(raw []byte) {
+	if p.get != nil {
+		return
+	}
+	p.raw = raw
+	p.get = inBackground(func() (T, error) {
+		debug.SetPanicOnFault(true) // it reads the file's bytes (see buildMapped)
+		return p.parse(raw)
+	})
+}
+
+// result is parse(raw), waiting for the parse started when it is of raw
+// (the same slice of the file: a later duplicate member wins).
+func (p *earlyParse[T]) result(raw []byte) (T, error) {
+	if p.get == nil || !sameSlice(p.raw, raw) {
+		return p.parse(raw)
+	}
+	return p.get()
+}
+
+// wait waits for the parse, if it has started: the file's bytes, which
+// it reads, may be unmapped once the load has returned.
+func (p *earlyParse[T]) wait() {
+	if p.get != nil {
+		_, _ = p.get()
+	}
 }
 
 // splitJSON is a Split pre-tokenizer.

@@ -226,11 +226,18 @@ func located(file string, err error) error {
 
 // assemble parses tokenizer.json, which checkJSON validates, and assembles
 // the pipeline. It also returns model.vocab, which the config step needs
-// to resolve token names. model.merges is parsed beside model.vocab. The
+// to resolve token names. model.vocab is parsed beside model.merges. The
 // members it has parsed with the strict parsers of fastjson.go, which
 // accept only valid JSON, are appended to strict.
 func assemble(data []byte, strict *[][]byte) (*hfTokenizer, *vocabulary, error) {
-	f, err := decodeFile(data)
+	// model.vocab is parsed on its own goroutine from when the scan of the
+	// file has passed it, beside the scan's parse of model.merges (see
+	// modelScan). No return leaves it reading the file's bytes, which the
+	// caller may unmap once this returns.
+	vocabs := newEarlyParse(parseVocab)
+	defer vocabs.wait()
+	scan := modelScan{vocab: vocabs.start}
+	f, err := decodeFile(data, &scan)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -264,8 +271,10 @@ func assemble(data []byte, strict *[][]byte) (*hfTokenizer, *vocabulary, error) 
 	if err != nil {
 		return nil, nil, err
 	}
-	var merges func() ([][2]string, error)
-	if kind == "BPE" && !isNull(m.Merges) {
+	// model.merges is parsed by the scan, unless it is not a list of
+	// merges: then parseMerges says why, beside model.vocab's parse.
+	merges := scan.merges.of(m.Merges)
+	if merges == nil && kind == "BPE" && !isNull(m.Merges) {
 		merges = inBackground(func() ([][2]string, error) {
 			debug.SetPanicOnFault(true) // it reads the file's bytes (see buildMapped)
 			return parseMerges(m.Merges)
@@ -274,7 +283,7 @@ func assemble(data []byte, strict *[][]byte) (*hfTokenizer, *vocabulary, error) 
 		// may unmap once this returns.
 		defer func() { _, _ = merges() }()
 	}
-	vocab, err := parseVocab(m.Vocab)
+	vocab, err := vocabs.result(m.Vocab)
 	if err != nil {
 		return nil, nil, fieldError("model.vocab", err)
 	}
