@@ -112,8 +112,9 @@ func heapFree() uint64 {
 // parsers copy into their arenas, encoding/json copies, and the one
 // json.RawMessage into the file that the build needs, the normalizer's,
 // is dropped at its end). Reading the mapping faults if another process
-// truncates the file meanwhile; the goroutines that read it (this one and
-// the one that parses model.merges) turn such a fault into a panic
+// truncates the file meanwhile; the goroutines that read it (this one,
+// which also parses model.merges, and the one that parses model.vocab, or
+// model.merges when the scan could not) turn such a fault into a panic
 // (debug.SetPanicOnFault), which becomes this error rather than a crash.
 func buildMapped(name string, tok namedJSON, configs []namedJSON, chat *namedJSON) (t *hfTokenizer, err error) {
 	defer debug.SetPanicOnFault(debug.SetPanicOnFault(true))

@@ -383,7 +383,7 @@ func TestLlamaTokenizerClass(t *testing.T) {
 // reading it fault, which the load reports as an error naming the file
 // instead of crashing (the goroutines that read it turn faults into
 // panics). The truncation here comes before the build, so that both the
-// build's goroutine and the one that parses model.merges meet it.
+// build's goroutine and the one that parses model.vocab meet it.
 func TestLoadOfTruncatedMapping(t *testing.T) {
 	if runtime.GOOS != "linux" {
 		t.Skip("the mapping and its fault on truncation are Linux's here")
@@ -406,8 +406,8 @@ func TestLoadOfTruncatedMapping(t *testing.T) {
 	}
 }
 
-// TestBackgroundFaultIsAnError: the goroutine that parses model.merges
-// reads the mapping too; a fault there comes back from inBackground as an
+// TestBackgroundFaultIsAnError: the goroutine that parses model.vocab
+// (or model.merges) reads the mapping too; a fault there comes back from inBackground as an
 // error that buildMapped recognises (errors.As to memoryFault).
 func TestBackgroundFaultIsAnError(t *testing.T) {
 	if runtime.GOOS != "linux" {
