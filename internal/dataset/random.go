@@ -249,8 +249,8 @@ func firstRoundTrips(tok tokenizer.Tokenizer, seqs [][]int) []roundTrip {
 		go func() {
 			defer wg.Done()
 			for i := range next {
-				p := tok.Decode(seqs[i])
-				out[i] = roundTrip{p, tok.Encode(p, false)}
+				p, ids := tokenizer.RoundTrip(tok, seqs[i])
+				out[i] = roundTrip{p, ids}
 			}
 		}()
 	}
@@ -289,8 +289,7 @@ func (f *fixer) toTargetLen(seq []int, target int, first *roundTrip) (string, []
 		if first != nil {
 			prompt, seq, first = first.prompt, first.ids, nil
 		} else {
-			prompt = f.tok.Decode(seq)
-			seq = f.tok.Encode(prompt, false)
+			prompt, seq = tokenizer.RoundTrip(f.tok, seq)
 		}
 		if remain <= 0 {
 			return prompt, seq, len(seq) - target

@@ -148,7 +148,7 @@ func BenchmarkRandomDataset(b *testing.B) {
 						}
 					}
 					for range 3 {
-						seq = tok.Encode(tok.Decode(seq), false)
+						_, seq = RoundTrip(tok, seq)
 						if len(seq) == promptLen {
 							break
 						}

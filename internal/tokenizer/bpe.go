@@ -80,23 +80,36 @@ func (m *bpeModel) tokenize(word string, out []int) []int {
 	if len(word) >= cutMinWord && m.cuts != nil && m.scans() {
 		f, ok := m.cuts.ready()
 		if !ok {
-			return m.tokenizeWord(word, out)
+			out, _ = m.tokenizeWord(word, out)
+			return out
 		}
 		for start := 0; start < len(word); {
 			end := f.nextCut(word, start)
-			out = m.tokenizeWord(word[start:end], out)
+			out, _ = m.tokenizeWord(word[start:end], out)
 			start = end
 		}
 		return out
 	}
+	out, _ = m.tokenizeWord(word, out)
+	return out
+}
+
+// tokenizeCached is tokenize that also returns the word cache's entry of
+// word when word went through the cache (nil when it did not: a token by
+// itself, a single byte, a word that is cut or too long).
+func (m *bpeModel) tokenizeCached(word string, out []int) ([]int, *cachedWord) {
+	if len(word) >= cutMinWord && m.cuts != nil && m.scans() {
+		return m.tokenize(word, out), nil
+	}
 	return m.tokenizeWord(word, out)
 }
 
-// tokenizeWord is tokenize without cutting the word.
-func (m *bpeModel) tokenizeWord(word string, out []int) []int {
+// tokenizeWord is tokenize without cutting the word; it also returns the
+// word cache's entry of word, if word went through the cache.
+func (m *bpeModel) tokenizeWord(word string, out []int) ([]int, *cachedWord) {
 	if m.ignoreMerges {
 		if id, ok := m.words[word]; ok {
-			return append(out, int(id))
+			return append(out, int(id)), nil
 		}
 	}
 	// A single byte has nothing to merge: looking it up in the cache would
@@ -112,17 +125,17 @@ func (m *bpeModel) tokenizeWord(word string, out []int) []int {
 		id, state, slot, ok := m.singles.lookup(word, h)
 		switch {
 		case ok && state == singleYes:
-			return append(out, int(id))
+			return append(out, int(id)), nil
 		case ok && state == singleUnknown:
 			single, singleSlot = id, slot
 		}
 	}
 	if useCache {
-		if out, ok := m.cache.appendIDs(out, word, h); ok {
-			return out
+		if e := m.cache.get(word, h); e != nil {
+			return e.appendIDs(out), e
 		}
 		if out, ok := m.prefixOfCached(word, out); ok {
-			return out
+			return out, nil
 		}
 	}
 	var buf [64]int32
@@ -138,13 +151,14 @@ func (m *bpeModel) tokenizeWord(word string, out []int) []int {
 	if single >= 0 {
 		m.singles.record(singleSlot, single, ids)
 	}
+	var e *cachedWord
 	if useCache {
-		m.cache.put(word, h, ids)
+		e = m.cache.put(word, h, ids)
 	}
 	for _, id := range ids {
 		out = append(out, int(id))
 	}
-	return out
+	return out, e
 }
 
 // prefixOfCached appends the ids of word to out when word is a prefix of

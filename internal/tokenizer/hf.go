@@ -42,6 +42,9 @@ type hfTokenizer struct {
 
 	chat *chatTemplate // nil: the tokenizer has no chat template
 
+	// rt holds roundTrip's tables (nil: roundTrip decodes and encodes).
+	rt *roundTripTables
+
 	// What transformers may rebuild from tokenizer_config.json.
 	normalizerJSON json.RawMessage
 	addedJSON      []addedTokenJSON
@@ -73,7 +76,12 @@ func (t *hfTokenizer) NumSpecialTokensToAdd() int { return numAdded(t.post) }
 // through BPE; finally the post-processor adds its tokens if asked. Invalid
 // UTF-8 in text is first replaced as Python's errors="replace" would.
 func (t *hfTokenizer) Encode(text string, addSpecialTokens bool) []int {
-	text = toValidUTF8(text)
+	return t.encode(toValidUTF8(text), addSpecialTokens, nil)
+}
+
+// encode is Encode of valid UTF-8 text; h, when given, is what decoding
+// text recorded (see roundTrip).
+func (t *hfTokenizer) encode(text string, addSpecialTokens bool, h *decodeHints) []int {
 	out := make([]int, 0, len(text)/3+2)
 	var segBuf, subBuf [8]segment
 	var pieces []string
@@ -96,7 +104,11 @@ func (t *hfTokenizer) Encode(text string, addSpecialTokens bool) []int {
 			first := i == 0 && j == 0
 			pieces = t.preTokenize(sub.text, first, pieces[:0])
 			for _, p := range pieces {
-				out = t.model.tokenize(p, out)
+				if h != nil {
+					out = t.tokenizeHinted(p, out, h)
+				} else {
+					out = t.model.tokenize(p, out)
+				}
 			}
 		}
 	}

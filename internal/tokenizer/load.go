@@ -289,7 +289,8 @@ func assemble(data []byte, strict *[][]byte) (*hfTokenizer, *vocabulary, error) 
 		return nil, nil, fieldError("model.vocab", err)
 	}
 	*strict = append(*strict, m.Vocab)
-	t := &hfTokenizer{normalize: normalize, pre: pre, post: post, vocabSize: vocab.len(), decoder: decKind, decodeSteps: steps}
+	t := &hfTokenizer{normalize: normalize, pre: pre, post: post, vocabSize: vocab.len(), decoder: decKind, decodeSteps: steps,
+		rt: new(roundTripTables)}
 	// The added tokens and the decode table need only the vocabulary, so
 	// they are made before the model: the table (a walk of the whole
 	// vocabulary, about a tenth of Qwen3's load) on its own goroutine,

@@ -157,12 +157,18 @@ func nfcString(s string) string {
 			}
 			end += w
 		}
-		if b.Cap() == 0 {
-			b.Grow(len(s) + 16)
+		// Most such stretches are in NFC already: then the text stays
+		// as it is, not copied (roundTrip finds its pre-tokens in the
+		// decoded text by their place).
+		if n := norm.NFC.String(s[lastStable:end]); n != s[lastStable:end] {
+			if b.Cap() == 0 {
+				b.Grow(len(s) + 16)
+			}
+			b.WriteString(s[done:lastStable])
+			b.WriteString(n)
+			done = end
 		}
-		b.WriteString(s[done:lastStable])
-		b.WriteString(norm.NFC.String(s[lastStable:end]))
-		done, lastStable, i = end, end, end
+		lastStable, i = end, end
 	}
 	if b.Cap() == 0 {
 		return s

@@ -59,6 +59,27 @@ type cachedWord struct {
 	wordLen int
 }
 
+// newCachedWord copies word and its ids into one entry.
+func newCachedWord(word string, ids []int32) *cachedWord {
+	var b strings.Builder
+	b.Grow(len(word) + 4*len(ids))
+	b.WriteString(word)
+	var id [4]byte
+	for _, v := range ids {
+		binary.LittleEndian.PutUint32(id[:], uint32(v))
+		b.Write(id[:])
+	}
+	return &cachedWord{data: b.String(), wordLen: len(word)}
+}
+
+// appendIDs appends e's ids to out.
+func (e *cachedWord) appendIDs(out []int) []int {
+	for ids := e.data[e.wordLen:]; len(ids) >= 4; ids = ids[4:] {
+		out = append(out, int(cachedID(ids)))
+	}
+	return out
+}
+
 func newWordCache(seed maphash.Seed) *wordCache {
 	return &wordCache{seed: seed, slots: sync.OnceValue(func() *cacheTables { return new(cacheTables) })}
 }
@@ -77,17 +98,13 @@ func (c *wordCache) slot(word string, h uint64) *atomic.Pointer[cachedWord] {
 	return &c.slots().long[h&(longWordSlots-1)]
 }
 
-// appendIDs appends the ids of word, of hash h, to out, if word is
-// cached.
-func (c *wordCache) appendIDs(out []int, word string, h uint64) ([]int, bool) {
+// get returns the entry of word, of hash h, if word is cached.
+func (c *wordCache) get(word string, h uint64) *cachedWord {
 	e := c.slot(word, h).Load()
 	if e == nil || e.data[:e.wordLen] != word {
-		return out, false
+		return nil
 	}
-	for ids := e.data[e.wordLen:]; len(ids) >= 4; ids = ids[4:] {
-		out = append(out, int(cachedID(ids)))
-	}
-	return out, true
+	return e
 }
 
 // cachedID is the first id of ids as cachedWord keeps them.
@@ -107,19 +124,13 @@ func (c *wordCache) longerWord(word string) (ids string, ok bool) {
 }
 
 // put caches the ids of word, of hash h, copying both (word points into
-// the caller's text, which the cache must not keep alive).
-func (c *wordCache) put(word string, h uint64, ids []int32) {
-	var b strings.Builder
-	b.Grow(len(word) + 4*len(ids))
-	b.WriteString(word)
-	var id [4]byte
-	for _, v := range ids {
-		binary.LittleEndian.PutUint32(id[:], uint32(v))
-		b.Write(id[:])
-	}
-	e := &cachedWord{data: b.String(), wordLen: len(word)}
+// the caller's text, which the cache must not keep alive), and returns
+// the entry.
+func (c *wordCache) put(word string, h uint64, ids []int32) *cachedWord {
+	e := newCachedWord(word, ids)
 	c.slot(word, h).Store(e)
 	if len(word) >= longPrefixLen {
 		c.slots().byPrefix[maphash.String(c.seed, word[:longPrefixLen])&(longWordSlots-1)].Store(e)
 	}
+	return e
 }

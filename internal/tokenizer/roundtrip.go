@@ -1,0 +1,344 @@
+package tokenizer
+
+import (
+	"math"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"unicode/utf8"
+	"unsafe"
+)
+
+// RoundTrip returns tok.Decode(ids) and tok.Encode of that text without
+// special tokens: one step of vLLM's gen_prompt_decode_to_target_len
+// (vllm/benchmarks/datasets/datasets.py@11dfa3169), which the random and
+// prefix_repetition datasets take two or three times per prompt. The
+// result is always exactly that of the two calls; a byte-level tokenizer
+// of this package gets there faster (see roundTripper).
+func RoundTrip(tok Tokenizer, ids []int) (string, []int) {
+	if r, ok := tok.(roundTripper); ok {
+		return r.roundTrip(ids)
+	}
+	text := tok.Decode(ids)
+	return text, tok.Encode(text, false)
+}
+
+// roundTripper is a tokenizer with a faster RoundTrip.
+type roundTripper interface {
+	roundTrip(ids []int) (string, []int)
+}
+
+var _ roundTripper = (*hfTokenizer)(nil)
+
+// roundTrip is RoundTrip for a tokenizer read from tokenizer.json.
+//
+// Decoding knows what encoding must find out again: where each id's bytes
+// are in the text. Text decoded from token ids is mostly made of pre-tokens
+// that are each the bytes of one of those ids (more than half of the
+// pre-tokens of vLLM's random dataset; nearly all of its second and third
+// round trips), and a pre-token that is the bytes of id t always encodes
+// the same way. So the encoder, meeting a pre-token that is exactly the
+// bytes one id was decoded to, reads what encoding those bytes gave the
+// first time: a state per id (pieceStates), 2 bits each, 38 KB for Qwen3,
+// which stay in the CPU's cache, where finding the pre-token's token by
+// its bytes costs a hash and a miss in a table of megabytes (on random
+// ids) or more.
+//
+// A pre-token is known to be an id's bytes by where it is, not by its
+// bytes: encoding never copies the decoded text unless a step changes it
+// (a normalizer such as NFC that finds something to change, Metaspace),
+// so a pre-token whose memory lies within the text's is that part of the
+// text; decoding recorded which id's bytes it wrote there. Pre-tokens of
+// changed text lie elsewhere and take the usual path, as do ids whose
+// bytes touch invalid UTF-8, which decoding replaces. The state of id t
+// is "encoding t's decoded bytes gives exactly t" (yes, no or not yet
+// known), which depends on nothing but those bytes and the model, so it
+// is correct for every later pre-token with those bytes, on any goroutine;
+// TestRoundTripEqualsDecodeEncode and FuzzRoundTrip check the result
+// against Decode then Encode.
+func (t *hfTokenizer) roundTrip(ids []int) (string, []int) {
+	if t.decoder != decodeByteLevel || t.cleanup || t.rt == nil {
+		text := t.Decode(ids)
+		return text, t.Encode(text, false)
+	}
+	h := t.decodeHinted(ids)
+	if h == nil {
+		text := t.Decode(ids)
+		return text, t.Encode(text, false)
+	}
+	return h.text, t.encode(h.text, false, h)
+}
+
+// roundTripHints is roundTrip that also returns its hints, for tests.
+func (t *hfTokenizer) roundTripHints(ids []int) (*decodeHints, []int) {
+	h := t.decodeHinted(ids)
+	return h, t.encode(h.text, false, h)
+}
+
+// decodeHints is text decoded from ids with the place of every id's
+// bytes in it: ids[k]'s bytes are text[starts[k]:starts[k+1]] (ids of no
+// bytes are left out), or ids[k] is -1 when its bytes are not in the text
+// as they are (they touch invalid UTF-8, replaced in the text).
+type decodeHints struct {
+	text   string
+	ids    []int32
+	starts []int32
+	// next is the cursor of at: the first k whose span may hold a later
+	// pre-token (pre-tokens come in order).
+	next int
+	// cached is the model, if it is a cachingModel and the ids are
+	// windowed: only then are words anchored.
+	cached cachingModel
+	// states and anchors are the tokenizer's (roundTripTables).
+	states  []atomic.Uint32
+	anchors []atomic.Pointer[cachedWord]
+	// pieces counts the pre-tokens asked about, found and known those
+	// found to be an id's bytes and, of them, those whose id had a piece
+	// state (for tests).
+	pieces, found, known, anchored int
+}
+
+// decodeHinted is Decode (for the byte-level decoder, without clean-up)
+// that also returns where each id's bytes are; nil if the text could be
+// too long for int32 offsets.
+func (t *hfTokenizer) decodeHinted(ids []int) *decodeHints {
+	off, arena := t.decodeOff, t.decodeBytes
+	h := &decodeHints{ids: make([]int32, 0, len(ids)), starts: make([]int32, 0, len(ids)+1)}
+	h.states, h.anchors = t.rt.get(len(off) - 1)
+	if windowed(ids) {
+		h.cached, _ = t.model.(cachingModel)
+	}
+	n := 0
+	for _, id := range ids {
+		if uint(id) < uint(len(off)-1) && off[id+1] > off[id] {
+			h.ids = append(h.ids, int32(id))
+			h.starts = append(h.starts, int32(n))
+			n += int(off[id+1] - off[id])
+			if n > math.MaxInt32 {
+				return nil
+			}
+		}
+	}
+	if n > (math.MaxInt32-3)/3 { // lossy text may be three times as long
+		return nil
+	}
+	h.starts = append(h.starts, int32(n))
+	var b strings.Builder
+	b.Grow(n)
+	for _, id := range h.ids {
+		b.Write(arena[off[id]:off[id+1]])
+	}
+	h.text = b.String()
+	if !utf8.ValidString(h.text) {
+		h.text = h.lossy(h.text)
+	}
+	return h
+}
+
+// lossy returns raw as appendLossy converts it, and maps h's starts into
+// the converted text. An id whose bytes overlap a replaced (invalid) part
+// becomes -1; the others keep their bytes, moved by the replacements
+// before them. (An id that starts or ends inside a valid sequence, a
+// character split over two ids, keeps its span: no pre-token starts or
+// ends there, so at never matches it.)
+func (h *decodeHints) lossy(raw string) string {
+	dst := make([]byte, 0, len(raw)+16)
+	starts, n := h.starts, len(h.ids)
+	k := 0   // starts[:k] are mapped; starts[k:] still hold offsets in raw
+	run := 0 // raw[run:i] is valid and not yet copied
+	for i := 0; i < len(raw); {
+		// Eight ASCII bytes at a time: most of the text.
+		for i+8 <= len(raw) && (uint64(raw[i])|uint64(raw[i+1])<<8|uint64(raw[i+2])<<16|uint64(raw[i+3])<<24|
+			uint64(raw[i+4])<<32|uint64(raw[i+5])<<40|uint64(raw[i+6])<<48|uint64(raw[i+7])<<56)&0x8080808080808080 == 0 {
+			i += 8
+		}
+		if i == len(raw) {
+			break
+		}
+		if raw[i] < utf8.RuneSelf {
+			i++
+			continue
+		}
+		size, valid := maximalSubpart(raw[i:])
+		if valid {
+			i += size
+			continue
+		}
+		// raw[i:i+size] is replaced: copy the valid run before it and
+		// move the starts in it.
+		dst = append(dst, raw[run:i]...)
+		shift := int32(len(dst) - i)
+		for k < n && int(starts[k]) < i {
+			starts[k] += shift
+			k++
+		}
+		// The id holding byte i and every id that starts in the
+		// replaced part lose their span.
+		if k > 0 && (k == n || int(starts[k]) > i) {
+			h.ids[k-1] = -1
+		}
+		for k < n && int(starts[k]) < i+size {
+			starts[k] = int32(len(dst))
+			h.ids[k] = -1
+			k++
+		}
+		dst = append(dst, "\uFFFD"...)
+		i += size
+		run = i
+	}
+	dst = append(dst, raw[run:]...)
+	shift := int32(len(dst) - len(raw))
+	for ; k < n; k++ {
+		starts[k] += shift
+	}
+	starts[n] = int32(len(dst))
+	return string(dst)
+}
+
+// windowed reports whether ids are in large part runs of consecutive
+// ids, as vLLM's random dataset decodes them (windows of the vocabulary,
+// and their re-encodings, which keep most of the window's ids): at least
+// a quarter of the pairs of neighbours are consecutive. Then the same
+// ids recur in the same order from prompt to prompt, and so do the words
+// that start in their bytes, which the anchors keep. Ids drawn at random
+// (prefix_repetition) make words that never recur: anchoring them would
+// cost a miss in the anchors (2.4 MB for Qwen3) for every word, and
+// nothing would find them again.
+func windowed(ids []int) bool {
+	runs := 0
+	for k := 1; k < len(ids); k++ {
+		if ids[k] == ids[k-1]+1 {
+			runs++
+		}
+	}
+	return runs*4 >= len(ids)-1 && runs > 0
+}
+
+// at finds piece in h.text: the index k of the id whose bytes hold the
+// piece's first byte, whether the piece starts where those bytes start,
+// and whether the piece is exactly those bytes; k is
+// -1 if the piece is not part of the text or that id's bytes are not in
+// it as they are. Pieces must come in the order of their place in the
+// text.
+func (h *decodeHints) at(piece string) (k int, atStart, exact bool) {
+	if len(piece) == 0 || len(h.text) == 0 {
+		return -1, false, false
+	}
+	// Pointers compared as numbers, never turned back into pointers: a
+	// piece that is not part of the text (a normalizer's copy) lies
+	// outside it, giving an offset past its end.
+	p := uintptr(unsafe.Pointer(unsafe.StringData(piece)))
+	base := uintptr(unsafe.Pointer(unsafe.StringData(h.text)))
+	o := p - base
+	if p < base || o >= uintptr(len(h.text)) || o+uintptr(len(piece)) > uintptr(len(h.text)) {
+		return -1, false, false
+	}
+	off := int32(o)
+	k, n := h.next, len(h.ids)
+	for k < n && h.starts[k+1] <= off {
+		k++
+	}
+	h.next = k
+	if k == n || h.ids[k] < 0 {
+		return -1, false, false
+	}
+	atStart = h.starts[k] == off
+	return k, atStart, atStart && h.starts[k+1] == off+int32(len(piece))
+}
+
+// Piece states, 2 bits per id in pieceStates: whether encoding the bytes
+// the id decodes to gives exactly that id.
+const (
+	pieceUnknown uint32 = iota
+	pieceSingle
+	pieceOther
+)
+
+// state returns id's piece state.
+func (h *decodeHints) state(id int32) uint32 {
+	return h.states[id/16].Load() >> (2 * (id % 16)) & 3
+}
+
+// record sets id's piece state from the ids its bytes encoded to. Every
+// goroutine that records id records the same state, so an Or suffices.
+func (h *decodeHints) record(id int32, enc []int) {
+	s := pieceOther
+	if len(enc) == 1 && enc[0] == int(id) {
+		s = pieceSingle
+	}
+	h.states[id/16].Or(s << (2 * (id % 16)))
+}
+
+// roundTripTables are a tokenizer's piece states (2 bits per id) and
+// anchored words (two per id: the word that starts where the id's bytes
+// start, and one that starts inside them), allocated on first use (a
+// loaded tokenizer that never takes a round trip holds neither).
+type roundTripTables struct {
+	once    sync.Once
+	states  []atomic.Uint32
+	anchors []atomic.Pointer[cachedWord]
+}
+
+// get returns the tables for ids below n.
+func (r *roundTripTables) get(n int) ([]atomic.Uint32, []atomic.Pointer[cachedWord]) {
+	r.once.Do(func() {
+		r.states = make([]atomic.Uint32, (n+15)/16)
+		r.anchors = make([]atomic.Pointer[cachedWord], 2*n)
+	})
+	return r.states, r.anchors
+}
+
+// tokenizeHinted appends the ids of pre-token p to out. When p is one
+// id's bytes, as h knows, that id's piece state may give them; else, when
+// p starts in the bytes of a known id, p may be the word cached at that
+// id (its anchor); else the model tokenizes p.
+func (t *hfTokenizer) tokenizeHinted(p string, out []int, h *decodeHints) []int {
+	h.pieces++
+	k, atStart, exact := h.at(p)
+	if k < 0 {
+		return t.model.tokenize(p, out)
+	}
+	id := h.ids[k]
+	st := pieceOther
+	if exact {
+		h.found++
+		if st = h.state(id); st != pieceUnknown {
+			h.known++
+		}
+		if st == pieceSingle {
+			return append(out, int(id))
+		}
+	}
+	if h.cached == nil {
+		n := len(out)
+		out = t.model.tokenize(p, out)
+		if st == pieceUnknown {
+			h.record(id, out[n:])
+		}
+		return out
+	}
+	anchor := &h.anchors[2*int(id)]
+	if !atStart {
+		anchor = &h.anchors[2*int(id)+1]
+	}
+	if e := anchor.Load(); e != nil && e.data[:e.wordLen] == p {
+		h.anchored++
+		return e.appendIDs(out)
+	}
+	n := len(out)
+	out, e := h.cached.tokenizeCached(p, out)
+	if st == pieceUnknown {
+		h.record(id, out[n:])
+	}
+	if e != nil {
+		anchor.Store(e)
+	}
+	return out
+}
+
+// cachingModel is a word model with a word cache whose entries the
+// anchors of roundTrip may share (the byte-level BPE model), so that an
+// anchor costs no allocation of its own.
+type cachingModel interface {
+	tokenizeCached(word string, out []int) ([]int, *cachedWord)
+}
