@@ -5,6 +5,7 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"sync"
 	"testing"
 	"unicode/utf8"
 )
@@ -123,6 +124,50 @@ func TestRoundTripTakesHints(t *testing.T) {
 				h1.pieces, h2.pieces, h3.pieces, h1.known, h2.known, h3.known, h1.anchored, h2.anchored, h3.anchored)
 			if h1.found < h1.pieces/3 || h2.found < h2.pieces/2 || h3.found < h3.pieces/2 || h3.known != h3.found {
 				t.Error("too few pre-tokens found by their place, or without a state the second time")
+			}
+		})
+	}
+}
+
+// TestRoundTripConcurrent: goroutines that take round trips of the same
+// windows at once, through a fresh tokenizer's shared piece states and
+// anchors, each get Decode then Encode (under -race, the tables' atomics
+// are checked too).
+func TestRoundTripConcurrent(t *testing.T) {
+	for _, name := range []string{"builtin", "qwen3"} {
+		t.Run(name, func(t *testing.T) {
+			tok := namedTokenizer(t, name)
+			vocab := tok.VocabSize()
+			seqs := make([][]int, 24)
+			for i := range seqs {
+				seqs[i] = make([]int, 300)
+				for j := range seqs[i] {
+					seqs[i][j] = (vocab/3 + 37*(i%4) + j) % vocab
+				}
+			}
+			// Encode alone leaves the round-trip tables untouched.
+			want1 := make([][]int, len(seqs))
+			want2 := make([][]int, len(seqs))
+			for i, s := range seqs {
+				want1[i] = tok.Encode(tok.Decode(s), false)
+				want2[i] = tok.Encode(tok.Decode(want1[i]), false)
+			}
+			got1 := make([][]int, len(seqs))
+			got2 := make([][]int, len(seqs))
+			var wg sync.WaitGroup
+			for w := range 4 {
+				wg.Go(func() {
+					for i := w; i < len(seqs); i += 4 {
+						_, got1[i] = RoundTrip(tok, seqs[i])
+						_, got2[i] = RoundTrip(tok, got1[i])
+					}
+				})
+			}
+			wg.Wait()
+			for i := range seqs {
+				if !slices.Equal(got1[i], want1[i]) || !slices.Equal(got2[i], want2[i]) {
+					t.Fatalf("sequence %d: RoundTrip %v then %v, Decode then Encode %v then %v", i, got1[i], got2[i], want1[i], want2[i])
+				}
 			}
 		})
 	}
