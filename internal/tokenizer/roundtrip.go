@@ -123,10 +123,16 @@ func (t *hfTokenizer) decodeHinted(ids []int) *decodeHints {
 		return nil
 	}
 	h.starts = append(h.starts, int32(n))
+	// The arena holds the ids' bytes in id order, so a run of
+	// consecutive ids (most of a window of the vocabulary) is one copy.
 	var b strings.Builder
 	b.Grow(n)
-	for _, id := range h.ids {
-		b.Write(arena[off[id]:off[id+1]])
+	for k := 0; k < len(h.ids); {
+		from, to := off[h.ids[k]], off[h.ids[k]+1]
+		for k++; k < len(h.ids) && off[h.ids[k]] == to; k++ {
+			to = off[h.ids[k]+1]
+		}
+		b.Write(arena[from:to])
 	}
 	h.text = b.String()
 	if !utf8.ValidString(h.text) {
