@@ -17,7 +17,17 @@ import (
 
 // NewOutput is the record a request starts from, before it is sent.
 func NewOutput(b Backend, req *Request) metrics.Output {
-	out := metrics.Output{PromptLen: req.PromptLen, InputAudioDuration: req.AudioDuration}
+	var out metrics.Output
+	startOutput(&out, b, req)
+	return out
+}
+
+// startOutput makes *out the record a request starts from (NewOutput) in
+// place: Client.Do builds it in its result, so that no frame under an idle
+// stream holds a copy (see Client.Do on the stack of an idle stream).
+func startOutput(out *metrics.Output, b Backend, req *Request) {
+	*out = metrics.Output{}
+	out.PromptLen, out.InputAudioDuration = req.PromptLen, req.AudioDuration
 	_, pooling := b.(Pooler)
 	if pooling {
 		// _run_pooling_request starts from RequestFuncOutput(): a failed
@@ -29,7 +39,6 @@ func NewOutput(b Backend, req *Request) metrics.Output {
 		// slice while streaming would copy it log(n) times per request.
 		out.ITL = make([]float64, 0, min(req.OutputLen-1, 1<<16))
 	}
-	return out
 }
 
 // RequestHeaders are the headers Do sends with body for req: Headers with
@@ -89,9 +98,17 @@ func (s *Stream) Finish() { s.tm.finish() }
 
 // newTiming starts the timing of a stream sent at clock reading start.
 func newTiming(b Backend, out *metrics.Output, start float64) timing {
-	tm := timing{out: out, start: start, last: start}
-	if ts, ok := b.(terminalStream); ok {
-		tm.needTerminal = ts.EndsWithTerminalEvent()
-	}
+	var tm timing
+	tm.begin(b, out, start)
 	return tm
+}
+
+// begin makes t the timing of a stream sent at clock reading start, in
+// place: Client.Do's frame holds it for as long as the stream is idle, and
+// a copy made by value would be a second one beside it.
+func (t *timing) begin(b Backend, out *metrics.Output, start float64) {
+	t.out, t.start, t.last = out, start, start
+	if ts, ok := b.(terminalStream); ok {
+		t.needTerminal = ts.EndsWithTerminalEvent()
+	}
 }
