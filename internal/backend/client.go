@@ -1,7 +1,6 @@
 package backend
 
 import (
-	"bytes"
 	"context"
 	"errors"
 	"fmt"
@@ -255,11 +254,12 @@ type reply struct {
 //
 //go:noinline
 func (c *Client) send(ctx context.Context, b Backend, req *Request, body []byte, out *metrics.Output, wd *watchdog) *http.Response {
-	hreq, err := http.NewRequestWithContext(ctx, http.MethodPost, req.APIURL, bytes.NewReader(body))
+	hreq, err := http.NewRequestWithContext(ctx, http.MethodPost, req.APIURL, nil)
 	if err != nil {
 		out.Error = fmt.Sprintf("build request: %v", err)
 		return nil
 	}
+	sb := setBody(hreq, body)
 	hreq.Header = c.RequestHeaders(b, req, body)
 	replies := make(chan reply, 1)
 	go c.roundTrip(hreq, replies)
@@ -274,6 +274,8 @@ func (c *Client) send(ctx context.Context, b Backend, req *Request, body []byte,
 		_ = r.resp.Body.Close()
 		return nil
 	}
+	// The answer is in: nothing sends the body again (sentBody).
+	sb.release()
 	return r.resp
 }
 
