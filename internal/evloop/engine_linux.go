@@ -125,6 +125,13 @@ func (e *Engine) Do(ctx context.Context, b backend.Backend, req *backend.Request
 	if err != nil {
 		return failed(b, req, err)
 	}
+	return e.do(ctx, b, req, wire, addr)
+}
+
+// do is Do of the request's bytes on the wire (its head and body) to addr.
+// The loop lets go of wire once the answer has begun (see read), so do's
+// caller must not keep it either.
+func (e *Engine) do(ctx context.Context, b backend.Backend, req *backend.Request, wire []byte, addr *net.TCPAddr) metrics.Output {
 	out := backend.NewOutput(b, req)
 	cl := &call{b: b, url: req.APIURL, addr: addr, key: addr.String(), wire: wire, out: &out, done: make(chan struct{})}
 	cl.emit = cl.event
@@ -353,6 +360,13 @@ func (l *loop) read(cn *conn) {
 	// its events is parsed, so parsing never delays a timestamp; events
 	// that arrived together share it (they arrived together).
 	cl.ts = l.e.c.Now()
+	if !cl.gotByte && cl.written == len(cl.wire) {
+		// The answer has begun and nothing sends the request again (a
+		// retry is only before its first byte, see broken): its bytes,
+		// the prompt among them, are let go of instead of being kept for
+		// as long as the stream lasts.
+		cl.wire = nil
+	}
 	cl.gotByte = true
 	l.take(cn, l.buf[:n])
 }

@@ -10,6 +10,7 @@ import (
 	"net"
 	"net/http"
 	"net/http/httptest"
+	"runtime"
 	"strings"
 	"sync/atomic"
 	"testing"
@@ -416,4 +417,50 @@ func TestEngineSendsWhatNetHTTPSends(t *testing.T) {
 	if diff := cmp.Diff(records[0], records[1]); diff != "" {
 		t.Errorf("what the server saw (-net/http +epoll):\n%s", diff)
 	}
+}
+
+// TestEngineDoesNotKeepTheRequestBytes: once the answer has begun, the
+// loop lets go of the request's bytes (its head and body, the prompt
+// among them) while the stream goes on: a server that holds the stream
+// open until their memory is reclaimed (a cleanup on it, collections
+// forced) ends it, so the request succeeds; kept, it would fail at the
+// deadline.
+func TestEngineDoesNotKeepTheRequestBytes(t *testing.T) {
+	freed := make(chan struct{})
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		_, _ = io.ReadAll(r.Body)
+		w.Header().Set("Content-Type", "text/event-stream")
+		w.WriteHeader(http.StatusOK)
+		w.(http.Flusher).Flush()
+		tick := time.NewTicker(5 * time.Millisecond)
+		defer tick.Stop()
+		for done := false; !done; {
+			runtime.GC()
+			select {
+			case <-freed:
+				done = true
+			case <-r.Context().Done():
+				return
+			case <-tick.C:
+			}
+		}
+		io.WriteString(w, sse(4))
+	}))
+	defer srv.Close()
+	_, e := clients(t, func(c *backend.Client) { c.Deadline = 10 * time.Second })
+	out := doWithWatchedWire(t, e, request(srv.URL+"/v1/completions"), freed)
+	if !out.Success {
+		t.Fatalf("request failed (%q): the request's bytes stayed reachable while the stream was open", out.Error)
+	}
+}
+
+// doWithWatchedWire sends req through e with wire bytes that only the
+// engine holds, closing freed when their memory is reclaimed.
+func doWithWatchedWire(t *testing.T, e *Engine, req *backend.Request, freed chan struct{}) metrics.Output {
+	wire, addr, err := prepare(e.c, backend.Completions{}, req, []byte(`{"prompt":"x"}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	runtime.AddCleanup(&wire[0], func(ch chan struct{}) { close(ch) }, freed)
+	return e.do(guard(t), backend.Completions{}, req, wire, addr)
 }
