@@ -9,7 +9,8 @@ import (
 // Push mode: an event loop that owns the socket reads and hands the body to
 // the Reader (Feed, then End), instead of the Reader pulling from an
 // io.Reader. Both modes share the line, tail and end-of-body rules, so they
-// yield the same events for any split of the same bytes (FuzzPushPull).
+// yield the same events for the same bytes split the same way
+// (FuzzPushPull).
 
 // ResetPush makes the Reader take its input from Feed and End, keeping its
 // buffers.

@@ -28,7 +28,10 @@
 //     text does not depend on where the transport split the stream (vLLM's
 //     baseline strip() of every read corrupted whitespace at the boundaries;
 //     a later upstream test pins the fix), and a UTF-8 character split across
-//     reads is reassembled for free.
+//     reads is reassembled for free. The tail rule is the one exception, as
+//     in vLLM: an event delivered because its JSON was complete when a read
+//     ended does not take a later line of its own (one with no blank line
+//     before it) that came in the next read.
 //
 // The reader never reads the clock: the caller takes one timestamp per event
 // as soon as Next returns, before decoding the JSON.
