@@ -30,8 +30,7 @@ type sentBody struct {
 	b  []byte
 	// last is the reader made last: the one the transport writes from (it
 	// makes a new one only to start the body again).
-	last     *bodyReader
-	released bool
+	last *bodyReader
 }
 
 // bodyReader reads a sentBody from its start.
@@ -59,7 +58,7 @@ func setBody(hreq *http.Request, b []byte) *sentBody {
 func (s *sentBody) reader() (io.ReadCloser, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	if s.released {
+	if s.b == nil { // released: setBody makes no sentBody of no bytes
 		return nil, errBodyReleased
 	}
 	s.last = &bodyReader{src: s}
@@ -93,6 +92,6 @@ func (s *sentBody) release() {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if s.last != nil && s.last.off == len(s.b) {
-		s.b, s.released = nil, true
+		s.b = nil
 	}
 }

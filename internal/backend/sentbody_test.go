@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/gobench/gobench/internal/metrics"
+	"github.com/gobench/gobench/internal/testserver"
 )
 
 // TestSentBody: every reader of a sentBody gives the whole body (net/http
@@ -72,26 +73,7 @@ func TestSentBody(t *testing.T) {
 func TestStreamDoesNotKeepItsBody(t *testing.T) {
 	freed := make(chan struct{})
 	got := make(chan []byte, 1)
-	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		b, _ := io.ReadAll(r.Body)
-		got <- b
-		w.Header().Set("Content-Type", "text/event-stream")
-		w.WriteHeader(http.StatusOK)
-		w.(http.Flusher).Flush()
-		tick := time.NewTicker(5 * time.Millisecond)
-		defer tick.Stop()
-		for done := false; !done; {
-			runtime.GC()
-			select {
-			case <-freed:
-				done = true
-			case <-r.Context().Done():
-				return
-			case <-tick.C:
-			}
-		}
-		io.WriteString(w, tokenEvents(false, 1)[0]+doneEvent)
-	}))
+	srv := httptest.NewServer(testserver.HoldUntilFreed(freed, got, tokenEvents(false, 1)[0]+doneEvent))
 	defer srv.Close()
 
 	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)

@@ -20,6 +20,7 @@ import (
 
 	"github.com/gobench/gobench/internal/backend"
 	"github.com/gobench/gobench/internal/metrics"
+	"github.com/gobench/gobench/internal/testserver"
 )
 
 // guard bounds a test's request far above anything a passing test needs,
@@ -427,25 +428,7 @@ func TestEngineSendsWhatNetHTTPSends(t *testing.T) {
 // deadline.
 func TestEngineDoesNotKeepTheRequestBytes(t *testing.T) {
 	freed := make(chan struct{})
-	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		_, _ = io.ReadAll(r.Body)
-		w.Header().Set("Content-Type", "text/event-stream")
-		w.WriteHeader(http.StatusOK)
-		w.(http.Flusher).Flush()
-		tick := time.NewTicker(5 * time.Millisecond)
-		defer tick.Stop()
-		for done := false; !done; {
-			runtime.GC()
-			select {
-			case <-freed:
-				done = true
-			case <-r.Context().Done():
-				return
-			case <-tick.C:
-			}
-		}
-		io.WriteString(w, sse(4))
-	}))
+	srv := httptest.NewServer(testserver.HoldUntilFreed(freed, nil, sse(4)))
 	defer srv.Close()
 	_, e := clients(t, func(c *backend.Client) { c.Deadline = 10 * time.Second })
 	out := doWithWatchedWire(t, e, request(srv.URL+"/v1/completions"), freed)

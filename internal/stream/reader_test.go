@@ -52,7 +52,11 @@ type got struct {
 // readAll drains r and returns the events and the final error (nil for a
 // clean io.EOF).
 func readAll(r io.Reader) ([]got, error) {
-	rd := NewReader(r, 0)
+	return drain(NewReader(r, 0))
+}
+
+// drain reads rd's events to the end, as readAll returns them.
+func drain(rd *Reader) ([]got, error) {
 	var out []got
 	for {
 		ev, err := rd.Next()
@@ -284,35 +288,29 @@ func TestLineEnd(t *testing.T) {
 	}
 }
 
-// pushAll feeds s to a push-mode Reader cut at the given offsets (taken
-// modulo len(s)+1 and sorted) and returns what readAll returns.
-// pullAll reads s in pull mode as pushAll feeds it: each Read returns
-// the bytes up to the next cut (cuts as pushAll takes them), and the
-// buffer holds all of s, so that no Read ends anywhere else.
-func pullAll(s string, cuts []int) ([]got, error) {
-	var parts []string
+// parts cuts s at the given offsets, skipping one that is before the
+// previous cut or past the end: the reads (pullAll) or feeds (pushAll) the
+// fuzz targets split s into.
+func parts(s string, cuts []int) []string {
+	var out []string
 	prev := 0
 	for _, c := range cuts {
 		if c < prev || c > len(s) {
 			continue
 		}
-		parts = append(parts, s[prev:c])
+		out = append(out, s[prev:c])
 		prev = c
 	}
-	parts = append(parts, s[prev:])
-	rd := NewReader(&partsReader{parts: parts}, 0)
+	return append(out, s[prev:])
+}
+
+// pullAll reads s in pull mode split as parts cuts it: each Read returns
+// one part, and the buffer holds all of s, so that no Read ends anywhere
+// else; it returns what readAll returns.
+func pullAll(s string, cuts []int) ([]got, error) {
+	rd := NewReader(&partsReader{parts: parts(s, cuts)}, 0)
 	rd.buf = make([]byte, max(len(s)+2, initialBufSize))
-	var out []got
-	for {
-		ev, err := rd.Next()
-		if errors.Is(err, io.EOF) {
-			return out, nil
-		}
-		if err != nil {
-			return out, err
-		}
-		out = append(out, got{ev.Type, string(ev.Data)})
-	}
+	return drain(rd)
 }
 
 // partsReader returns its parts one Read each, then io.EOF.
@@ -330,6 +328,8 @@ func (r *partsReader) Read(p []byte) (int, error) {
 	return n, nil
 }
 
+// pushAll feeds s to a push-mode Reader split as parts cuts it and returns
+// what readAll returns.
 func pushAll(s string, cuts []int) ([]got, error) {
 	rd := NewReader(nil, 0)
 	rd.ResetPush()
@@ -338,18 +338,10 @@ func pushAll(s string, cuts []int) ([]got, error) {
 		out = append(out, got{ev.Type, string(ev.Data)})
 		return true
 	}
-	prev := 0
-	for _, c := range cuts {
-		if c < prev || c > len(s) {
-			continue
-		}
-		if err := rd.Feed([]byte(s[prev:c]), emit); err != nil {
+	for _, p := range parts(s, cuts) {
+		if err := rd.Feed([]byte(p), emit); err != nil {
 			return out, err
 		}
-		prev = c
-	}
-	if err := rd.Feed([]byte(s[prev:]), emit); err != nil {
-		return out, err
 	}
 	return out, rd.End(nil, emit)
 }

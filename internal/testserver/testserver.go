@@ -3,7 +3,10 @@
 package testserver
 
 import (
+	"io"
 	"net/http"
+	"runtime"
+	"time"
 )
 
 // Proxy returns a handler that forwards each request to base (another
@@ -40,6 +43,38 @@ func Proxy(base string) http.Handler {
 			}
 			if err != nil {
 				return
+			}
+		}
+	})
+}
+
+// HoldUntilFreed returns a handler for tests that a client lets go of
+// something while a stream is open: it reads the request's body (sending
+// it on got, when got is not nil), answers 200 with an event-stream
+// header, and then holds the stream open, forcing a garbage collection
+// every 5 ms, until freed is closed (by a cleanup on the watched memory)
+// or the request ends; then it writes tail and ends the stream. A client
+// that kept the memory fails at its own deadline instead of succeeding.
+func HoldUntilFreed(freed <-chan struct{}, got chan<- []byte, tail string) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		b, _ := io.ReadAll(r.Body)
+		if got != nil {
+			got <- b
+		}
+		w.Header().Set("Content-Type", "text/event-stream")
+		w.WriteHeader(http.StatusOK)
+		w.(http.Flusher).Flush()
+		tick := time.NewTicker(5 * time.Millisecond)
+		defer tick.Stop()
+		for {
+			runtime.GC()
+			select {
+			case <-freed:
+				_, _ = io.WriteString(w, tail)
+				return
+			case <-r.Context().Done():
+				return
+			case <-tick.C:
 			}
 		}
 	})

@@ -77,29 +77,23 @@ func pairKey(a, b int32) uint64 { return uint64(uint32(a))<<32 | uint64(uint32(b
 
 // tokenize appends the ids of one pre-token (raw bytes, never empty) to out.
 func (m *bpeModel) tokenize(word string, out []int) []int {
-	if len(word) >= cutMinWord && m.cuts != nil && m.scans() {
-		f, ok := m.cuts.ready()
-		if !ok {
-			out, _ = m.tokenizeWord(word, out)
-			return out
-		}
-		for start := 0; start < len(word); {
-			end := f.nextCut(word, start)
-			out, _ = m.tokenizeWord(word[start:end], out)
-			start = end
-		}
-		return out
-	}
-	out, _ = m.tokenizeWord(word, out)
+	out, _ = m.tokenizeCached(word, out)
 	return out
 }
 
 // tokenizeCached is tokenize that also returns the word cache's entry of
-// word when word went through the cache (nil when it did not: a token by
-// itself, a single byte, a word that is cut or too long).
+// word when word went through the cache whole (nil when it did not: a token
+// by itself, a single byte, a word that is cut or too long).
 func (m *bpeModel) tokenizeCached(word string, out []int) ([]int, *cachedWord) {
 	if len(word) >= cutMinWord && m.cuts != nil && m.scans() {
-		return m.tokenize(word, out), nil
+		if f, ok := m.cuts.ready(); ok {
+			for start := 0; start < len(word); {
+				end := f.nextCut(word, start)
+				out, _ = m.tokenizeWord(word[start:end], out)
+				start = end
+			}
+			return out, nil
+		}
 	}
 	return m.tokenizeWord(word, out)
 }

@@ -57,16 +57,11 @@ var _ roundTripper = (*hfTokenizer)(nil)
 // TestRoundTripEqualsDecodeEncode and FuzzRoundTrip check the result
 // against Decode then Encode.
 func (t *hfTokenizer) roundTrip(ids []int) (string, []int) {
-	if t.decoder != decodeByteLevel || t.cleanup || t.rt == nil {
-		text := t.Decode(ids)
-		return text, t.Encode(text, false)
+	if h := t.decodeHinted(ids); h != nil {
+		return h.text, t.encode(h.text, false, h)
 	}
-	h := t.decodeHinted(ids)
-	if h == nil {
-		text := t.Decode(ids)
-		return text, t.Encode(text, false)
-	}
-	return h.text, t.encode(h.text, false, h)
+	text := t.Decode(ids)
+	return text, t.Encode(text, false)
 }
 
 // roundTripHints is roundTrip that also returns its hints, for tests.
@@ -98,10 +93,14 @@ type decodeHints struct {
 	pieces, found, known, anchored int
 }
 
-// decodeHinted is Decode (for the byte-level decoder, without clean-up)
-// that also returns where each id's bytes are; nil if the text could be
-// too long for int32 offsets.
+// decodeHinted is Decode that also returns where each id's bytes are; nil
+// if the tokenizer's decoding is not the byte-level decoder without
+// clean-up (the text is then not the ids' bytes) or the text could be too
+// long for int32 offsets.
 func (t *hfTokenizer) decodeHinted(ids []int) *decodeHints {
+	if t.decoder != decodeByteLevel || t.cleanup || t.rt == nil {
+		return nil
+	}
 	off, arena := t.decodeOff, t.decodeBytes
 	h := &decodeHints{ids: make([]int32, 0, len(ids)), starts: make([]int32, 0, len(ids)+1)}
 	h.states, h.anchors = t.rt.get(len(off) - 1)
