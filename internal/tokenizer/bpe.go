@@ -46,6 +46,10 @@ type bpeModel struct {
 	// crosses (bpecut.go) if scans says mergeScan may be used.
 	cuts *background[*cutFilter]
 
+	// concat is set where a word made of whole tokens may be checked
+	// without merging it (bpeconcat.go).
+	concat *concatTables
+
 	cache *wordCache
 }
 

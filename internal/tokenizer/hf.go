@@ -17,6 +17,7 @@ type hfTokenizer struct {
 	model     wordModel
 	vocabSize int        // len(model.vocab): HF's vocab_size
 	normalize normalizer // nil: none
+	nfc       bool       // normalize is nfcString
 	pre       []preStep
 	post      []template
 
@@ -90,8 +91,17 @@ func (t *hfTokenizer) encode(text string, addSpecialTokens bool, h *decodeHints)
 			out = append(out, seg.tok.id)
 			continue
 		}
-		s := seg.text
-		if t.normalize != nil {
+		s, hs := seg.text, h
+		switch {
+		case h != nil && t.nfc:
+			var edits [4]textEdit
+			e := edits[:0]
+			ns := nfcMapped(s, &e)
+			if len(e) > 0 {
+				hs = h.edited(s, ns, e)
+			}
+			s = ns
+		case t.normalize != nil:
 			s = t.normalize(s)
 		}
 		for j, sub := range t.normMatch.split(s, subBuf[:0]) {
@@ -104,8 +114,8 @@ func (t *hfTokenizer) encode(text string, addSpecialTokens bool, h *decodeHints)
 			first := i == 0 && j == 0
 			pieces = t.preTokenize(sub.text, first, pieces[:0])
 			for _, p := range pieces {
-				if h != nil {
-					out = t.tokenizeHinted(p, out, h)
+				if hs != nil {
+					out = t.tokenizeHinted(p, out, hs)
 				} else {
 					out = t.model.tokenize(p, out)
 				}

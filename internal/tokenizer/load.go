@@ -289,7 +289,7 @@ func assemble(data []byte, strict *[][]byte) (*hfTokenizer, *vocabulary, error) 
 		return nil, nil, fieldError("model.vocab", err)
 	}
 	*strict = append(*strict, m.Vocab)
-	t := &hfTokenizer{normalize: normalize, pre: pre, post: post, vocabSize: vocab.len(), decoder: decKind, decodeSteps: steps,
+	t := &hfTokenizer{normalize: normalize, nfc: nfcOnly(f.Normalizer), pre: pre, post: post, vocabSize: vocab.len(), decoder: decKind, decodeSteps: steps,
 		rt: new(roundTripTables)}
 	// The added tokens and the decode table need only the vocabulary, so
 	// they are made before the model: the table (a walk of the whole

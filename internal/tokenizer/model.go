@@ -96,6 +96,7 @@ func newBPEModel(m *modelJSON, vocab *vocabulary, merges [][2]string, charLevel 
 		}
 	}
 	model.uniqueIDs = buildInBackground(func() bool { return uniqueIDs(vocab) })
+	model.concat = newConcatTables(model)
 	if model.ignoreMerges {
 		model.words = rawWords(vocab)
 	}

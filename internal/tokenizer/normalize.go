@@ -17,6 +17,13 @@ type normalizer func(string) string
 
 // buildNormalizer turns tokenizer.json's "normalizer" into a function; nil
 // means no normalizer. field is the JSON path used in errors.
+// nfcOnly reports whether a normalizer field is NFC alone: then roundTrip
+// follows the decoded ids' bytes through its changes (nfcMapped).
+func nfcOnly(raw json.RawMessage) bool {
+	var t typedJSON
+	return !isNull(raw) && json.Unmarshal(raw, &t) == nil && t.Type == "NFC"
+}
+
 func buildNormalizer(raw json.RawMessage, field string) (normalizer, error) {
 	if isNull(raw) {
 		return nil, nil

@@ -84,6 +84,10 @@ type decodeHints struct {
 	// cached is the model, if it is a cachingModel and the ids are
 	// windowed: only then are words anchored.
 	cached cachingModel
+	// concat and joins are set when the model can tell whether a word
+	// made of whole ids encodes to them (bpeconcat.go).
+	concat *bpeModel
+	joins  *concatTables
 	// states and anchors are the tokenizer's (roundTripTables).
 	states  []atomic.Uint32
 	anchors []atomic.Pointer[cachedWord]
@@ -106,6 +110,11 @@ func (t *hfTokenizer) decodeHinted(ids []int) *decodeHints {
 	h.states, h.anchors = t.rt.get(len(off) - 1)
 	if windowed(ids) {
 		h.cached, _ = t.model.(cachingModel)
+	}
+	if m, ok := t.model.(*bpeModel); ok {
+		if c := m.concatTables(); c != nil {
+			h.concat, h.joins = m, c
+		}
 	}
 	n := 0
 	for _, id := range ids {
@@ -200,6 +209,78 @@ func (h *decodeHints) lossy(raw string) string {
 	return string(dst)
 }
 
+// edited returns hints for out, what a normalizer made of s, a part of
+// h's text, through edits (nfcMapped): the ids whose bytes lie in s, those
+// that touch a changed stretch as -1, the others moved by the changes
+// before them. Nil if s is not part of h's text.
+func (h *decodeHints) edited(s, out string, edits []textEdit) *decodeHints {
+	p := uintptr(unsafe.Pointer(unsafe.StringData(s)))
+	base := uintptr(unsafe.Pointer(unsafe.StringData(h.text)))
+	if len(s) == 0 || p < base || p-base+uintptr(len(s)) > uintptr(len(h.text)) {
+		return nil
+	}
+	from := int32(p - base)
+	to := from + int32(len(s))
+	e := *h
+	e.text, e.next = out, 0
+	e.ids, e.starts = nil, nil
+	m := editMap{edits: edits}
+	k := 0
+	for k < len(h.ids) && h.starts[k] < from {
+		k++
+	}
+	if k == len(h.ids) || h.starts[k] > from {
+		// s starts inside an id's bytes: the bytes up to the next id
+		// are no id's.
+		e.ids, e.starts = append(e.ids, -1), append(e.starts, 0)
+	}
+	for ; k < len(h.ids) && h.starts[k+1] <= to; k++ {
+		st, en := h.starts[k]-from, h.starts[k+1]-from
+		id := h.ids[k]
+		if m.touches(st, en) {
+			id = -1
+		}
+		e.ids = append(e.ids, id)
+		e.starts = append(e.starts, m.start(st))
+	}
+	end := int32(len(out))
+	if k < len(h.ids) && h.starts[k] < to {
+		// s ends inside an id's bytes, which are no id's here.
+		e.ids, e.starts = append(e.ids, -1), append(e.starts, m.start(h.starts[k]-from))
+	}
+	e.starts = append(e.starts, end)
+	return &e
+}
+
+// editMap maps places in a text to places in what a normalizer made of
+// it (edits), for places in ascending order.
+type editMap struct {
+	edits []textEdit
+	x     int   // edits[:x] end at or before the last place asked
+	shift int32 // how much edits[:x] moved the text after them
+}
+
+// start returns where the byte at i went: moved by the edits before it,
+// or to the start of the edit that replaced it.
+func (m *editMap) start(i int32) int32 {
+	for m.x < len(m.edits) && int32(m.edits[m.x].to) <= i {
+		e := m.edits[m.x]
+		m.shift += int32(e.outTo-e.outFrom) - int32(e.to-e.from)
+		m.x++
+	}
+	if m.x < len(m.edits) && int32(m.edits[m.x].from) <= i {
+		return int32(m.edits[m.x].outFrom)
+	}
+	return i + m.shift
+}
+
+// touches reports whether bytes [st, en) overlap an edit; st must not be
+// before the place last asked about.
+func (m *editMap) touches(st, en int32) bool {
+	m.start(st)
+	return m.x < len(m.edits) && int32(m.edits[m.x].from) < en
+}
+
 // windowed reports whether ids are in large part runs of consecutive
 // ids, as vLLM's random dataset decodes them (windows of the vocabulary,
 // and their re-encodings, which keep most of the window's ids): at least
@@ -271,7 +352,70 @@ func (h *decodeHints) record(id int32, enc []int) {
 	if len(enc) == 1 && enc[0] == int(id) {
 		s = pieceSingle
 	}
+	h.setState(id, s)
+}
+
+// setState sets id's piece state, which must be unknown or s.
+func (h *decodeHints) setState(id int32, s uint32) {
 	h.states[id/16].Or(s << (2 * (id % 16)))
+}
+
+// spanEnd returns j when the n bytes from where ids[k]'s start are
+// exactly the bytes of ids[k] to ids[j], all in the text as they are;
+// else -1.
+func (h *decodeHints) spanEnd(k, n int) int {
+	end := h.starts[k] + int32(n)
+	for j := k; j < len(h.ids); j++ {
+		if h.ids[j] < 0 || h.starts[j+1] > end {
+			return -1
+		}
+		if h.starts[j+1] == end {
+			return j
+		}
+	}
+	return -1
+}
+
+// joined reports whether the bytes of ids[k] to ids[j] encode to those
+// ids (bpeconcat.go): each id encodes to itself and each pair of
+// neighbours stays apart.
+func (h *decodeHints) joined(k, j int) bool {
+	for q := k; q <= j; q++ {
+		if !h.selfEncodes(h.ids[q]) {
+			return false
+		}
+	}
+	for q := k; q < j; q++ {
+		if !h.concat.keepsApart(h.joins, h.ids[q], h.ids[q+1], false) {
+			return false
+		}
+	}
+	return true
+}
+
+// selfEncodes reports whether id's bytes encode to id alone, as its piece
+// state says or, when that is unknown, as its split tells (and the state
+// then records): a byte's token does; a token some merge of a and b makes
+// does when a and b do and keep apart until they are whole.
+func (h *decodeHints) selfEncodes(id int32) bool {
+	switch h.state(id) {
+	case pieceSingle:
+		return true
+	case pieceOther:
+		return false
+	}
+	s := h.joins.split(id)
+	yes := s != 0
+	if yes && splitRank(s) >= 0 {
+		a, b := splitLeft(s), splitRight(s)
+		yes = h.selfEncodes(a) && h.selfEncodes(b) && h.concat.keepsApart(h.joins, a, b, true)
+	}
+	st := pieceOther
+	if yes {
+		st = pieceSingle
+	}
+	h.setState(id, st)
+	return yes
 }
 
 // roundTripTables are a tokenizer's piece states (2 bits per id) and
@@ -303,6 +447,14 @@ func (t *hfTokenizer) tokenizeHinted(p string, out []int, h *decodeHints) []int 
 	if k < 0 {
 		return t.model.tokenize(p, out)
 	}
+	if !exact && atStart && h.joins != nil {
+		if j := h.spanEnd(k, len(p)); j > k && h.joined(k, j) {
+			for q := k; q <= j; q++ {
+				out = append(out, int(h.ids[q]))
+			}
+			return out
+		}
+	}
 	id := h.ids[k]
 	st := pieceOther
 	if exact {
@@ -310,7 +462,7 @@ func (t *hfTokenizer) tokenizeHinted(p string, out []int, h *decodeHints) []int 
 		if st = h.state(id); st != pieceUnknown {
 			h.known++
 		}
-		if st == pieceSingle {
+		if st == pieceSingle || st == pieceUnknown && h.joins != nil && h.selfEncodes(id) {
 			return append(out, int(id))
 		}
 	}

@@ -120,11 +120,33 @@ var nfcStableBits = sync.OnceValue(func() *[1 << 16 / 8]uint8 {
 // stable rune after it: boundaries lie in front of stable runes, so the
 // result is the same (FuzzNFCString), and text that needs no change, as
 // nearly all does, is returned as it is without being copied.
-func nfcString(s string) string {
+func nfcString(s string) string { return nfcMapped(s, nil) }
+
+// textEdit is a stretch s[From:To] of a text that a normalizer replaced
+// with out[OutFrom:OutTo] of its result; the text between edits is copied
+// as it is.
+type textEdit struct {
+	from, to, outFrom, outTo int
+}
+
+// nfcMapped is nfcString that also appends to edits, if it is not nil,
+// the stretches it changed, in order (roundTrip follows the decoded ids'
+// bytes through them).
+func nfcMapped(s string, edits *[]textEdit) string {
 	bits := nfcStableBits()
 	var b strings.Builder
 	done := 0       // s[:done] is normalized (into b, once b is used)
 	lastStable := 0 // start of the last stable rune seen, or done
+	whole := func() string {
+		n := norm.NFC.String(s)
+		if edits != nil {
+			*edits = (*edits)[:0]
+			if n != s {
+				*edits = append(*edits, textEdit{0, len(s), 0, len(n)})
+			}
+		}
+		return n
+	}
 	for i := 0; i < len(s); {
 		c := s[i]
 		if c < utf8.RuneSelf {
@@ -142,7 +164,7 @@ func nfcString(s string) string {
 			// The norm package's handling of invalid bytes reaches past
 			// them, here and below; Encode never passes any, so do not
 			// reason about it.
-			return norm.NFC.String(s)
+			return whole()
 		}
 		// An unstable rune: normalize from the last stable rune before it
 		// to the next stable rune after it (which starts the next piece).
@@ -153,7 +175,7 @@ func nfcString(s string) string {
 				break
 			}
 			if r == utf8.RuneError && w == 1 {
-				return norm.NFC.String(s)
+				return whole()
 			}
 			end += w
 		}
@@ -165,6 +187,9 @@ func nfcString(s string) string {
 				b.Grow(len(s) + 16)
 			}
 			b.WriteString(s[done:lastStable])
+			if edits != nil {
+				*edits = append(*edits, textEdit{lastStable, end, b.Len(), b.Len() + len(n)})
+			}
 			b.WriteString(n)
 			done = end
 		}
