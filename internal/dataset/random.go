@@ -284,12 +284,15 @@ type fixer struct {
 // first round trip of seq.
 func (f *fixer) toTargetLen(seq []int, target int, first *roundTrip) (string, []int, int) {
 	remain := maxRetry
+	// Each round decodes the last one's ids, cut or padded: trip lets it
+	// take the last round's ids for the words that did not change.
+	var trip *tokenizer.Trip
 	for {
 		var prompt string
 		if first != nil {
 			prompt, seq, first = first.prompt, first.ids, nil
 		} else {
-			prompt, seq = tokenizer.RoundTrip(f.tok, seq)
+			prompt, seq, trip = tokenizer.RoundTripNext(f.tok, trip, seq)
 		}
 		if remain <= 0 {
 			return prompt, seq, len(seq) - target

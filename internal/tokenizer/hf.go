@@ -86,9 +86,14 @@ func (t *hfTokenizer) encode(text string, addSpecialTokens bool, h *decodeHints)
 	out := make([]int, 0, len(text)/3+2)
 	var segBuf, subBuf [8]segment
 	var pieces []string
+	var trip *tripRecorder
+	if h != nil {
+		trip = h.trip
+	}
 	for i, seg := range t.rawMatch.split(text, segBuf[:0]) {
 		if seg.tok != nil {
 			out = append(out, seg.tok.id)
+			trip.skip()
 			continue
 		}
 		s, hs := seg.text, h
@@ -107,18 +112,22 @@ func (t *hfTokenizer) encode(text string, addSpecialTokens bool, h *decodeHints)
 		for j, sub := range t.normMatch.split(s, subBuf[:0]) {
 			if sub.tok != nil {
 				out = append(out, sub.tok.id)
+				trip.skip()
 				continue
 			}
+			trip.segment(sub.text)
 			// Only the first piece of the input starts at offset 0, which
 			// Metaspace's prepend_scheme "first" asks about.
 			first := i == 0 && j == 0
 			pieces = t.preTokenize(sub.text, first, pieces[:0])
 			for _, p := range pieces {
+				n := len(out)
 				if hs != nil {
 					out = t.tokenizeHinted(p, out, hs)
 				} else {
 					out = t.model.tokenize(p, out)
 				}
+				trip.record(p, n, len(out))
 			}
 		}
 	}

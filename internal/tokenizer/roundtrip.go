@@ -16,16 +16,92 @@ import (
 // result is always exactly that of the two calls; a byte-level tokenizer
 // of this package gets there faster (see roundTripper).
 func RoundTrip(tok Tokenizer, ids []int) (string, []int) {
+	text, out, _ := roundTripNext(tok, nil, ids, false)
+	return text, out
+}
+
+// RoundTripNext is RoundTrip for the next round of one prompt: ids are
+// mostly last's result, cut or padded with more ids (vLLM's fix-up), and
+// the new text is mostly last's text. A tokenizer that can (see
+// nextRound) decodes, normalizes, pre-tokenizes and tokenizes only the
+// part that may differ and takes last's ids for the rest; the result is
+// always exactly RoundTrip's. It returns what the round after it may use
+// (nil from a tokenizer that has no faster round trip); last may be nil
+// (the first round). The ids it returns belong to that Trip: they must not
+// be changed while it is in use (appending to them is fine).
+func RoundTripNext(tok Tokenizer, last *Trip, ids []int) (string, []int, *Trip) {
+	return roundTripNext(tok, last, ids, true)
+}
+
+func roundTripNext(tok Tokenizer, last *Trip, ids []int, record bool) (string, []int, *Trip) {
 	if r, ok := tok.(roundTripper); ok {
-		return r.roundTrip(ids)
+		return r.roundTrip(last, ids, record)
 	}
 	text := tok.Decode(ids)
-	return text, tok.Encode(text, false)
+	return text, tok.Encode(text, false), nil
+}
+
+// Trip is what a round trip leaves for the next round of the same prompt
+// (RoundTripNext): its ids, its normalized text when that was one
+// segment with no added tokens (the text the ids decode to), and where
+// each pre-token of that text lies and which ids it got. Without that
+// text it gives the next round nothing.
+type Trip struct {
+	ids    []int
+	norm   string
+	pieces []tripPiece
+}
+
+// tripPiece is one pre-token of a Trip: it starts at off in the text and
+// got ids[from:to].
+type tripPiece struct {
+	off, from, to int32
+}
+
+// tripRecorder records a Trip while its round encodes: the pieces of
+// the text's one normalized segment, if it has one and no added token.
+type tripRecorder struct {
+	next  *Trip
+	segs  int  // the normalized segments met
+	added bool // an added token was met
+	pos   int32
+}
+
+// segment notes a normalized segment of the text.
+func (s *tripRecorder) segment(text string) {
+	if s != nil {
+		s.segs++
+		s.next.norm = text
+	}
+}
+
+// record notes piece p, which got out[from:to].
+func (s *tripRecorder) record(p string, from, to int) {
+	if s != nil {
+		s.next.pieces = append(s.next.pieces, tripPiece{s.pos, int32(from), int32(to)})
+		s.pos += int32(len(p))
+	}
+}
+
+// skip notes an added token.
+func (s *tripRecorder) skip() {
+	if s != nil {
+		s.added = true
+	}
+}
+
+// done returns the Trip of a round whose ids are out.
+func (s *tripRecorder) done(out []int) *Trip {
+	s.next.ids = out
+	if s.segs != 1 || s.added {
+		s.next.norm, s.next.pieces = "", nil
+	}
+	return s.next
 }
 
 // roundTripper is a tokenizer with a faster RoundTrip.
 type roundTripper interface {
-	roundTrip(ids []int) (string, []int)
+	roundTrip(last *Trip, ids []int, record bool) (string, []int, *Trip)
 }
 
 var _ roundTripper = (*hfTokenizer)(nil)
@@ -56,12 +132,26 @@ var _ roundTripper = (*hfTokenizer)(nil)
 // is correct for every later pre-token with those bytes, on any goroutine;
 // TestRoundTripEqualsDecodeEncode and FuzzRoundTrip check the result
 // against Decode then Encode.
-func (t *hfTokenizer) roundTrip(ids []int) (string, []int) {
-	if h := t.decodeHinted(ids); h != nil {
-		return h.text, t.encode(h.text, false, h)
+func (t *hfTokenizer) roundTrip(last *Trip, ids []int, record bool) (string, []int, *Trip) {
+	if text, out, next, ok := t.nextRound(last, ids); ok {
+		if !record {
+			next = nil
+		}
+		return text, out, next
 	}
-	text := t.Decode(ids)
-	return text, t.Encode(text, false)
+	h := t.decodeHinted(ids)
+	if h == nil {
+		text := t.Decode(ids)
+		return text, t.Encode(text, false), nil
+	}
+	if record && t.nextSplit() != nil {
+		h.trip = &tripRecorder{next: &Trip{pieces: make([]tripPiece, 0, len(h.ids))}}
+	}
+	out := t.encode(h.text, false, h)
+	if h.trip == nil {
+		return h.text, out, nil
+	}
+	return h.text, out, h.trip.done(out)
 }
 
 // roundTripHints is roundTrip that also returns its hints, for tests.
@@ -88,6 +178,8 @@ type decodeHints struct {
 	// made of whole ids encodes to them (bpeconcat.go).
 	concat *bpeModel
 	joins  *concatTables
+	// trip is set for RoundTripNext.
+	trip *tripRecorder
 	// states and anchors are the tokenizer's (roundTripTables).
 	states  []atomic.Uint32
 	anchors []atomic.Pointer[cachedWord]

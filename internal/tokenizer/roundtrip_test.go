@@ -21,6 +21,23 @@ var roundTripNames = []string{"builtin", "qwen3", "llama3", "mistral", "mistral-
 func checkRoundTrip(t *testing.T, tok Tokenizer, ids []int) []int {
 	t.Helper()
 	text, got := RoundTrip(tok, ids)
+	checkDecodeEncode(t, tok, ids, text, got)
+	return got
+}
+
+// checkRoundTripNext is checkRoundTrip for RoundTripNext after last; it
+// also returns the Trip for the next round.
+func checkRoundTripNext(t *testing.T, tok Tokenizer, last *Trip, ids []int) ([]int, *Trip) {
+	t.Helper()
+	text, got, next := RoundTripNext(tok, last, ids)
+	checkDecodeEncode(t, tok, ids, text, got)
+	return got, next
+}
+
+// checkDecodeEncode fails t unless text and got are Decode(ids) and
+// Encode of it without special tokens.
+func checkDecodeEncode(t *testing.T, tok Tokenizer, ids []int, text string, got []int) {
+	t.Helper()
 	wantText := tok.Decode(ids)
 	want := tok.Encode(wantText, false)
 	if text != wantText {
@@ -29,7 +46,6 @@ func checkRoundTrip(t *testing.T, tok Tokenizer, ids []int) []int {
 	if !slices.Equal(got, want) {
 		t.Fatalf("RoundTrip(%v) of %q = %v, Encode = %v", ids, text, got, want)
 	}
-	return got
 }
 
 // TestRoundTripEqualsDecodeEncode: RoundTrip gives Decode's text and
@@ -73,15 +89,28 @@ func TestRoundTripEqualsDecodeEncode(t *testing.T) {
 						}
 					}
 				}
+				// Every other sequence takes its later rounds after
+				// the last one (RoundTripNext, as the datasets do), and
+				// cuts or pads anywhere, not only to its length.
+				next := i%2 == 0
+				var trip *Trip
 				for range 3 {
-					seq = checkRoundTrip(t, tok, seq)
-					if len(seq) == n {
+					if next {
+						seq, trip = checkRoundTripNext(t, tok, trip, seq)
+					} else {
+						seq = checkRoundTrip(t, tok, seq)
+					}
+					if len(seq) == n && !next {
 						break
 					}
-					for len(seq) < n {
+					m := n
+					if next {
+						m = 1 + r.IntN(2*n)
+					}
+					for len(seq) < m {
 						seq = append(seq, r.IntN(vocab))
 					}
-					seq = seq[:n]
+					seq = seq[:m]
 				}
 			}
 			checkRoundTrip(t, tok, nil)
@@ -263,12 +292,113 @@ func FuzzRoundTrip(f *testing.F) {
 				v := int(data[i])<<8 | int(data[i+1])
 				ids = append(ids, (v*7919)%span-2)
 			}
-			for range 2 {
-				ids = checkRoundTrip(t, tok, ids)
+			var trip *Trip
+			for range 3 {
+				ids, trip = checkRoundTripNext(t, tok, trip, ids)
 				if len(ids) > 2 {
 					ids = ids[:len(ids)-1]
 				}
 			}
 		}
 	})
+}
+
+// TestNextRoundEqualsDecodeEncode takes prompts of the datasets' length
+// through several rounds, each the last one's ids cut anywhere or padded
+// with random ids, and checks every round that nextRound takes (the
+// next round from the last one's text) against Decode then Encode; it
+// must take most of them on the tokenizers it serves.
+func TestNextRoundEqualsDecodeEncode(t *testing.T) {
+	t.Parallel()
+	for _, name := range []string{"builtin", "qwen3"} {
+		t.Run(name, func(t *testing.T) {
+			t.Parallel()
+			tok := namedTokenizer(t, name)
+			h := tok.(*hfTokenizer)
+			WaitBuilt(tok)
+			r := rand.New(rand.NewPCG(17, uint64(len(name))))
+			vocab := tok.VocabSize()
+			rounds, taken := 0, 0
+			for i := range 60 {
+				seq := sampleIDs(tok, r, i%3, 1024)
+				var trip *Trip
+				for round := range 6 {
+					if round > 0 {
+						rounds++
+						if text, got, _, ok := h.nextRound(trip, seq); ok {
+							taken++
+							checkDecodeEncode(t, tok, seq, text, got)
+						}
+					}
+					seq, trip = checkRoundTripNext(t, tok, trip, seq)
+					if r.IntN(4) == 0 {
+						for range 1 + r.IntN(20) {
+							seq = append(seq, r.IntN(vocab))
+						}
+					} else {
+						seq = seq[:max(1, len(seq)-r.IntN(len(seq)/4+2))]
+					}
+				}
+			}
+			t.Logf("nextRound took %d of %d rounds", taken, rounds)
+			if taken < rounds*3/4 {
+				t.Errorf("nextRound took %d of %d rounds", taken, rounds)
+			}
+		})
+	}
+}
+
+// FuzzNextRound takes a prompt of random ids (uniform, a window of the
+// vocabulary or byte fragments, as seed says) through rounds that cut
+// or pad the last one's ids as cuts say, and checks every round against
+// Decode then Encode: most rounds after the first are nextRound's.
+func FuzzNextRound(f *testing.F) {
+	f.Add(uint64(1), uint16(300), []byte{3, 0x85, 40})
+	f.Add(uint64(2), uint16(1024), []byte{0, 0, 0x90})
+	f.Add(uint64(3), uint16(50), []byte{1, 255})
+	tok := Builtin()
+	if _, err := os.Stat(filepath.Join("testdata", "hf", "qwen3", "tokenizer.json")); err == nil || requireTestdata() {
+		tok = namedTokenizer(f, "qwen3")
+	}
+	f.Fuzz(func(t *testing.T, seed uint64, n uint16, cuts []byte) {
+		r := rand.New(rand.NewPCG(seed, 0))
+		vocab := tok.VocabSize()
+		seq := sampleIDs(tok, r, int(seed%3), 1+int(n)%2048)
+		var trip *Trip
+		for k := 0; k <= len(cuts) && k < 8; k++ {
+			seq, trip = checkRoundTripNext(t, tok, trip, seq)
+			if k == len(cuts) {
+				break
+			}
+			// A cut byte below 0x80 cuts that many ids (of the last ones);
+			// from 0x80 on it pads with c-0x80 random ids.
+			if c := int(cuts[k]); c >= 0x80 {
+				for range c - 0x80 {
+					seq = append(seq, r.IntN(vocab))
+				}
+			} else {
+				seq = seq[:max(0, len(seq)-c)]
+			}
+		}
+	})
+}
+
+// sampleIDs returns n ids of one of the kinds the datasets decode: a
+// window of the vocabulary (kind 0), uniform ids (1) or byte fragments
+// (2).
+func sampleIDs(tok Tokenizer, r *rand.Rand, kind, n int) []int {
+	vocab := tok.VocabSize()
+	seq := make([]int, n)
+	off := r.IntN(vocab)
+	for j := range seq {
+		switch kind {
+		case 0:
+			seq[j] = (off + j) % vocab
+		case 1:
+			seq[j] = r.IntN(vocab)
+		default:
+			seq[j] = fragment(tok, r)
+		}
+	}
+	return seq
 }

@@ -66,7 +66,30 @@ func FuzzNFCString(f *testing.F) {
 		if got, want := nfcString(s), norm.NFC.String(s); got != want {
 			t.Fatalf("nfcString(%+q) = %+q, want %+q", s, got, want)
 		}
+		checkNFCEdits(t, s)
 	})
+}
+
+// checkNFCEdits checks nfcMapped's edits of s: in order, and the text
+// between them copied as it is, they make its result.
+func checkNFCEdits(t *testing.T, s string) {
+	t.Helper()
+	var edits []textEdit
+	out := nfcMapped(s, &edits)
+	var b strings.Builder
+	done := 0
+	for _, e := range edits {
+		if e.from < done || e.to < e.from || e.outFrom != b.Len()+e.from-done {
+			t.Fatalf("nfcMapped(%+q): edits %+v out of order", s, edits)
+		}
+		b.WriteString(s[done:e.from])
+		b.WriteString(out[e.outFrom:e.outTo])
+		done = e.to
+	}
+	b.WriteString(s[done:])
+	if b.String() != out {
+		t.Fatalf("nfcMapped(%+q) = %+q, its edits %+v make %+q", s, out, edits, b.String())
+	}
 }
 
 // FuzzDecodeRune compares decodeRune with utf8.DecodeRuneInString at
