@@ -8,6 +8,7 @@ import (
 	"sync"
 	"testing"
 	"unicode/utf8"
+	"unsafe"
 )
 
 // roundTripNames are the tokenizers RoundTrip is checked on: every
@@ -328,6 +329,11 @@ func TestNextRoundEqualsDecodeEncode(t *testing.T) {
 						if text, got, _, ok := h.nextRound(trip, seq); ok {
 							taken++
 							checkDecodeEncode(t, tok, seq, text, got)
+							// A dataset keeps the prompt: it must not
+							// keep the last round's longer text alive.
+							if shares(text, trip.norm) {
+								t.Fatalf("the next round's text lies in the last round's")
+							}
 						}
 					}
 					seq, trip = checkRoundTripNext(t, tok, trip, seq)
@@ -401,4 +407,13 @@ func sampleIDs(tok Tokenizer, r *rand.Rand, kind, n int) []int {
 		}
 	}
 	return seq
+}
+
+// shares reports whether a and b share memory.
+func shares(a, b string) bool {
+	if len(a) == 0 || len(b) == 0 {
+		return false
+	}
+	pa, pb := uintptr(unsafe.Pointer(unsafe.StringData(a))), uintptr(unsafe.Pointer(unsafe.StringData(b)))
+	return pa < pb+uintptr(len(b)) && pb < pa+uintptr(len(a))
 }

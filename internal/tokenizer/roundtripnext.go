@@ -1,6 +1,7 @@
 package tokenizer
 
 import (
+	"strings"
 	"unicode/utf8"
 )
 
@@ -90,9 +91,13 @@ func (t *hfTokenizer) nextRound(last *Trip, ids []int) (string, []int, *Trip, bo
 	for _, id := range ids[p:] {
 		tail = append(tail, t.decodeBytesOf(id)...)
 	}
-	text := d[:c]
+	// The text is a new string, not a part of d: the prompt a dataset
+	// keeps must not keep the longer text of the round before.
+	var text string
 	if len(tail) > 0 {
 		text = d[:c] + toValidUTF8(string(tail))
+	} else {
+		text = strings.Clone(d[:c])
 	}
 	if segs := t.rawMatch.split(text, nil); len(segs) != 1 || segs[0].tok != nil {
 		return "", nil, nil, false
