@@ -1,7 +1,9 @@
 package dataset
 
 import (
+	"encoding/json"
 	"io"
+	"math/rand/v2"
 	"os"
 	"path/filepath"
 	"runtime"
@@ -11,6 +13,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
+	"github.com/gobench/gobench/datasets"
 	"github.com/gobench/gobench/internal/tokenizer"
 )
 
@@ -100,6 +103,60 @@ func BenchmarkRandom(b *testing.B) {
 			start := time.Now()
 			for b.Loop() {
 				ss, err := random(opts, tok, io.Discard, runtime.GOMAXPROCS(0))
+				if err != nil {
+					b.Fatal(err)
+				}
+				for _, s := range ss {
+					tokens += s.PromptLen
+				}
+			}
+			b.ReportMetric(float64(tokens)/time.Since(start).Seconds(), "tokens/s")
+		})
+	}
+}
+
+// BenchmarkShareGPT measures the sharegpt dataset's generation in prompt
+// tokens per second, on GOMAXPROCS goroutines (go test -bench ShareGPT
+// -cpu 1,2): 1000 conversations of sonnet.txt's lines (the layout
+// tools/genbench writes), read from the file and tokenized each time.
+func BenchmarkShareGPT(b *testing.B) {
+	lines := strings.SplitAfter(datasets.Sonnet, "\n")
+	r := rand.New(rand.NewPCG(15, 15))
+	text := func(k int) string {
+		var s strings.Builder
+		for range k {
+			s.WriteString(lines[r.IntN(len(lines))])
+		}
+		return s.String()
+	}
+	type turn struct {
+		From  string `json:"from"`
+		Value string `json:"value"`
+	}
+	var convs []map[string]any
+	for i := range 2000 {
+		convs = append(convs, map[string]any{"id": i, "conversations": []turn{{"human", text(4 + r.IntN(60))}, {"gpt", text(2 + r.IntN(30))}}})
+	}
+	data, err := json.Marshal(convs)
+	if err != nil {
+		b.Fatal(err)
+	}
+	path := filepath.Join(b.TempDir(), "sharegpt.json")
+	if err := os.WriteFile(path, data, 0o600); err != nil {
+		b.Fatal(err)
+	}
+	for _, name := range []string{"builtin", "qwen3"} {
+		b.Run(name, func(b *testing.B) {
+			tok := tokenizer.Builtin()
+			if name == "qwen3" {
+				tok = qwen3(b)
+			}
+			tokenizer.WaitBuilt(tok)
+			opts := Options{Name: "sharegpt", Path: path, NumPrompts: 1000}
+			tokens := 0
+			start := time.Now()
+			for b.Loop() {
+				ss, err := shareGPT(opts, tok, NewGlobals(0), io.Discard, runtime.GOMAXPROCS(0))
 				if err != nil {
 					b.Fatal(err)
 				}

@@ -269,6 +269,14 @@ func readElements(l *jsonlist.Reader, stop <-chan struct{}) <-chan elementBatch 
 // false for entries vLLM drops: not objects (`"conversations" in entry` is
 // false), or fewer than two turns.
 func shareGPTConversation(raw []byte) (e shareGPTEntry, keep bool, err error) {
+	if e, keep, ok := scanShareGPTConversation(raw); ok {
+		return e, keep, nil
+	}
+	return decodeShareGPTConversation(raw)
+}
+
+// decodeShareGPTConversation is shareGPTConversation by json.Unmarshal.
+func decodeShareGPTConversation(raw []byte) (e shareGPTEntry, keep bool, err error) {
 	if raw[0] != '{' {
 		var skip json.RawMessage // still valid JSON, as json.load requires
 		return e, false, json.Unmarshal(raw, &skip)

@@ -1,6 +1,7 @@
 package dataset
 
 import (
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -172,4 +173,52 @@ func TestShareGPTErrorOrder(t *testing.T) {
 			t.Errorf("workers %d: %d entries, %v", workers, len(entries), err)
 		}
 	}
+}
+
+// TestUnquoteJSON: the JSON strings with nothing unusual are decoded
+// here; the others are left to json.Unmarshal.
+func TestUnquoteJSON(t *testing.T) {
+	for _, tc := range []struct {
+		raw  string
+		want string
+		ok   bool
+	}{
+		{`"hello, world"`, "hello, world", true},
+		{`""`, "", true},
+		{`"日本語 é"`, "日本語 é", true},
+		{`"a\nb\t\"q\" \\ \/ \b\f\r"`, "a\nb\t\"q\" \\ / \b\f\r", true},
+		{`"\u00e9\u4E2D\u0000"`, "é中\x00", true},
+		{`"\ud83d\ude00"`, "", false}, // a surrogate pair: left to json.Unmarshal
+		{`"\x41"`, "", false},         // not a JSON escape
+		{`"\u12"`, "", false},         // a short \u
+		{"\"a\tb\"", "", false},       // a control character (invalid JSON)
+		{"\"a\xffb\"", "", false},     // invalid UTF-8, which Unmarshal replaces
+		{`123`, "", false},            // not a string
+		{`"`, "", false},              // too short
+		{`"a"b"`, "", false},          // a quote inside
+		{`"a\"`, "", false},           // an escape cut by the end
+	} {
+		got, ok := unquoteJSON([]byte(tc.raw))
+		if got != tc.want || ok != tc.ok {
+			t.Errorf("unquoteJSON(%q) = %q, %v; want %q, %v", tc.raw, got, ok, tc.want, tc.ok)
+		}
+	}
+}
+
+// FuzzUnquoteJSON: whatever unquoteJSON decodes, json.Unmarshal decodes
+// to the same value.
+func FuzzUnquoteJSON(f *testing.F) {
+	for _, s := range []string{`"plain"`, `"a\"b\n"`, "\"\xe2\x82\"", `"\u00e9\ud800"`, `""`, `"\u0041\\"`} {
+		f.Add([]byte(s))
+	}
+	f.Fuzz(func(t *testing.T, raw []byte) {
+		got, ok := unquoteJSON(raw)
+		if !ok {
+			return
+		}
+		var want string
+		if err := json.Unmarshal(raw, &want); err != nil || got != want {
+			t.Fatalf("unquoteJSON(%q) = %q; json.Unmarshal gives %q, %v", raw, got, want, err)
+		}
+	})
 }
