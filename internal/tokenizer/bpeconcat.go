@@ -153,7 +153,7 @@ func buildSplits(m *bpeModel) ([]uint64, bool) {
 // merge into encode to itself, given that a and b do.
 func (m *bpeModel) keepsApart(c *concatTables, a, b int32, below bool) bool {
 	end, endLeft := int64(math.MaxInt64), false
-	sa, sb := c.splits[a], c.splits[b]
+	sa, sb := c.split(a), c.split(b)
 	for {
 		if below {
 			below = false

@@ -122,14 +122,18 @@ var _ roundTripper = (*hfTokenizer)(nil)
 //
 // A pre-token is known to be an id's bytes by where it is, not by its
 // bytes: encoding never copies the decoded text unless a step changes it
-// (a normalizer such as NFC that finds something to change, Metaspace),
-// so a pre-token whose memory lies within the text's is that part of the
-// text; decoding recorded which id's bytes it wrote there. Pre-tokens of
-// changed text lie elsewhere and take the usual path, as do ids whose
-// bytes touch invalid UTF-8, which decoding replaces. The state of id t
-// is "encoding t's decoded bytes gives exactly t" (yes, no or not yet
-// known), which depends on nothing but those bytes and the model, so it
-// is correct for every later pre-token with those bytes, on any goroutine;
+// (a normalizer that finds something to change, Metaspace), so a
+// pre-token whose memory lies within the text's is that part of the
+// text; decoding recorded which id's bytes it wrote there. NFC's changes
+// are followed (nfcMapped reports them, decodeHints.edited moves the ids
+// around them); pre-tokens of text changed otherwise lie elsewhere and
+// take the usual path, as do ids whose bytes touch invalid UTF-8, which
+// decoding replaces. The state of id t is "encoding t's decoded bytes
+// gives exactly t" (yes, no or not yet known), which depends on nothing
+// but those bytes and the model, so it is correct for every later
+// pre-token with those bytes, on any goroutine. A pre-token that is
+// several ids' bytes is checked without merging (bpeconcat.go), and the
+// next round of a prompt is taken from this one (nextRound);
 // TestRoundTripEqualsDecodeEncode and FuzzRoundTrip check the result
 // against Decode then Encode.
 func (t *hfTokenizer) roundTrip(last *Trip, ids []int, record bool) (string, []int, *Trip) {
