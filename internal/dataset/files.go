@@ -10,8 +10,6 @@ import (
 	"runtime"
 	"strconv"
 	"strings"
-	"unicode/utf16"
-	"unicode/utf8"
 
 	"github.com/gobench/gobench/internal/exitcode"
 	"github.com/gobench/gobench/internal/tokenizer"
@@ -274,85 +272,4 @@ func turn(e shareGPTEntry, i int, path string) (string, error) {
 		return "", fmt.Errorf("%s: entry %d: conversations[%d].value must be a string, got %.40s", path, e.index, i, e.turns[i])
 	}
 	return s, nil
-}
-
-// unquoteJSON returns the value of the JSON string raw when it holds
-// nothing unusual: no control character, no invalid UTF-8 (which
-// json.Unmarshal replaces), no escaped surrogate, only the escapes JSON
-// defines. Most turns of a ShareGPT file are such strings (with escaped
-// newlines and quotes), and json.Unmarshal would scan them twice
-// (validating, then unquoting). The rest, rare, are left to it
-// (FuzzUnquoteJSON compares the two).
-func unquoteJSON(raw []byte) (string, bool) {
-	if len(raw) < 2 || raw[0] != '"' || raw[len(raw)-1] != '"' {
-		return "", false
-	}
-	body := raw[1 : len(raw)-1]
-	out := make([]byte, 0, len(body))
-	for i := 0; i < len(body); {
-		c := body[i]
-		switch {
-		case c == '\\':
-			if i+1 == len(body) {
-				return "", false
-			}
-			e := body[i+1]
-			switch e {
-			case '"', '\\', '/':
-			case 'b':
-				e = '\b'
-			case 'f':
-				e = '\f'
-			case 'n':
-				e = '\n'
-			case 'r':
-				e = '\r'
-			case 't':
-				e = '\t'
-			case 'u':
-				r, ok := hex4(body[i+2:])
-				if !ok || utf16.IsSurrogate(r) {
-					return "", false
-				}
-				out = utf8.AppendRune(out, r)
-				i += 6
-				continue
-			default:
-				return "", false
-			}
-			out = append(out, e)
-			i += 2
-		case c < 0x20 || c == '"':
-			return "", false
-		default:
-			out = append(out, c)
-			i++
-		}
-	}
-	if !utf8.Valid(out) {
-		return "", false
-	}
-	return string(out), true
-}
-
-// hex4 reads the four hex digits of a \u escape.
-func hex4(b []byte) (rune, bool) {
-	if len(b) < 4 {
-		return 0, false
-	}
-	var r rune
-	for _, c := range b[:4] {
-		switch {
-		case '0' <= c && c <= '9':
-			c -= '0'
-		case 'a' <= c && c <= 'f':
-			c -= 'a' - 10
-		case 'A' <= c && c <= 'F':
-			c -= 'A' - 10
-		default:
-			return 0, false
-		}
-		r = r<<4 | rune(c)
-	}
-	return r, true
 }

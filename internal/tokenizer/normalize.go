@@ -15,8 +15,6 @@ import (
 // the same.
 type normalizer func(string) string
 
-// buildNormalizer turns tokenizer.json's "normalizer" into a function; nil
-// means no normalizer. field is the JSON path used in errors.
 // nfcOnly reports whether a normalizer field is NFC alone: then roundTrip
 // follows the decoded ids' bytes through its changes (nfcMapped).
 func nfcOnly(raw json.RawMessage) bool {
@@ -24,6 +22,8 @@ func nfcOnly(raw json.RawMessage) bool {
 	return !isNull(raw) && json.Unmarshal(raw, &t) == nil && t.Type == "NFC"
 }
 
+// buildNormalizer turns tokenizer.json's "normalizer" into a function; nil
+// means no normalizer. field is the JSON path used in errors.
 func buildNormalizer(raw json.RawMessage, field string) (normalizer, error) {
 	if isNull(raw) {
 		return nil, nil
