@@ -287,10 +287,7 @@ func (ev *event) scan(data []byte, chat bool) error {
 	if err != nil {
 		return err
 	}
-	if s.peek() != 0 {
-		return s.syntax("trailing data")
-	}
-	return nil
+	return s.end()
 }
 
 func (ev *event) scanChoices(s *scanner, chat bool) error {

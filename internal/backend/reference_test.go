@@ -210,3 +210,21 @@ func BenchmarkDecodeReference(b *testing.B) {
 		}
 	}
 }
+
+// TestTrailingNUL: a NUL byte after the event's JSON is trailing data, as
+// for encoding/json, on both decoders (FuzzDecodeMatchesReference found
+// "{}\x00" taken as a valid event: the scanner's peek returns 0 at the
+// end and for a NUL byte alike).
+func TestTrailingNUL(t *testing.T) {
+	var ev event
+	if err := ev.scan([]byte("{}\x00"), false); err == nil {
+		t.Error(`the completions decoder took "{}\x00"`)
+	}
+	var rev responsesEvent
+	if err := rev.scan([]byte("{}\x00")); err == nil {
+		t.Error(`the responses decoder took "{}\x00"`)
+	}
+	if err := ev.scan([]byte("{} \n"), false); err != nil {
+		t.Errorf("trailing whitespace: %v", err)
+	}
+}

@@ -165,10 +165,7 @@ func (ev *responsesEvent) scan(data []byte) error {
 	if err != nil {
 		return err
 	}
-	if s.peek() != 0 {
-		return s.syntax("trailing data")
-	}
-	return nil
+	return s.end()
 }
 
 // scanResponse reads the "response" object: its usage and its error.

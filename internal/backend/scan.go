@@ -44,6 +44,16 @@ func (s *scanner) syntax(what string) error {
 	return fmt.Errorf("%w: %s at offset %d", errSyntax, what, s.i)
 }
 
+// end fails unless only whitespace is left, as after a top-level value.
+// (Not peek() != 0: peek's 0 also stands for a NUL byte, which is trailing
+// data like any other; FuzzDecodeMatchesReference found "{}\x00".)
+func (s *scanner) end() error {
+	if s.ws(); s.i < len(s.d) {
+		return s.syntax("trailing data")
+	}
+	return nil
+}
+
 // peek returns the next non-space byte, or 0 at the end.
 func (s *scanner) peek() byte {
 	s.ws()

@@ -43,8 +43,10 @@ import (
 // costs one lookup in the merge table, about as many as the token's depth,
 // where merging the word costs two per merge.
 //
-// TestConcatEncodesEqualsMerge and FuzzRoundTrip check the result against
-// the merge loop.
+// TestSelfEncodesEqualsMerge (every token), TestKeepsApartEqualsMerge and
+// FuzzKeepsApart check the walk against the merge loop, and
+// TestRoundTripEqualsDecodeEncode and FuzzRoundTrip the words against
+// Decode then Encode.
 
 // Split entries: a token's merge, as the left part's id, the right
 // part's id and the merge's rank, 21 bits each, with bit 63 set when the

@@ -38,7 +38,7 @@ import (
 //
 // So the new ids are the last ids of the pre-tokens before i, then the
 // model's ids of the pre-tokens of the new text from i on.
-// TestRoundTripNextEqualsDecodeEncode and FuzzRoundTrip check the result
+// TestNextRoundEqualsDecodeEncode, FuzzNextRound and FuzzRoundTrip check the result
 // against Decode then Encode.
 
 // restartMargin is how far before r a restart point must lie: more than
