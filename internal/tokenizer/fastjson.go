@@ -213,9 +213,11 @@ func (s *scanner) list(item func() error) error {
 	}
 }
 
-// end checks that only white space follows.
+// end checks that only white space follows. (Not peek() != 0: peek's 0
+// also stands for a NUL byte, which is data after the value like any
+// other.)
 func (s *scanner) end() error {
-	if s.peek() != 0 {
+	if s.skipSpace(); s.pos < len(s.data) {
 		return s.errorf("unexpected data after the value")
 	}
 	return nil

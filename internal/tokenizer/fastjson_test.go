@@ -200,3 +200,18 @@ func TestVocabIDRange(t *testing.T) {
 		t.Errorf("parseVocab(2^30) = %v, %v", v, err)
 	}
 }
+
+// TestFastJSONTrailingNUL: a NUL byte after the value is data after it,
+// as for encoding/json (the scanner's peek returns 0 for it and for the
+// end alike).
+func TestFastJSONTrailingNUL(t *testing.T) {
+	if _, err := fastVocab([]byte("{\"a\": 1}\x00")); err == nil {
+		t.Error(`fastVocab took {"a": 1} and a NUL byte`)
+	}
+	if _, _, err := fastMerges([]byte("[[\"a\", \"b\"]]\x00")); err == nil {
+		t.Error(`fastMerges took [["a", "b"]] and a NUL byte`)
+	}
+	if _, err := fastVocab([]byte("{\"a\": 1} \n")); err != nil {
+		t.Errorf("trailing whitespace: %v", err)
+	}
+}
