@@ -66,10 +66,18 @@ bench-mem: build ## Memory: the client's peak RSS in serve (vs gobench sim in it
 fidelity: build ## Client minus ground truth (gobench sim --record): TTFT, ITL, E2EL at 1..2048 streams.
 	$(GO) run ./tools/simbench -gobench $(BIN)
 
+# A target that fails with "context deadline exceeded" and writes no input
+# met Go 1.26's fuzz-coordinator race at the end of -fuzztime (go.dev/issue/75804,
+# fixed in Go 1.27), not a failing input: it runs once more.
 fuzz: ## Run every fuzz target for 10 s.
 	@for pkg in $$($(GO) list ./...); do \
 	  for f in $$($(GO) test -list 'Fuzz.*' $$pkg | grep '^Fuzz'); do \
-	    echo "== $$pkg $$f"; $(GO) test -run '^$$' -fuzz "^$$f$$" -fuzztime 10s $$pkg || exit 1; \
+	    echo "== $$pkg $$f"; \
+	    out=$$($(GO) test -run '^$$' -fuzz "^$$f$$" -fuzztime 10s $$pkg 2>&1); rc=$$?; echo "$$out"; \
+	    if [ $$rc -ne 0 ] && echo "$$out" | grep -q 'context deadline exceeded' && ! echo "$$out" | grep -q 'Failing input written'; then \
+	      echo "== $$f again: Go's fuzz-coordinator race (go.dev/issue/75804), no input failed"; \
+	      $(GO) test -run '^$$' -fuzz "^$$f$$" -fuzztime 10s $$pkg || exit 1; \
+	    elif [ $$rc -ne 0 ]; then exit 1; fi; \
 	  done; \
 	done
 
