@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"slices"
 
+	"github.com/gobench/gobench/internal/jsonscan"
 	"github.com/gobench/gobench/internal/pyjson"
 )
 
@@ -232,73 +233,71 @@ type event struct {
 // value wins, and nested objects merge.
 func (ev *event) scan(data []byte, chat bool) error {
 	ev.queueMS, ev.ttftMS = -1, -1
-	s := &scanner{d: data}
-	err := s.object(func(key []byte) error {
+	s := jsonscan.New(data)
+	err := s.Object(func(key []byte) error {
 		switch string(key) {
 		case "choices":
 			return ev.scanChoices(s, chat)
 		case "usage":
-			start := s.i
-			err := s.skip()
-			ev.usage = data[start:s.i]
+			var err error
+			ev.usage, err = s.SkipRaw()
 			return err
 		case "error":
-			start := s.i
-			err := s.skip()
-			ev.errRaw = data[start:s.i]
+			var err error
+			ev.errRaw, err = s.SkipRaw()
 			return err
 		case "metrics":
-			if s.peek() == 'n' {
-				return s.literal("null")
+			if s.Peek() == 'n' {
+				return s.Literal("null")
 			}
-			return s.object(func(k []byte) error {
+			return s.Object(func(k []byte) error {
 				var v float64
 				var ok bool
 				var err error
 				switch string(k) {
 				case "queue_time_ms":
-					if v, ok, err = s.optFloat(); ok {
+					if v, ok, err = s.OptFloat(); ok {
 						ev.queueMS = v
 					}
 				case "time_to_first_token_ms":
-					if v, ok, err = s.optFloat(); ok {
+					if v, ok, err = s.OptFloat(); ok {
 						ev.ttftMS = v
 					}
 				default:
-					err = s.skip()
+					err = s.Skip()
 				}
 				return err
 			})
 		case "object":
-			v, ok, err := s.optString()
+			v, ok, err := s.OptString()
 			if ok {
 				ev.object = v
 			}
 			return err
 		case "message":
-			v, ok, err := s.optString()
+			v, ok, err := s.OptString()
 			if ok {
 				ev.message = v
 			}
 			return err
 		}
-		return s.skip()
+		return s.Skip()
 	})
 	if err != nil {
 		return err
 	}
-	return s.end()
+	return s.End()
 }
 
-func (ev *event) scanChoices(s *scanner, chat bool) error {
+func (ev *event) scanChoices(s *jsonscan.Scanner, chat bool) error {
 	ev.choices, ev.text = 0, ""
-	if s.peek() == 'n' {
-		return s.literal("null")
+	if s.Peek() == 'n' {
+		return s.Literal("null")
 	}
-	return s.array(func(i int) error {
+	return s.Array(func(i int) error {
 		ev.choices++
-		if s.peek() == 'n' {
-			return s.literal("null")
+		if s.Peek() == 'n' {
+			return s.Literal("null")
 		}
 		// Every element is type-checked, as encoding/json would; only the
 		// first one's text is kept.
@@ -310,31 +309,31 @@ func (ev *event) scanChoices(s *scanner, chat bool) error {
 				ev.text, fromDelta = v, delta
 			}
 		}
-		return s.object(func(k []byte) error {
+		return s.Object(func(k []byte) error {
 			switch {
 			case string(k) == "text":
-				v, _, err := s.optString()
+				v, _, err := s.OptString()
 				if !chat {
 					set(v, false)
 				}
 				return err
 			case string(k) == "delta" || string(k) == "message":
 				delta := string(k) == "delta"
-				if s.peek() == 'n' {
-					return s.literal("null")
+				if s.Peek() == 'n' {
+					return s.Literal("null")
 				}
-				return s.object(func(k2 []byte) error {
+				return s.Object(func(k2 []byte) error {
 					if string(k2) != "content" {
-						return s.skip()
+						return s.Skip()
 					}
-					v, ok, err := s.optString()
+					v, ok, err := s.OptString()
 					if chat && ok {
 						set(v, delta)
 					}
 					return err
 				})
 			}
-			return s.skip()
+			return s.Skip()
 		})
 	})
 }
@@ -349,23 +348,23 @@ func (ev *event) errorMessage() (string, bool) {
 	if len(raw) == 0 || string(raw) == "null" {
 		return "", false
 	}
-	s := &scanner{d: raw}
+	s := jsonscan.New(raw)
 	switch raw[0] {
 	case '"':
-		if v, ok, err := s.optString(); err == nil && ok {
+		if v, ok, err := s.OptString(); err == nil && ok {
 			return v, true
 		}
 	case '{':
 		var msg string
-		_ = s.object(func(k []byte) error {
+		_ = s.Object(func(k []byte) error {
 			if string(k) == "message" {
-				v, _, err := s.optString()
+				v, _, err := s.OptString()
 				if err == nil && v != "" {
 					msg = v
 				}
 				return err
 			}
-			return s.skip()
+			return s.Skip()
 		})
 		if msg != "" {
 			return msg, true
@@ -375,36 +374,36 @@ func (ev *event) errorMessage() (string, bool) {
 }
 
 func decodeUsage(raw []byte, c *Chunk) error {
-	s := &scanner{d: raw}
-	err := s.object(func(k []byte) error {
+	s := jsonscan.New(raw)
+	err := s.Object(func(k []byte) error {
 		var v int
 		var ok bool
 		var err error
 		switch string(k) {
 		case "completion_tokens":
-			if v, ok, err = s.optInt(); ok {
+			if v, ok, err = s.OptInt(); ok {
 				c.CompletionTokens = v
 			}
 		case "prompt_tokens":
-			if v, ok, err = s.optInt(); ok {
+			if v, ok, err = s.OptInt(); ok {
 				c.PromptTokens = v
 			}
 		case "prompt_tokens_details":
-			if s.peek() == 'n' {
-				return s.literal("null")
+			if s.Peek() == 'n' {
+				return s.Literal("null")
 			}
-			return s.object(func(k2 []byte) error {
+			return s.Object(func(k2 []byte) error {
 				if string(k2) != "cached_tokens" {
-					return s.skip()
+					return s.Skip()
 				}
-				v, ok, err := s.optInt()
+				v, ok, err := s.OptInt()
 				if ok {
 					c.CachedTokens = v
 				}
 				return err
 			})
 		default:
-			err = s.skip()
+			err = s.Skip()
 		}
 		return err
 	})

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"fmt"
 
+	"github.com/gobench/gobench/internal/jsonscan"
 	"github.com/gobench/gobench/internal/pyjson"
 )
 
@@ -132,18 +133,18 @@ type responsesEvent struct {
 // scan decodes data with the strict scanner the other backends use.
 func (ev *responsesEvent) scan(data []byte) error {
 	ev.inputTokens, ev.outputTokens = -1, -1
-	s := &scanner{d: data}
-	err := s.object(func(key []byte) error {
+	s := jsonscan.New(data)
+	err := s.Object(func(key []byte) error {
 		switch string(key) {
 		case "type":
-			v, _, err := s.optString()
+			v, _, err := s.OptString()
 			ev.typ = v
 			return err
 		case "delta":
-			if c := s.peek(); c != '"' && c != 'n' {
-				return s.skip() // a function call's delta object, not text
+			if c := s.Peek(); c != '"' && c != 'n' {
+				return s.Skip() // a function call's delta object, not text
 			}
-			v, _, err := s.optString()
+			v, _, err := s.OptString()
 			ev.delta = v
 			return err
 		case "error":
@@ -151,39 +152,39 @@ func (ev *responsesEvent) scan(data []byte) error {
 			ev.errRaw = raw
 			return err
 		case "message":
-			if s.peek() != '"' {
-				return s.skip()
+			if s.Peek() != '"' {
+				return s.Skip()
 			}
-			v, _, err := s.optString()
+			v, _, err := s.OptString()
 			ev.message = v
 			return err
 		case "response":
 			return ev.scanResponse(s)
 		}
-		return s.skip()
+		return s.Skip()
 	})
 	if err != nil {
 		return err
 	}
-	return s.end()
+	return s.End()
 }
 
 // scanResponse reads the "response" object: its usage and its error.
-func (ev *responsesEvent) scanResponse(s *scanner) error {
-	if s.peek() == 'n' {
-		return s.literal("null")
+func (ev *responsesEvent) scanResponse(s *jsonscan.Scanner) error {
+	if s.Peek() == 'n' {
+		return s.Literal("null")
 	}
-	return s.object(func(k []byte) error {
+	return s.Object(func(k []byte) error {
 		switch string(k) {
 		case "error":
 			raw, err := rawNonNull(s)
 			ev.respErrRaw = raw
 			return err
 		case "usage":
-			if s.peek() == 'n' {
-				return s.literal("null")
+			if s.Peek() == 'n' {
+				return s.Literal("null")
 			}
-			return s.object(func(k2 []byte) error {
+			return s.Object(func(k2 []byte) error {
 				var target *int
 				switch string(k2) {
 				case "input_tokens":
@@ -191,25 +192,23 @@ func (ev *responsesEvent) scanResponse(s *scanner) error {
 				case "output_tokens":
 					target = &ev.outputTokens
 				default:
-					return s.skip()
+					return s.Skip()
 				}
-				v, ok, err := s.optInt()
+				v, ok, err := s.OptInt()
 				if ok {
 					*target = v
 				}
 				return err
 			})
 		}
-		return s.skip()
+		return s.Skip()
 	})
 }
 
 // rawNonNull scans one value and returns its bytes, or nil for null.
-func rawNonNull(s *scanner) ([]byte, error) {
-	if s.peek() == 'n' {
-		return nil, s.literal("null")
+func rawNonNull(s *jsonscan.Scanner) ([]byte, error) {
+	if s.Peek() == 'n' {
+		return nil, s.Literal("null")
 	}
-	start := s.i
-	err := s.skip()
-	return s.d[start:s.i], err
+	return s.SkipRaw()
 }

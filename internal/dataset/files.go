@@ -12,6 +12,7 @@ import (
 	"strings"
 
 	"github.com/gobench/gobench/internal/exitcode"
+	"github.com/gobench/gobench/internal/jsonscan"
 	"github.com/gobench/gobench/internal/tokenizer"
 )
 
@@ -264,8 +265,14 @@ func isNull(raw json.RawMessage) bool {
 }
 
 func turn(e shareGPTEntry, i int, path string) (string, error) {
-	if s, ok := unquoteJSON(e.turns[i]); ok {
-		return s, nil
+	// Most turns are strings, which jsonscan decodes as json.Unmarshal
+	// does without scanning them twice; the rest (null, errors) are left
+	// to json.Unmarshal.
+	sc := jsonscan.New(e.turns[i])
+	if sc.Peek() == '"' {
+		if raw, esc, err := sc.Str(); err == nil && sc.End() == nil {
+			return jsonscan.Text(raw, esc), nil
+		}
 	}
 	var s string
 	if err := json.Unmarshal(e.turns[i], &s); err != nil {

@@ -175,50 +175,39 @@ func TestShareGPTErrorOrder(t *testing.T) {
 	}
 }
 
-// TestUnquoteJSON: the JSON strings with nothing unusual are decoded
-// here; the others are left to json.Unmarshal.
-func TestUnquoteJSON(t *testing.T) {
-	for _, tc := range []struct {
-		raw  string
-		want string
-		ok   bool
-	}{
-		{`"hello, world"`, "hello, world", true},
-		{`""`, "", true},
-		{`"日本語 é"`, "日本語 é", true},
-		{`"a\nb\t\"q\" \\ \/ \b\f\r"`, "a\nb\t\"q\" \\ / \b\f\r", true},
-		{`"\u00e9\u4E2D\u0000"`, "é中\x00", true},
-		{`"\ud83d\ude00"`, "", false}, // a surrogate pair: left to json.Unmarshal
-		{`"\x41"`, "", false},         // not a JSON escape
-		{`"\u12"`, "", false},         // a short \u
-		{"\"a\tb\"", "", false},       // a control character (invalid JSON)
-		{"\"a\xffb\"", "", false},     // invalid UTF-8, which Unmarshal replaces
-		{`123`, "", false},            // not a string
-		{`"`, "", false},              // too short
-		{`"a"b"`, "", false},          // a quote inside
-		{`"a\"`, "", false},           // an escape cut by the end
+// TestTurnDecodesAsUnmarshal: a turn's value is what json.Unmarshal
+// makes of it, whether jsonscan decodes it (strings) or json.Unmarshal
+// does (null; values that are not strings fail).
+func TestTurnDecodesAsUnmarshal(t *testing.T) {
+	for _, raw := range []string{
+		`"hello, world"`, `""`, `"日本語 é"`,
+		`"a\nb\t\"q\" \\ \/ \b\f\r"`,
+		`"\u00e9\u4E2D\u0000"`,
+		`"\ud83d\ude00"`, // a surrogate pair
+		`"\ud83d x"`,     // a lone surrogate: U+FFFD
+		"\"a\xffb\"",     // invalid UTF-8: U+FFFD
+		`null`,
+		`"\x41"`, `"\u12"`, "\"a\tb\"", `123`, `"a" x`, // not strings
 	} {
-		got, ok := unquoteJSON([]byte(tc.raw))
-		if got != tc.want || ok != tc.ok {
-			t.Errorf("unquoteJSON(%q) = %q, %v; want %q, %v", tc.raw, got, ok, tc.want, tc.ok)
-		}
+		checkTurn(t, []byte(raw))
 	}
 }
 
-// FuzzUnquoteJSON: whatever unquoteJSON decodes, json.Unmarshal decodes
-// to the same value.
-func FuzzUnquoteJSON(f *testing.F) {
-	for _, s := range []string{`"plain"`, `"a\"b\n"`, "\"\xe2\x82\"", `"\u00e9\ud800"`, `""`, `"\u0041\\"`} {
+// FuzzTurn: turn decodes any value as json.Unmarshal does.
+func FuzzTurn(f *testing.F) {
+	for _, s := range []string{`"plain"`, `"a\"b\n"`, "\"\xe2\x82\"", `"\u00e9\ud800"`, `""`, `"\u0041\\"`, `null`} {
 		f.Add([]byte(s))
 	}
-	f.Fuzz(func(t *testing.T, raw []byte) {
-		got, ok := unquoteJSON(raw)
-		if !ok {
-			return
-		}
-		var want string
-		if err := json.Unmarshal(raw, &want); err != nil || got != want {
-			t.Fatalf("unquoteJSON(%q) = %q; json.Unmarshal gives %q, %v", raw, got, want, err)
-		}
-	})
+	f.Fuzz(func(t *testing.T, raw []byte) { checkTurn(t, raw) })
+}
+
+// checkTurn fails t unless turn reads raw as json.Unmarshal does.
+func checkTurn(t *testing.T, raw []byte) {
+	t.Helper()
+	got, err := turn(shareGPTEntry{turns: [2]json.RawMessage{raw}}, 0, "f")
+	var want string
+	werr := json.Unmarshal(raw, &want)
+	if (err != nil) != (werr != nil) || got != want {
+		t.Fatalf("turn(%q) = %q, %v; json.Unmarshal gives %q, %v", raw, got, err, want, werr)
+	}
 }

@@ -14,10 +14,10 @@ var shareGPTScanSeeds = []string{
 	`{"conversations": [{"value": "a"}, {"value": "b"}, {"value": "c"}], "image": "x.png", "video": null}`,
 	`{"conversations": [{"value": 1.5e3}, {"value": [true, false, null, {"k": -0.5}]}], "other": {"n": [1, 2, {"m": "\u00e9"}]}}`,
 	`{"conversations": [{"value": "a"}, {}]}`,                                  // a turn with no value, as json.Unmarshal reads it: nil
+	`{"conversati\u006fns": [{"value": "a"}, {"value": "b"}]}`,                 // an escaped key, decoded as encoding/json decodes it
 	`{"Conversations": [{"value": "a"}, {"value": "b"}]}`,                      // a case-folded key: gives up
 	`{"conversations": [{"Value": "a"}, {"value": "b"}]}`,                      // the same in a turn
 	`{"conversations": [{"value": "a"}, {"value": "b"}], "conversations": []}`, // a field twice
-	`{"conversati\u006fns": [{"value": "a"}, {"value": "b"}]}`,                 // an escaped key
 	`{"conversations": [1, 2]}`,                                                // turns that are not objects
 	`{"conversations": null}`,
 	`{"conversations": [{"value": "a"}, {"value": "b"}]} x`, // trailing bytes
@@ -29,12 +29,12 @@ var shareGPTScanSeeds = []string{
 // TestScanShareGPTGivesUp: the entries where encoding/json and a plain
 // reading could differ are left to encoding/json.
 func TestScanShareGPTGivesUp(t *testing.T) {
-	for _, raw := range shareGPTScanSeeds[6:] {
+	for _, raw := range shareGPTScanSeeds[7:] {
 		if _, _, ok := scanShareGPTConversation([]byte(raw)); ok {
 			t.Errorf("scanShareGPTConversation(%s) took it", raw)
 		}
 	}
-	for _, raw := range shareGPTScanSeeds[:6] {
+	for _, raw := range shareGPTScanSeeds[:7] {
 		if _, _, ok := scanShareGPTConversation([]byte(raw)); !ok {
 			t.Errorf("scanShareGPTConversation(%s) gave up", raw)
 		}
