@@ -262,8 +262,6 @@ func (s *Scanner) enter() error {
 	return nil
 }
 
-func (s *Scanner) leave() { s.depth-- }
-
 // SkipRaw scans one value and returns its bytes.
 func (s *Scanner) SkipRaw() ([]byte, error) {
 	s.ws()
@@ -304,7 +302,13 @@ func (s *Scanner) Object(fn func(key []byte) error) error {
 	if err := s.enter(); err != nil {
 		return err
 	}
-	defer s.leave()
+	err := s.members(fn)
+	s.depth--
+	return err
+}
+
+// members scans an object's members after its '{' has been peeked.
+func (s *Scanner) members(fn func(key []byte) error) error {
 	s.i++
 	if s.Peek() == '}' {
 		s.i++
@@ -346,7 +350,13 @@ func (s *Scanner) Array(fn func(i int) error) error {
 	if err := s.enter(); err != nil {
 		return err
 	}
-	defer s.leave()
+	err := s.elements(fn)
+	s.depth--
+	return err
+}
+
+// elements scans an array's elements after its '[' has been peeked.
+func (s *Scanner) elements(fn func(i int) error) error {
 	s.i++
 	if s.Peek() == ']' {
 		s.i++
