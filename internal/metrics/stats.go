@@ -140,6 +140,21 @@ func Percentile(xs []float64, p float64) float64 {
 	return percentileSorted(sortedCopy(xs), p)
 }
 
+// Percentiles returns Percentile(xs, p) for each p, sorting xs once: a
+// run's ITL list holds one value per token event, and sorting it again
+// for each figure is what a summary of a long run spends its time on.
+func Percentiles(xs []float64, ps ...float64) []float64 {
+	out := make([]float64, len(ps))
+	if len(xs) == 0 {
+		return out
+	}
+	sorted := sortedCopy(xs)
+	for i, p := range ps {
+		out[i] = percentileSorted(sorted, p)
+	}
+	return out
+}
+
 // sortedCopy returns xs sorted ascending without touching xs. NaNs sort
 // first (slices.Sort's order), which medianSorted and percentileSorted
 // check to return NaN as NumPy does.

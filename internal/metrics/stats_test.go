@@ -94,8 +94,10 @@ func TestStatsMatchNumPy(t *testing.T) {
 		check("mean", Mean(xs), c.Mean)
 		check("std", Std(xs), c.Std)
 		check("median", Median(xs), c.Median)
+		all := Percentiles(xs, fx.Ps...)
 		for i, p := range fx.Ps {
 			check("p"+pyfmt.Float(p), Percentile(xs, p), c.Percentiles[i])
+			check("Percentiles p"+pyfmt.Float(p), all[i], c.Percentiles[i])
 		}
 		st := Summarize(xs, fx.Ps)
 		check("Summarize mean", st.Mean, c.Mean*1000)
@@ -164,6 +166,7 @@ func TestStatsEdgeCases(t *testing.T) {
 			same("Median", Median(tt.xs), tt.median)
 			same("Std", Std(tt.xs), tt.std)
 			same("Percentile", Percentile(tt.xs, tt.p), tt.pct)
+			same("Percentiles", Percentiles(tt.xs, tt.p)[0], tt.pct)
 		})
 	}
 }
@@ -188,6 +191,7 @@ func TestStatsDoNotModifyInput(t *testing.T) {
 	xs := []float64{3, 1, 2}
 	Median(xs)
 	Percentile(xs, 50)
+	Percentiles(xs, 50, 99)
 	Summarize(xs, []float64{99})
 	if xs[0] != 3 || xs[1] != 1 || xs[2] != 2 {
 		t.Fatalf("input reordered: %v", xs)

@@ -145,7 +145,8 @@ func clientFigures(xs []float64) *Figures {
 	if len(xs) == 0 {
 		return nil
 	}
-	return &Figures{Mean: metrics.Mean(xs), P50: metrics.Percentile(xs, 50), P99: metrics.Percentile(xs, 99)}
+	p := metrics.Percentiles(xs, 50, 99)
+	return &Figures{Mean: metrics.Mean(xs), P50: p[0], P99: p[1]}
 }
 
 // serverFigures reads metric's row of rep; nil when the server has none.

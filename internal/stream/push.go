@@ -25,6 +25,12 @@ func (rd *Reader) ResetPush() {
 // rest unparsed (the request ended, at [DONE] or on an error event). Feed's
 // error is ErrEventTooLarge, wrapped.
 func (rd *Reader) Feed(p []byte, emit func(Event) bool) error {
+	if rd.pos == rd.end {
+		return rd.feedInPlace(p, emit)
+	}
+	// An unterminated line of earlier feeds waits in the buffer: p joins
+	// it there.
+	rd.ownData()
 	if rd.pos > 0 {
 		// Compact first, so that the buffer holds only the unparsed tail
 		// of the previous feeds (an event's partial line).
@@ -38,6 +44,34 @@ func (rd *Reader) Feed(p []byte, emit func(Event) bool) error {
 		rd.buf = nb
 	}
 	rd.end += copy(rd.buf[rd.end:], p)
+	err := rd.parseFed(emit)
+	rd.ownData()
+	return err
+}
+
+// feedInPlace is Feed when nothing earlier is left unparsed, the usual
+// case (a read ends where an event does): p is parsed where it lies, and
+// only what it leaves unparsed is copied into the Reader's buffer, so an
+// event's bytes are not first copied into per-stream memory that is cold
+// by the time the stream's next event comes.
+func (rd *Reader) feedInPlace(p []byte, emit func(Event) bool) error {
+	own := rd.buf
+	rd.buf, rd.pos, rd.end = p, 0, len(p)
+	err := rd.parseFed(emit)
+	// p is the caller's again once Feed returns: keep a copy of what the
+	// next feed still needs.
+	rd.ownData()
+	rest := p[rd.pos:rd.end]
+	if len(rest) > len(own) {
+		own = make([]byte, max(len(rest), 2*len(own)))
+	}
+	rd.buf, rd.pos, rd.end = own, 0, copy(own, rest)
+	return err
+}
+
+// parseFed calls emit with each event the buffered input completes, until
+// emit returns false, and checks the bound on what is left.
+func (rd *Reader) parseFed(emit func(Event) bool) error {
 	for {
 		ev, ok := rd.parseLines()
 		if !ok {

@@ -80,9 +80,17 @@ type Reader struct {
 	readErr error
 
 	// The event being assembled.
-	typ     string
-	data    []byte // joined data lines (copied, since lines can span refills)
-	hasData bool
+	typ string
+	// data is the pending event's data lines, joined. While borrowed it
+	// aliases its one line in buf (or in the bytes Feed is parsing) and
+	// is copied into own only when a second line comes or that input is
+	// about to change (ownData): most events have one data line, and
+	// copying each into a per-stream buffer that is cold by the stream's
+	// next event costs more than the parsing.
+	data     []byte
+	own      []byte
+	borrowed bool
+	hasData  bool
 }
 
 // NewReader returns a Reader over r. maxEventSize <= 0 means
@@ -108,8 +116,17 @@ func (rd *Reader) Reset(r io.Reader) {
 
 func (rd *Reader) resetEvent() {
 	rd.typ = ""
-	rd.data = rd.data[:0]
+	rd.data, rd.borrowed = rd.own[:0], false
 	rd.hasData = false
+}
+
+// ownData copies borrowed data into the Reader's own buffer, before the
+// input it aliases is compacted, overwritten or handed back.
+func (rd *Reader) ownData() {
+	if rd.borrowed {
+		rd.own = append(rd.own[:0], rd.data...)
+		rd.data, rd.borrowed = rd.own, false
+	}
 }
 
 // Next returns the next event. At the end of a well-formed stream it returns
@@ -206,20 +223,21 @@ func (rd *Reader) field(line []byte) {
 }
 
 func (rd *Reader) addData(v []byte) {
-	if rd.hasData {
-		rd.data = append(rd.data, '\n')
+	if !rd.hasData {
+		rd.data, rd.borrowed, rd.hasData = v, true, true
+		return
 	}
-	rd.data = append(rd.data, v...)
-	rd.hasData = true
+	rd.ownData()
+	rd.data = append(append(rd.data, '\n'), v...)
+	rd.own = rd.data
 }
 
 func (rd *Reader) emit() Event {
 	ev := Event{Type: rd.typ, Data: rd.data}
-	rd.typ = ""
-	rd.hasData = false
-	// rd.data is reused by the next event; the caller was told Data is only
-	// valid until the next call.
-	rd.data = rd.data[:0]
+	// The own buffer is reused by the next event, and borrowed data is
+	// the input's: the caller was told Data is only valid until the next
+	// call.
+	rd.resetEvent()
 	return ev
 }
 
@@ -247,12 +265,13 @@ func (rd *Reader) tail() (Event, bool) {
 	default:
 		return Event{}, false
 	}
-	candidate := rd.data
+	candidate, borrow := rd.data, rd.borrowed
 	if value != nil {
 		if rd.hasData {
-			candidate = append(append(candidate, '\n'), value...)
+			rd.ownData()
+			candidate, borrow = append(append(rd.data, '\n'), value...), false
 		} else {
-			candidate = append(candidate[:0], value...)
+			candidate, borrow = value, true
 		}
 	}
 	if !complete(candidate) {
@@ -260,7 +279,10 @@ func (rd *Reader) tail() (Event, bool) {
 		// pending event is unchanged.
 		return Event{}, false
 	}
-	rd.data = candidate
+	if !borrow {
+		rd.own = candidate
+	}
+	rd.data, rd.borrowed = candidate, borrow
 	rd.hasData = true
 	rd.pos = rd.end
 	return rd.emit(), true
@@ -309,6 +331,7 @@ func (rd *Reader) finish() (Event, error) {
 
 // fill reads more input, compacting or growing the buffer as needed.
 func (rd *Reader) fill() error {
+	rd.ownData()
 	if rd.pos > 0 {
 		copy(rd.buf, rd.buf[rd.pos:rd.end])
 		rd.end -= rd.pos
