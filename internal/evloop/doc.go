@@ -25,7 +25,9 @@
 // framed by chunked transfer-encoding (decoder.go), by Content-Length or
 // by the end of the connection, keep-alive connections reused across
 // requests, with one retry on a fresh connection when a reused one turns
-// out closed before any byte of the answer. It does not follow redirects:
+// out closed before any byte of the answer. A server's host name is
+// resolved at most once per 300 s, as vLLM's client caches DNS answers
+// (engine.go, resolver). It does not follow redirects:
 // a 3xx answer is a failed request (HTTP 307 ...).
 //
 // The parsers (head.go, decoder.go) are plain functions over bytes, fuzzed

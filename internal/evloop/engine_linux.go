@@ -36,6 +36,7 @@ const yieldEvery = 5 * time.Millisecond
 // doc). Its methods are safe for concurrent use; Close ends it.
 type Engine struct {
 	c    *backend.Client
+	dns  *resolver
 	epfd int
 	// wake is an eventfd the loop polls with the sockets: posting a
 	// message writes to it.
@@ -74,7 +75,7 @@ func New(c *backend.Client) (*Engine, error) {
 		_ = unix.Close(wake)
 		return nil, fmt.Errorf("epoll_ctl: %w", err)
 	}
-	e := &Engine{c: c, epfd: epfd, wake: wake, exited: make(chan struct{})}
+	e := &Engine{c: c, dns: newResolver(c.Now), epfd: epfd, wake: wake, exited: make(chan struct{})}
 	l := &loop{e: e, conns: map[int]*conn{}, idle: map[string][]*conn{}, buf: make([]byte, readBuf)}
 	go l.run()
 	return e, nil
@@ -127,7 +128,7 @@ func (e *Engine) signal() {
 // (see there for the timing), but through the loop: the calling goroutine
 // only waits for the record.
 func (e *Engine) Do(ctx context.Context, b backend.Backend, req *backend.Request, body []byte) metrics.Output {
-	wire, addr, err := prepare(e.c, b, req, body)
+	wire, addr, err := prepare(e.c, e.dns, b, req, body)
 	if err != nil {
 		return failed(b, req, err)
 	}

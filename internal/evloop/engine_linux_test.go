@@ -440,7 +440,7 @@ func TestEngineDoesNotKeepTheRequestBytes(t *testing.T) {
 // doWithWatchedWire sends req through e with wire bytes that only the
 // engine holds, closing freed when their memory is reclaimed.
 func doWithWatchedWire(t *testing.T, e *Engine, req *backend.Request, freed chan struct{}) metrics.Output {
-	wire, addr, err := prepare(e.c, backend.Completions{}, req, []byte(`{"prompt":"x"}`))
+	wire, addr, err := prepare(e.c, e.dns, backend.Completions{}, req, []byte(`{"prompt":"x"}`))
 	if err != nil {
 		t.Fatal(err)
 	}
