@@ -1,7 +1,10 @@
 package jsonscan
 
 import (
+	"encoding/binary"
 	"encoding/json"
+	"math/bits"
+	"math/rand/v2"
 	"strings"
 	"testing"
 )
@@ -49,4 +52,50 @@ func FuzzText(f *testing.F) {
 			t.Fatalf("Text(%q) = %q; json.Unmarshal gives %q, %v", raw, Text(rs, esc), want, err)
 		}
 	})
+}
+
+// TestSpecial checks special's first flagged byte against a byte-by-byte
+// search, for every byte value at every position among plain bytes, and
+// for words of random bytes, where a borrow may flag later bytes falsely.
+func TestSpecial(t *testing.T) {
+	t.Parallel()
+	isSpecial := func(c byte) bool { return c == '"' || c == '\\' || c < 0x20 }
+	first := func(b []byte) int {
+		for i, c := range b {
+			if isSpecial(c) {
+				return i
+			}
+		}
+		return -1
+	}
+	got := func(b []byte) int {
+		m := special(binary.LittleEndian.Uint64(b))
+		if m == 0 {
+			return -1
+		}
+		return bits.TrailingZeros64(m) >> 3
+	}
+	for c := range 256 {
+		for at := range 8 {
+			b := []byte("abcdefgh")
+			b[at] = byte(c)
+			if want := first(b); got(b) != want {
+				t.Fatalf("special(%q) flags byte %d first, want %d", b, got(b), want)
+			}
+		}
+	}
+	r := rand.New(rand.NewPCG(1, 2))
+	b := make([]byte, 8)
+	for range 1_000_000 {
+		binary.LittleEndian.PutUint64(b, r.Uint64())
+		for i := range b {
+			// Mostly plain bytes, as in text, so that runs are long.
+			if r.IntN(4) != 0 {
+				b[i] = 0x20 + byte(r.IntN(0x60))
+			}
+		}
+		if want := first(b); got(b) != want {
+			t.Fatalf("special(%q) flags byte %d first, want %d", b, got(b), want)
+		}
+	}
 }
