@@ -48,7 +48,7 @@ func (l *loop) take(cn *conn, p []byte) {
 
 // head takes the answer's head.
 func (l *loop) head(cl *call, h head) {
-	cl.inBody, cl.h, cl.left, cl.dec = true, h, h.length, chunked{}
+	cl.inBody, cl.h, cl.left, cl.dec, cl.isChunked = true, h, h.length, chunked{}, h.chunked
 	if len(h.dates) > 0 {
 		l.e.c.ServerClock.Observe(&http.Response{Header: http.Header{"Date": h.dates}}, cl.out.StartTime, l.e.c.Now)
 	} else {
@@ -72,7 +72,7 @@ func (l *loop) body(cn *conn, p []byte) {
 	var data []byte
 	done, extra := false, false
 	switch {
-	case cl.h.chunked:
+	case cl.isChunked:
 		n, used, end, err := cl.dec.decode(p)
 		if err != nil {
 			l.bodyEnd(cn, err, false)

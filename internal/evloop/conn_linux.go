@@ -26,6 +26,28 @@ type conn struct {
 	call               *call
 }
 
+// fdTable finds a connection by its descriptor, the one datum epoll hands
+// back: descriptors are small integers the kernel reuses lowest first, so a
+// slice indexed by them is a load where a map is a hash and a probe, once
+// per event.
+type fdTable []*conn
+
+// get returns fd's connection, or nil.
+func (t fdTable) get(fd int) *conn {
+	if fd < 0 || fd >= len(t) {
+		return nil
+	}
+	return t[fd]
+}
+
+// set makes cn fd's connection (nil: none).
+func (t *fdTable) set(fd int, cn *conn) {
+	if fd >= len(*t) {
+		*t = append(*t, make([]*conn, fd+1-len(*t))...)
+	}
+	(*t)[fd] = cn
+}
+
 // start sends cl on a kept-alive connection to its server, or a new one.
 // The request's StartTime is read here, as Do reads it immediately before
 // handing the request to the transport.
@@ -71,7 +93,7 @@ func (l *loop) dial(cl *call) {
 		l.fail(cl, l.dialError(cl, "epoll_ctl", err))
 		return
 	}
-	l.conns[fd] = cn
+	l.conns.set(fd, cn)
 	l.attach(cn, cl)
 }
 
@@ -142,10 +164,10 @@ func (l *loop) dropIdle(cn *conn) {
 
 // close closes cn; its request, if any, is its caller's to end.
 func (l *loop) close(cn *conn) {
-	if l.conns[cn.fd] != cn {
+	if l.conns.get(cn.fd) != cn {
 		return
 	}
-	delete(l.conns, cn.fd)
+	l.conns.set(cn.fd, nil)
 	_ = unix.EpollCtl(l.e.epfd, unix.EPOLL_CTL_DEL, cn.fd, nil)
 	_ = unix.Close(cn.fd)
 	if cl := cn.call; cl != nil && cl.conn == cn {

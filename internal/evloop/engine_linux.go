@@ -76,7 +76,7 @@ func New(c *backend.Client) (*Engine, error) {
 		return nil, fmt.Errorf("epoll_ctl: %w", err)
 	}
 	e := &Engine{c: c, dns: newResolver(c.Now), epfd: epfd, wake: wake, exited: make(chan struct{})}
-	l := &loop{e: e, conns: map[int]*conn{}, idle: map[string][]*conn{}, buf: make([]byte, readBuf)}
+	l := &loop{e: e, idle: map[string][]*conn{}, buf: make([]byte, readBuf)}
 	go l.run()
 	return e, nil
 }
@@ -164,51 +164,56 @@ func (e *Engine) do(ctx context.Context, b backend.Backend, req *backend.Request
 
 // call is one request in the loop. Everything but done's closing belongs
 // to the loop goroutine once posted.
+//
+// The fields an event touches come first, within the first two cache
+// lines: at 512 streams every call is cold in the cache when its next
+// event comes, and each line it is spread over is one more miss.
 type call struct {
-	b    backend.Backend
-	url  string
-	addr *net.TCPAddr
-	key  string
-	wire []byte
-	out  *metrics.Output
-	done chan struct{}
-	// finished: done is closed (a late timer's message is ignored).
-	finished bool
-
-	idle    backend.Timer
-	idleFor time.Duration
-	// drain bounds the read after [DONE] (backend.DoneGrace).
-	drain backend.Timer
-
+	// Read for every event.
 	conn    *conn
+	wire    []byte
 	written int
-	// retried: the request was sent again on a fresh connection once.
-	retried bool
-	// gotByte: a byte of the answer arrived (no retry after that).
-	gotByte bool
-
-	// The answer.
-	headBuf []byte
-	inBody  bool
-	h       head
-	dec     chunked
-	left    int64
-	errBody []byte
-
-	st   *backend.Stream
-	rd   *stream.Reader
-	emit func(stream.Event) bool
+	st      *backend.Stream
+	rd      *stream.Reader
+	emit    func(stream.Event) bool
 	// ts is the clock reading of the read being parsed.
 	ts float64
+	// bodyBytes counts the body's bytes, mark its count at the last
+	// progress (the read timeout's message says how many came since).
+	bodyBytes, mark int64
+	// left is what is left of a Content-Length body.
+	left int64
+	dec  chunked
+	idle backend.Timer
+	// gotByte: a byte of the answer arrived (no retry after that).
+	gotByte bool
+	inBody  bool
+	// isChunked is h.chunked, kept where an event reads it.
+	isChunked bool
+	// finished: done is closed (a late timer's message is ignored).
+	finished bool
 	// ended, endedWell: an event ended the stream (well: [DONE] or a
 	// terminal event); draining: the rest of the body is being read so
 	// the connection can be reused, drained bytes so far.
 	ended, endedWell, draining bool
-	drained                    int
-	// bodyBytes counts the body's bytes, mark its count at the last
-	// progress (the read timeout's message says how many came since).
-	bodyBytes, mark int64
-	e               *Engine
+	// retried: the request was sent again on a fresh connection once.
+	retried bool
+
+	// Read once per request, or on its way out.
+	b       backend.Backend
+	url     string
+	addr    *net.TCPAddr
+	key     string
+	out     *metrics.Output
+	done    chan struct{}
+	idleFor time.Duration
+	// drain bounds the read after [DONE] (backend.DoneGrace).
+	drain   backend.Timer
+	drained int
+	headBuf []byte
+	h       head
+	errBody []byte
+	e       *Engine
 }
 
 // event takes one SSE event into the record (stream.Reader's emit).
@@ -230,7 +235,7 @@ func (cl *call) event(ev stream.Event) bool {
 // loop is the state the loop goroutine owns.
 type loop struct {
 	e     *Engine
-	conns map[int]*conn
+	conns fdTable
 	// idle holds the kept-alive connections by server address.
 	idle map[string][]*conn
 	buf  []byte
@@ -277,7 +282,7 @@ func (l *loop) run() {
 				}
 				continue
 			}
-			if cn := l.conns[fd]; cn != nil {
+			if cn := l.conns.get(fd); cn != nil {
 				l.ready(cn, ev.Events)
 			}
 		}
@@ -318,6 +323,9 @@ func (l *loop) shutdown() {
 		}
 	}
 	for _, cn := range l.conns {
+		if cn == nil {
+			continue
+		}
 		if cl := cn.call; cl != nil && !cl.finished {
 			cl.out.Error = errClosed.Error()
 			l.complete(cl)
