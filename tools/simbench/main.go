@@ -45,7 +45,10 @@
 // warm-ups) and does nothing else; its CPU minus a run of it that sends
 // nothing, per token event read, is its µs/event. "bare" is one thread, a
 // level-triggered epoll set and raw non-blocking sockets, one read(2) per
-// readiness: the floor for this kernel. "nethttp" reads each body to its
+// readiness, yielding its processor every 5 ms as the epoll engine does
+// (since 2026-12-03: without it the runtime's sysmon preempts the loop
+// every 10 ms and polls every 20 µs, a fifth of the loop's CPU): the floor
+// for this kernel. "nethttp" reads each body to its
 // end through net/http with gobench's transport (run.NewTransport), with
 // no parsing and no timing. Their requests and events columns count the
 // warm-ups too.
