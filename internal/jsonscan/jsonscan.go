@@ -10,7 +10,8 @@
 // BenchmarkDecodeReference; 0.54-0.65 µs in the same runs before strings
 // were scanned eight bytes at a time). And json.Unmarshal scans every byte twice,
 // validating and then decoding, which was a third of the sharegpt dataset's
-// generation time. backend's FuzzDecodeMatchesReference and dataset's
+// generation time. The tokenizer's tokenizer.json reader (fastjson.go)
+// reads its strings with it too. backend's FuzzDecodeMatchesReference and dataset's
 // FuzzScanShareGPT check the scanner against encoding/json on arbitrary
 // input.
 package jsonscan
@@ -42,6 +43,14 @@ type Scanner struct {
 
 // New returns a Scanner of data.
 func New(data []byte) *Scanner { return &Scanner{d: data} }
+
+// At returns a Scanner of data positioned at offset off, so that a reader
+// with a scanner of its own (the tokenizer's, for tokenizer.json) reads a
+// value with this one and its errors name offsets in the whole of data.
+func At(data []byte, off int) Scanner { return Scanner{d: data, i: off} }
+
+// Offset is the position after what the Scanner has read.
+func (s *Scanner) Offset() int { return s.i }
 
 func (s *Scanner) ws() {
 	for s.i < len(s.d) {
@@ -163,7 +172,15 @@ func Text(raw []byte, esc bool) string {
 	if !esc && utf8.Valid(raw) {
 		return string(raw)
 	}
-	out := make([]byte, 0, len(raw))
+	return string(AppendText(make([]byte, 0, len(raw)), raw, esc))
+}
+
+// AppendText is Text appending to out, for a caller that packs many
+// strings into one buffer.
+func AppendText(out, raw []byte, esc bool) []byte {
+	if !esc && utf8.Valid(raw) {
+		return append(out, raw...)
+	}
 	for i := 0; i < len(raw); {
 		if raw[i] != '\\' {
 			// The run up to the next escape, whole when it is valid
@@ -215,7 +232,7 @@ func Text(raw []byte, esc bool) string {
 		}
 		i += 2
 	}
-	return string(out)
+	return out
 }
 
 func hex4(b []byte) rune {
@@ -326,9 +343,9 @@ func (s *Scanner) Skip() error {
 	}
 }
 
-// Object scans an object, calling fn with each key (raw, unescaped keys are
-// compared raw: the keys gobench looks for have no escapes) positioned at
-// its value; fn must consume the value.
+// Object scans an object, calling fn with each key (its escapes decoded,
+// as encoding/json matches "\u0074ext" to "text") positioned at its value;
+// fn must consume the value.
 func (s *Scanner) Object(fn func(key []byte) error) error {
 	if s.Peek() != '{' {
 		return s.syntax("expected object")
@@ -359,7 +376,7 @@ func (s *Scanner) members(fn func(key []byte) error) error {
 		s.i++
 		if esc {
 			// An escaped key can still name a field ("\u0074ext" is "text").
-			key = []byte(Text(key, true))
+			key = AppendText(nil, key, true)
 		}
 		if err := fn(key); err != nil {
 			return err

@@ -5,9 +5,10 @@ import (
 	"errors"
 	"fmt"
 	"strconv"
-	"unicode/utf16"
 	"unicode/utf8"
 	"unsafe"
+
+	"github.com/gobench/gobench/internal/jsonscan"
 )
 
 // model.vocab and model.merges are most of a tokenizer.json (11 MB for
@@ -63,112 +64,25 @@ func (s *scanner) str() (string, error) {
 }
 
 // appendStr is str appending the string's bytes to dst, so that the
-// vocabulary's 150k strings can share one allocation (see keyArena).
+// vocabulary's 150k strings can share one allocation (see keyArena). The
+// string is scanned and unescaped by package jsonscan, as the stream
+// events and ShareGPT files are; raw bytes that are not UTF-8 stay an
+// error here (Hugging Face's loader refuses such a file), where jsonscan
+// would make them U+FFFD.
 func (s *scanner) appendStr(dst []byte) ([]byte, error) {
-	if err := s.expect('"'); err != nil {
+	if s.peek() != '"' {
+		return dst, s.errorf("want '\"'")
+	}
+	js := jsonscan.At(s.data, s.pos)
+	raw, esc, err := js.Str()
+	if err != nil {
 		return dst, err
 	}
-	start := s.pos
-	for s.pos < len(s.data) {
-		c := s.data[s.pos]
-		switch {
-		case c == '"':
-			raw := s.data[start:s.pos]
-			s.pos++
-			if !utf8.Valid(raw) {
-				return dst, s.errorf("string is not valid UTF-8")
-			}
-			return append(dst, raw...), nil
-		case c == '\\':
-			return s.escaped(start, dst)
-		case c < 0x20:
-			return dst, s.errorf("control character in string")
-		}
-		s.pos++
+	if !utf8.Valid(raw) {
+		return dst, s.errorf("string is not valid UTF-8")
 	}
-	return dst, s.errorf("unterminated string")
-}
-
-// escaped finishes a string that has escapes, from its start, appending it
-// to dst.
-func (s *scanner) escaped(start int, dst []byte) ([]byte, error) {
-	from := len(dst)
-	b := append(dst, s.data[start:s.pos]...)
-	for s.pos < len(s.data) {
-		c := s.data[s.pos]
-		switch {
-		case c == '"':
-			s.pos++
-			if !utf8.Valid(b[from:]) {
-				return dst, s.errorf("string is not valid UTF-8")
-			}
-			return b, nil
-		case c < 0x20:
-			return dst, s.errorf("control character in string")
-		case c != '\\':
-			b = append(b, c)
-			s.pos++
-			continue
-		}
-		if s.pos+1 >= len(s.data) {
-			break
-		}
-		e := s.data[s.pos+1]
-		s.pos += 2
-		switch e {
-		case '"', '\\', '/':
-			b = append(b, e)
-		case 'b':
-			b = append(b, '\b')
-		case 'f':
-			b = append(b, '\f')
-		case 'n':
-			b = append(b, '\n')
-		case 'r':
-			b = append(b, '\r')
-		case 't':
-			b = append(b, '\t')
-		case 'u':
-			r, err := s.hex4()
-			if err != nil {
-				return dst, err
-			}
-			if utf16.IsSurrogate(r) {
-				if s.pos+1 < len(s.data) && s.data[s.pos] == '\\' && s.data[s.pos+1] == 'u' {
-					save := s.pos
-					s.pos += 2
-					r2, err := s.hex4()
-					if err != nil {
-						return dst, err
-					}
-					if d := utf16.DecodeRune(r, r2); d != utf8.RuneError {
-						r = d
-					} else {
-						s.pos = save // not a pair: the second escape stands alone
-					}
-				}
-				if utf16.IsSurrogate(r) {
-					r = utf8.RuneError
-				}
-			}
-			b = utf8.AppendRune(b, r)
-		default:
-			return dst, s.errorf("invalid escape \\%c", e)
-		}
-	}
-	return dst, s.errorf("unterminated string")
-}
-
-func (s *scanner) hex4() (rune, error) {
-	if s.pos+4 > len(s.data) {
-		return 0, s.errorf("short \\u escape")
-	}
-	v, err := strconv.ParseUint(string(s.data[s.pos:s.pos+4]), 16, 32)
-	if err != nil {
-		return 0, s.errorf("invalid \\u escape")
-	}
-	s.pos += 4
-	return rune(v), nil
+	s.pos = js.Offset()
+	return jsonscan.AppendText(dst, raw, esc), nil
 }
 
 // integer reads a non-negative JSON integer.

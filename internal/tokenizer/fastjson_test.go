@@ -215,3 +215,46 @@ func TestFastJSONTrailingNUL(t *testing.T) {
 		t.Errorf("trailing whitespace: %v", err)
 	}
 }
+
+// TestFastVocabStrings checks the vocabulary's strings, read through
+// jsonscan, on what encoding/json never writes: escapes it would not use,
+// surrogate pairs and lone surrogates (decoded as encoding/json decodes
+// them), and raw bytes that are not UTF-8 or are control characters,
+// which Hugging Face's loader refuses and so does this one.
+func TestFastVocabStrings(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		json, want string // want "" for an error
+	}{
+		{`{"\u0041\/\"\\\b\f\n\r\t": 0}`, "A/\"\\\b\f\n\r\t"},
+		{`{"\ud83d\ude00": 0}`, "😀"},
+		{`{"\ud83d": 0}`, "\uFFFD"},
+		{`{"\ud83dx": 0}`, "\uFFFDx"},
+		{`{"\ud83d\u0041": 0}`, "\uFFFDA"},
+		{"{\"a\xffb\": 0}", ""},
+		{"{\"a\x01b\": 0}", ""},
+		{`{"a\qb": 0}`, ""},
+		{`{"a\u00zz": 0}`, ""},
+		{`{"ab: 0}`, ""},
+	}
+	for _, tt := range tests {
+		v, err := fastVocab([]byte(tt.json))
+		if tt.want == "" {
+			if err == nil {
+				t.Errorf("fastVocab(%q) took it, want an error", tt.json)
+			}
+			continue
+		}
+		if err != nil {
+			t.Errorf("fastVocab(%q): %v", tt.json, err)
+			continue
+		}
+		if id, ok := v.get(tt.want); !ok || id != 0 || v.len() != 1 {
+			t.Errorf("fastVocab(%q) does not hold %q alone (%v)", tt.json, tt.want, vocabMap(v))
+		}
+		var ref map[string]int
+		if err := json.Unmarshal([]byte(tt.json), &ref); err != nil || ref[tt.want] != 0 || len(ref) != 1 {
+			t.Errorf("encoding/json reads %q as %v (%v), not %q", tt.json, ref, err, tt.want)
+		}
+	}
+}
