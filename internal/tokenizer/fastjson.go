@@ -64,17 +64,42 @@ func (s *scanner) str() (string, error) {
 }
 
 // appendStr is str appending the string's bytes to dst, so that the
-// vocabulary's 150k strings can share one allocation (see keyArena). The
-// string is scanned and unescaped by package jsonscan, as the stream
-// events and ShareGPT files are; raw bytes that are not UTF-8 stay an
-// error here (Hugging Face's loader refuses such a file), where jsonscan
-// would make them U+FFFD.
+// vocabulary's 150k strings can share one allocation (see keyArena). Raw
+// bytes that are not UTF-8 are an error (Hugging Face's loader refuses such
+// a file), where jsonscan would make them U+FFFD.
 func (s *scanner) appendStr(dst []byte) ([]byte, error) {
-	if s.peek() != '"' {
-		return dst, s.errorf("want '\"'")
+	if err := s.expect('"'); err != nil {
+		return dst, err
 	}
-	js := jsonscan.At(s.data, s.pos)
-	raw, esc, err := js.Str()
+	start := s.pos
+	for s.pos < len(s.data) {
+		c := s.data[s.pos]
+		switch {
+		case c == '"':
+			raw := s.data[start:s.pos]
+			s.pos++
+			if !utf8.Valid(raw) {
+				return dst, s.errorf("string is not valid UTF-8")
+			}
+			return append(dst, raw...), nil
+		case c == '\\':
+			return s.escaped(start-1, dst)
+		case c < 0x20:
+			return dst, s.errorf("control character in string")
+		}
+		s.pos++
+	}
+	return dst, s.errorf("unterminated string")
+}
+
+// escaped reads a string that has escapes, from its opening quote, with
+// package jsonscan (Str, then AppendText), which decodes them as the
+// stream events and ShareGPT files are decoded. Most of the file's strings
+// have none and stay on appendStr's loop: going through jsonscan for every
+// one made BenchmarkLoad/qwen3 5-9 % slower in alternated runs.
+func (s *scanner) escaped(quote int, dst []byte) ([]byte, error) {
+	js := jsonscan.At(s.data, quote)
+	raw, _, err := js.Str()
 	if err != nil {
 		return dst, err
 	}
@@ -82,7 +107,7 @@ func (s *scanner) appendStr(dst []byte) ([]byte, error) {
 		return dst, s.errorf("string is not valid UTF-8")
 	}
 	s.pos = js.Offset()
-	return jsonscan.AppendText(dst, raw, esc), nil
+	return jsonscan.AppendText(dst, raw, true), nil
 }
 
 // integer reads a non-negative JSON integer.
