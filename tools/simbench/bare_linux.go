@@ -31,33 +31,40 @@ const chunkedEnd = "\r\n0\r\n\r\n"
 // a client on this kernel cannot go below.
 func readBare(j readerJob) (events int, err error) {
 	runtime.LockOSThread()
-	u, err := url.Parse(j.url)
-	if err != nil {
+	ap, req, err := loopRequests(j)
+	if err != nil || j.dry {
 		return 0, err
-	}
-	ap, err := netip.ParseAddrPort(u.Host)
-	if err != nil {
-		return 0, fmt.Errorf("the bare loop needs an IP:port base URL: %w", err)
-	}
-	head := fmt.Sprintf("POST /v1/completions HTTP/1.1\r\nHost: %s\r\nContent-Type: application/json\r\nContent-Length: %d\r\nX-Request-Id: ",
-		u.Host, len(j.body))
-	req := func(id string) []byte {
-		return append(append(append([]byte(head), id...), "\r\n\r\n"...), j.body...)
-	}
-	if j.dry {
-		return 0, nil
 	}
 	ep, err := unix.EpollCreate1(unix.EPOLL_CLOEXEC)
 	if err != nil {
 		return 0, err
 	}
 	b := &bareLoop{ep: ep, addr: ap, c: j.c, conns: map[int]*bareConn{}, buf: make([]byte, 16<<10)}
+	defer func() { _ = unix.Close(ep); b.closeConns() }()
 	warm := make([]time.Duration, j.c) // the warm-ups, all at once, as gobench's: request 0
 	if err := b.run(warm, func(int) []byte { return req(j.id(0)) }); err != nil {
 		return 0, err
 	}
 	err = b.run(j.offsets(), func(i int) []byte { return req(j.id(i)) })
 	return b.events, err
+}
+
+// loopRequests returns the server's address and the request with a given
+// x-request-id, as the loop readers send them.
+func loopRequests(j readerJob) (netip.AddrPort, func(id string) []byte, error) {
+	u, err := url.Parse(j.url)
+	if err != nil {
+		return netip.AddrPort{}, nil, err
+	}
+	ap, err := netip.ParseAddrPort(u.Host)
+	if err != nil {
+		return netip.AddrPort{}, nil, fmt.Errorf("the loop readers need an IP:port base URL: %w", err)
+	}
+	head := fmt.Sprintf("POST /v1/completions HTTP/1.1\r\nHost: %s\r\nContent-Type: application/json\r\nContent-Length: %d\r\nX-Request-Id: ",
+		u.Host, len(j.body))
+	return ap, func(id string) []byte {
+		return append(append(append([]byte(head), id...), "\r\n\r\n"...), j.body...)
+	}, nil
 }
 
 // bareLoop is the bare reader's state.
@@ -76,6 +83,30 @@ type bareLoop struct {
 // streams until every one has ended.
 func (b *bareLoop) run(offsets []time.Duration, req func(i int) []byte) error {
 	events := make([]unix.EpollEvent, 256)
+	return b.pace(offsets, req, b.send, func(timeout time.Duration) error {
+		ms := -1
+		if timeout >= 0 {
+			ms = int((timeout + time.Millisecond - 1) / time.Millisecond)
+		}
+		n, err := unix.EpollWait(b.ep, events, ms)
+		if errors.Is(err, unix.EINTR) {
+			return nil
+		} else if err != nil {
+			return err
+		}
+		for _, ev := range events[:n] {
+			if err := b.read(b.conns[int(ev.Fd)]); err != nil {
+				return err
+			}
+		}
+		return nil
+	})
+}
+
+// pace is a loop reader's loop: it sends a request at each offset with
+// send (at most c at a time) and calls wait, with how long until the next
+// request is due (negative: no bound), until every stream has ended.
+func (b *bareLoop) pace(offsets []time.Duration, req func(i int) []byte, send func([]byte) error, wait func(time.Duration) error) error {
 	start, i := time.Now(), 0
 	yielded := start
 	for {
@@ -88,7 +119,7 @@ func (b *bareLoop) run(offsets []time.Duration, req func(i int) []byte) error {
 			yielded = time.Now()
 		}
 		for i < len(offsets) && b.inflight < b.c && time.Since(start) >= offsets[i] {
-			if err := b.send(req(i)); err != nil {
+			if err := send(req(i)); err != nil {
 				return err
 			}
 			i++
@@ -96,21 +127,20 @@ func (b *bareLoop) run(offsets []time.Duration, req func(i int) []byte) error {
 		if i == len(offsets) && b.inflight == 0 {
 			return nil
 		}
-		timeout := -1
+		timeout := time.Duration(-1)
 		if i < len(offsets) && b.inflight < b.c {
-			timeout = int((time.Until(start.Add(offsets[i])) + time.Millisecond - 1) / time.Millisecond)
+			timeout = max(0, time.Until(start.Add(offsets[i])))
 		}
-		n, err := unix.EpollWait(b.ep, events, timeout)
-		if errors.Is(err, unix.EINTR) {
-			continue
-		} else if err != nil {
+		if err := wait(timeout); err != nil {
 			return err
 		}
-		for _, ev := range events[:n] {
-			if err := b.read(b.conns[int(ev.Fd)]); err != nil {
-				return err
-			}
-		}
+	}
+}
+
+// closeConns closes every connection.
+func (b *bareLoop) closeConns() {
+	for fd := range b.conns {
+		_ = unix.Close(fd)
 	}
 }
 
@@ -120,15 +150,8 @@ func (b *bareLoop) send(req []byte) error {
 	if k := len(b.idle); k > 0 {
 		c, b.idle = b.idle[k-1], b.idle[:k-1]
 	} else {
-		fd, err := unix.Socket(unix.AF_INET, unix.SOCK_STREAM|unix.SOCK_CLOEXEC, 0)
+		fd, err := b.dial()
 		if err != nil {
-			return err
-		}
-		if err := unix.Connect(fd, &unix.SockaddrInet4{Port: int(b.addr.Port()), Addr: b.addr.Addr().As4()}); err != nil {
-			return fmt.Errorf("connect: %w", err)
-		}
-		_ = unix.SetsockoptInt(fd, unix.IPPROTO_TCP, unix.TCP_NODELAY, 1) // as Go's net does
-		if err := unix.SetNonblock(fd, true); err != nil {
 			return err
 		}
 		if err := unix.EpollCtl(b.ep, unix.EPOLL_CTL_ADD, fd, &unix.EpollEvent{Events: unix.EPOLLIN, Fd: int32(fd)}); err != nil {
@@ -137,6 +160,29 @@ func (b *bareLoop) send(req []byte) error {
 		c = &bareConn{fd: fd}
 		b.conns[fd] = c
 	}
+	return b.write(c, req)
+}
+
+// dial connects a new non-blocking socket to the server.
+func (b *bareLoop) dial() (int, error) {
+	fd, err := unix.Socket(unix.AF_INET, unix.SOCK_STREAM|unix.SOCK_CLOEXEC, 0)
+	if err != nil {
+		return 0, err
+	}
+	if err := unix.Connect(fd, &unix.SockaddrInet4{Port: int(b.addr.Port()), Addr: b.addr.Addr().As4()}); err != nil {
+		_ = unix.Close(fd)
+		return 0, fmt.Errorf("connect: %w", err)
+	}
+	_ = unix.SetsockoptInt(fd, unix.IPPROTO_TCP, unix.TCP_NODELAY, 1) // as Go's net does
+	if err := unix.SetNonblock(fd, true); err != nil {
+		_ = unix.Close(fd)
+		return 0, err
+	}
+	return fd, nil
+}
+
+// write sends req on c, which then carries a request.
+func (b *bareLoop) write(c *bareConn, req []byte) error {
 	if n, err := unix.Write(c.fd, req); err != nil || n != len(req) {
 		return fmt.Errorf("write the request: %d of %d bytes: %v", n, len(req), err)
 	}
@@ -156,7 +202,12 @@ func (b *bareLoop) read(c *bareConn) error {
 	case n == 0:
 		return errors.New("the simulator closed a connection")
 	}
-	p := b.buf[:n]
+	return b.take(c, b.buf[:n])
+}
+
+// take counts p, the next bytes of c's stream.
+func (b *bareLoop) take(c *bareConn, p []byte) error {
+	n := len(p)
 	if c.head {
 		if len(p) < 12 || string(p[:12]) != "HTTP/1.1 200" {
 			return fmt.Errorf("the simulator answered %q", p[:min(len(p), 40)])

@@ -48,7 +48,13 @@
 // readiness, yielding its processor every 5 ms as the epoll engine does
 // (since 2026-12-03: without it the runtime's sysmon preempts the loop
 // every 10 ms and polls every 20 µs, a fifth of the loop's CPU): the floor
-// for this kernel. "nethttp" reads each body to its
+// for a read(2) per event on this kernel. "uring" is the same loop on
+// io_uring (uring_linux.go): one multishot receive per connection into a
+// ring of provided buffers, the wait and the receives' completions in one
+// io_uring_enter, no epoll and no read(2); the floor for a client without
+// a system call per event (Linux 6.1 or later; where io_uring is refused,
+// as container runtimes' default seccomp profiles do, its row reads
+// "failed" and the others stand). "nethttp" reads each body to its
 // end through net/http with gobench's transport (run.NewTransport), with
 // no parsing and no timing. Their requests and events columns count the
 // warm-ups too.
@@ -119,8 +125,8 @@ func main() {
 	simArgs := flag.String("sim-args", "", "extra arguments for gobench sim, e.g. \"--preset 8b-1gpu\"")
 	progress := flag.String("progress", "off", "comma-separated progress displays of gobench serve, a row each: "+
 		"off (--disable-tqdm), bar (stderr on a pseudo-terminal), lines (stderr a pipe), lines=SECONDS (--progress-interval)")
-	readers := flag.String("readers", "bare,nethttp", "comma-separated yardsticks measured beside gobench at each concurrency, a row each: "+
-		"bare (a bare epoll loop), nethttp (net/http only); empty for none")
+	readers := flag.String("readers", "bare,uring,nethttp", "comma-separated yardsticks measured beside gobench at each concurrency, a row each: "+
+		"bare (a bare epoll loop), uring (a bare io_uring loop), nethttp (net/http only); empty for none")
 	engines := flag.String("engines", "net/http", "comma-separated client engines of gobench serve (--client-engine), a row each per progress display: "+
 		"net/http, epoll")
 	rowsFile := flag.String("rows", "", "append the CPU figures to this file as bench-table JSON lines")

@@ -3,6 +3,7 @@ package main
 import (
 	"bytes"
 	"context"
+	"errors"
 	"flag"
 	"fmt"
 	"io"
@@ -29,7 +30,13 @@ import (
 var readerNames = map[string]string{
 	"bare":    "bare epoll loop",
 	"nethttp": "net/http-only reader",
+	"uring":   "bare io_uring loop",
 }
+
+// errNoUring reports a system without the io_uring features the uring
+// reader needs (Linux 6.1 or later; container runtimes' default seccomp
+// profiles refuse io_uring altogether).
+var errNoUring = errors.New("io_uring is not available")
 
 // readerJob is what a reader process is asked to do: the requests of one
 // simbench row, with its arrivals.
@@ -110,8 +117,10 @@ func readerMain(name string, args []string) error {
 		events, err = readNetHTTP(j)
 	case "bare":
 		events, err = readBare(j)
+	case "uring":
+		events, err = readUring(j)
 	default:
-		err = fmt.Errorf("-reader %q: not bare or nethttp", name)
+		err = fmt.Errorf("-reader %q: not bare, uring or nethttp", name)
 	}
 	if err == nil {
 		fmt.Println("token events", tokenEvents(events, j.n+j.c))
@@ -228,7 +237,7 @@ func readerCPU(name, base string, c, n, tokens int, rate float64) (perEvent floa
 		cmd := exec.Command(self, args...)
 		var out, errOut bytes.Buffer
 		cmd.Stdout, cmd.Stderr = &out, &errOut
-		if name == "bare" {
+		if name == "bare" || name == "uring" {
 			// One thread reads; the Go runtime's others stay idle.
 			cmd.Env = append(os.Environ(), "GOMAXPROCS=1")
 		}

@@ -36,7 +36,7 @@ func parseReaders(s string) ([]string, error) {
 			continue
 		}
 		if _, ok := readerNames[name]; !ok {
-			return nil, fmt.Errorf("-readers %q: not bare or nethttp", name)
+			return nil, fmt.Errorf("-readers %q: not bare, uring or nethttp", name)
 		}
 		out = append(out, name)
 	}
