@@ -237,10 +237,14 @@ func readerCPU(name, base string, c, n, tokens int, rate float64) (perEvent floa
 		cmd := exec.Command(self, args...)
 		var out, errOut bytes.Buffer
 		cmd.Stdout, cmd.Stderr = &out, &errOut
-		if name == "bare" || name == "uring" {
-			// One thread reads; the Go runtime's others stay idle.
-			cmd.Env = append(os.Environ(), "GOMAXPROCS=1")
-		}
+		// The loop readers run at the machine's GOMAXPROCS, as gobench
+		// does. At GOMAXPROCS=1 (as they ran until 2026-12-03) their one
+		// P sits in a system call at every wait, and with no idle P left
+		// the runtime's sysmon takes it back after 20 µs and starts a
+		// spinning thread to hand it to: at 64 streams sysmon was a third
+		// of the bare loop's profile, and the loops spent 1.7 to 2 times
+		// the CPU per event they spend at GOMAXPROCS=2 (at 512 streams,
+		// where a wait rarely lasts, the same).
 		if err := cmd.Run(); err != nil {
 			return 0, 0, fmt.Errorf("reader %s: %w\n%s", name, err, errOut.String())
 		}
