@@ -220,6 +220,10 @@ func decode(eventType string, data []byte, c *Chunk, chat bool) error {
 	return nil
 }
 
+// objectNames are the values of a chunk's "object" that decoding keeps
+// without a copy (jsonscan's OptStringIn): one is in every event.
+var objectNames = []string{"text_completion", "chat.completion.chunk", "chat.completion", "error"}
+
 // event is the part of an OpenAI stream chunk that timing needs.
 type event struct {
 	choices         int    // length of "choices"
@@ -269,7 +273,7 @@ func (ev *event) scan(data []byte, chat bool) error {
 				return err
 			})
 		case "object":
-			v, ok, err := s.OptString()
+			v, ok, err := s.OptStringIn(objectNames)
 			if ok {
 				ev.object = v
 			}

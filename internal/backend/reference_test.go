@@ -178,6 +178,8 @@ func FuzzDecodeMatchesReference(f *testing.F) {
 		`{"choices":[],"usage":{"completion_tokens":2},"metrics":{"queue_time_ms":0.0,"time_to_first_token_ms":1250.0}}`,
 		`{"error":{"object":"error","message":"boom","code":400}}`,
 		`{"object":"error","message":"flat"}`,
+		`{"object":"\u0065rror","message":"escaped"}`,
+		`{"object":"text_completion","choices":[{"text":"c"}]}`,
 		`{"choices":[null,{"text":1}],"usage":{}}`,
 		`{"choices":[{"text":"\ud800x"}]}`,
 	} {

@@ -48,6 +48,12 @@ const (
 	responsesFailed         = "response.failed"
 )
 
+// responsesTypes are the event types decoding keeps without a copy
+// (jsonscan's OptStringIn): the ones acted on, and the other frequent ones.
+var responsesTypes = []string{responsesTextDelta, responsesReasoningDelta, responsesCompleted, responsesIncomplete,
+	responsesFailed, "error", "response.created", "response.in_progress", "response.output_item.added",
+	"response.output_item.done", "response.content_part.added", "response.content_part.done", "response.output_text.done"}
+
 // NoTerminalEventError fails a Responses stream that ended without
 // response.completed or response.incomplete.
 const NoTerminalEventError = "the stream ended without a terminal event (response.completed or response.incomplete); this response is marked as failed"
@@ -137,7 +143,7 @@ func (ev *responsesEvent) scan(data []byte) error {
 	err := s.Object(func(key []byte) error {
 		switch string(key) {
 		case "type":
-			v, _, err := s.OptString()
+			v, _, err := s.OptStringIn(responsesTypes)
 			ev.typ = v
 			return err
 		case "delta":

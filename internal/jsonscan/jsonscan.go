@@ -442,6 +442,27 @@ func (s *Scanner) OptString() (v string, ok bool, err error) {
 	return "", false, s.typeErr("string")
 }
 
+// OptStringIn is OptString for a value that is usually one of known: such
+// a value comes back as the known string itself instead of a copy, so a
+// stream's per-event fields ("object", a Responses event's "type") cost
+// no allocation. Any other value is decoded as OptString decodes it.
+func (s *Scanner) OptStringIn(known []string) (v string, ok bool, err error) {
+	if s.Peek() != '"' {
+		return s.OptString()
+	}
+	raw, esc, err := s.Str()
+	if !esc {
+		// Without an escape, raw is the text itself when it is one of
+		// known (valid UTF-8, so Text would not change it).
+		for _, k := range known {
+			if string(raw) == k {
+				return k, true, err
+			}
+		}
+	}
+	return Text(raw, esc), true, err
+}
+
 // OptInt scans an integer or null.
 func (s *Scanner) OptInt() (v int, ok bool, err error) {
 	if s.Peek() == 'n' {

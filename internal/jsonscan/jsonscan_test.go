@@ -99,3 +99,24 @@ func TestSpecial(t *testing.T) {
 		}
 	}
 }
+
+// TestOptStringIn checks that OptStringIn decodes as OptString does, and
+// that a known value is the known string itself and costs no allocation.
+func TestOptStringIn(t *testing.T) {
+	known := []string{"error", "text_completion"}
+	for _, in := range []string{`"error"`, `"text_completion"`, `"\u0065rror"`, `"other"`, `""`, `"caf\u00e9"`, "\"\xff\"", `null`, `1`, `{}`, `"unterminated`} {
+		want, wantOK, wantErr := New([]byte(in)).OptString()
+		got, ok, err := New([]byte(in)).OptStringIn(known)
+		if got != want || ok != wantOK || (err == nil) != (wantErr == nil) {
+			t.Errorf("OptStringIn(%s) = %q, %v, %v; OptString gives %q, %v, %v", in, got, ok, err, want, wantOK, wantErr)
+		}
+	}
+	data := []byte(`"text_completion"`)
+	if allocs := testing.AllocsPerRun(100, func() {
+		if v, _, _ := New(data).OptStringIn(known); v != known[1] {
+			t.Fatalf("got %q", v)
+		}
+	}); allocs != 0 {
+		t.Errorf("a known value cost %v allocations, want 0", allocs)
+	}
+}
