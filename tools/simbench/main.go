@@ -263,7 +263,7 @@ func run(cfg config, concs string) error {
 	fmt.Println("\nTargets: TTFT err mean < 1 ms at 512 streams; ITL err p99 < 1 ms; ≤ 7 µs client CPU per event at 512 streams.")
 	fmt.Println("Errors are client minus truth, with the clocks tied by the fastest upload (see the package doc).")
 	if len(cfg.readers) > 0 {
-		fmt.Println("Readers (bare loop, net/http only) read the same streams and nothing else; their CPU is measured as gobench's.")
+		fmt.Println("Readers (the bare epoll and io_uring loops, net/http only) read the same streams and nothing else; their CPU is measured as gobench's.")
 	}
 	if cfg.rows != "" {
 		return appendRows(cfg.rows, figs)
