@@ -155,6 +155,22 @@ func Percentiles(xs []float64, ps ...float64) []float64 {
 	return out
 }
 
+// PercentilesInPlace is Percentiles for a caller whose xs is its own to
+// reorder: it sorts xs itself instead of a copy, so a list of every
+// inter-token gap of a long run is held once, not twice, at the end of
+// the run. xs is left sorted.
+func PercentilesInPlace(xs []float64, ps ...float64) []float64 {
+	out := make([]float64, len(ps))
+	if len(xs) == 0 {
+		return out
+	}
+	slices.Sort(xs)
+	for i, p := range ps {
+		out[i] = percentileSorted(xs, p)
+	}
+	return out
+}
+
 // sortedCopy returns xs sorted ascending without touching xs. NaNs sort
 // first (slices.Sort's order), which medianSorted and percentileSorted
 // check to return NaN as NumPy does.

@@ -5,6 +5,7 @@ import (
 	"math"
 	"os"
 	"path/filepath"
+	"slices"
 	"testing"
 
 	"github.com/gobench/gobench/internal/pyfmt"
@@ -95,9 +96,11 @@ func TestStatsMatchNumPy(t *testing.T) {
 		check("std", Std(xs), c.Std)
 		check("median", Median(xs), c.Median)
 		all := Percentiles(xs, fx.Ps...)
+		inPlace := PercentilesInPlace(slices.Clone(xs), fx.Ps...)
 		for i, p := range fx.Ps {
 			check("p"+pyfmt.Float(p), Percentile(xs, p), c.Percentiles[i])
 			check("Percentiles p"+pyfmt.Float(p), all[i], c.Percentiles[i])
+			check("PercentilesInPlace p"+pyfmt.Float(p), inPlace[i], c.Percentiles[i])
 		}
 		st := Summarize(xs, fx.Ps)
 		check("Summarize mean", st.Mean, c.Mean*1000)
@@ -167,6 +170,7 @@ func TestStatsEdgeCases(t *testing.T) {
 			same("Std", Std(tt.xs), tt.std)
 			same("Percentile", Percentile(tt.xs, tt.p), tt.pct)
 			same("Percentiles", Percentiles(tt.xs, tt.p)[0], tt.pct)
+			same("PercentilesInPlace", PercentilesInPlace(slices.Clone(tt.xs), tt.p)[0], tt.pct)
 		})
 	}
 }
@@ -195,6 +199,10 @@ func TestStatsDoNotModifyInput(t *testing.T) {
 	Summarize(xs, []float64{99})
 	if xs[0] != 3 || xs[1] != 1 || xs[2] != 2 {
 		t.Fatalf("input reordered: %v", xs)
+	}
+	// PercentilesInPlace is the one that sorts its input, and says so.
+	if PercentilesInPlace(xs, 50)[0] != 2 || !slices.IsSorted(xs) {
+		t.Fatalf("PercentilesInPlace left %v", xs)
 	}
 }
 

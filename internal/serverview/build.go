@@ -145,8 +145,11 @@ func clientFigures(xs []float64) *Figures {
 	if len(xs) == 0 {
 		return nil
 	}
-	p := metrics.Percentiles(xs, 50, 99)
-	return &Figures{Mean: metrics.Mean(xs), P50: p[0], P99: p[1]}
+	// The mean first: its pairwise sum follows the samples' order, which
+	// the in-place sort then changes (xs is clientLists' own copy).
+	mean := metrics.Mean(xs)
+	p := metrics.PercentilesInPlace(xs, 50, 99)
+	return &Figures{Mean: mean, P50: p[0], P99: p[1]}
 }
 
 // serverFigures reads metric's row of rep; nil when the server has none.
@@ -192,6 +195,16 @@ func clientLists(r *metrics.Result) map[string][]float64 {
 	if r == nil {
 		return out
 	}
+	// The gaps of a long run are most of its samples: their list is
+	// allocated once at its size instead of grown (a grown slice may hold
+	// up to twice its length).
+	gaps := 0
+	for _, o := range r.Outputs {
+		if o.Success {
+			gaps += len(o.ITL)
+		}
+	}
+	out["itl"] = make([]float64, 0, gaps)
 	for i, o := range r.Outputs {
 		if !o.Success {
 			continue
