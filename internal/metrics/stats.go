@@ -144,15 +144,7 @@ func Percentile(xs []float64, p float64) float64 {
 // run's ITL list holds one value per token event, and sorting it again
 // for each figure is what a summary of a long run spends its time on.
 func Percentiles(xs []float64, ps ...float64) []float64 {
-	out := make([]float64, len(ps))
-	if len(xs) == 0 {
-		return out
-	}
-	sorted := sortedCopy(xs)
-	for i, p := range ps {
-		out[i] = percentileSorted(sorted, p)
-	}
-	return out
+	return PercentilesInPlace(slices.Clone(xs), ps...)
 }
 
 // PercentilesInPlace is Percentiles for a caller whose xs is its own to
@@ -264,15 +256,24 @@ type PercentileValue struct {
 // the median and all percentiles; the mean and std use the original order,
 // because the pairwise sum depends on it.
 func Summarize(seconds []float64, percentiles []float64) Stats {
+	return SummarizeInPlace(slices.Clone(seconds), percentiles)
+}
+
+// SummarizeInPlace is Summarize for a caller whose seconds are its own to
+// reorder: the mean and std are taken first, in the samples' order, then
+// seconds itself is sorted for the median and percentiles instead of a
+// copy of it (a run's list of every inter-token gap is then held once
+// more, not twice). seconds is left sorted.
+func SummarizeInPlace(seconds []float64, percentiles []float64) Stats {
 	st := Stats{
 		Mean:        Mean(seconds) * 1000,
 		Std:         Std(seconds) * 1000,
 		Percentiles: make([]PercentileValue, len(percentiles)),
 	}
-	sorted := sortedCopy(seconds)
-	st.Median = medianSorted(sorted) * 1000
+	slices.Sort(seconds)
+	st.Median = medianSorted(seconds) * 1000
 	for i, p := range percentiles {
-		st.Percentiles[i] = PercentileValue{P: p, Value: percentileSorted(sorted, p) * 1000}
+		st.Percentiles[i] = PercentileValue{P: p, Value: percentileSorted(seconds, p) * 1000}
 	}
 	return st
 }

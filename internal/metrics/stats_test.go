@@ -102,12 +102,13 @@ func TestStatsMatchNumPy(t *testing.T) {
 			check("Percentiles p"+pyfmt.Float(p), all[i], c.Percentiles[i])
 			check("PercentilesInPlace p"+pyfmt.Float(p), inPlace[i], c.Percentiles[i])
 		}
-		st := Summarize(xs, fx.Ps)
-		check("Summarize mean", st.Mean, c.Mean*1000)
-		check("Summarize median", st.Median, c.Median*1000)
-		check("Summarize std", st.Std, c.Std*1000)
-		for i, pv := range st.Percentiles {
-			check("Summarize p"+pyfmt.Float(pv.P), pv.Value, c.Percentiles[i]*1000)
+		for name, st := range map[string]Stats{"Summarize": Summarize(xs, fx.Ps), "SummarizeInPlace": SummarizeInPlace(slices.Clone(xs), fx.Ps)} {
+			check(name+" mean", st.Mean, c.Mean*1000)
+			check(name+" median", st.Median, c.Median*1000)
+			check(name+" std", st.Std, c.Std*1000)
+			for i, pv := range st.Percentiles {
+				check(name+" p"+pyfmt.Float(pv.P), pv.Value, c.Percentiles[i]*1000)
+			}
 		}
 	}
 	t.Logf("%d values bit-identical to NumPy %s", checked, fx.NumPy)
@@ -200,9 +201,13 @@ func TestStatsDoNotModifyInput(t *testing.T) {
 	if xs[0] != 3 || xs[1] != 1 || xs[2] != 2 {
 		t.Fatalf("input reordered: %v", xs)
 	}
-	// PercentilesInPlace is the one that sorts its input, and says so.
+	// The InPlace ones are those that sort their input, and say so.
 	if PercentilesInPlace(xs, 50)[0] != 2 || !slices.IsSorted(xs) {
 		t.Fatalf("PercentilesInPlace left %v", xs)
+	}
+	ys := []float64{3, 1, 2}
+	if SummarizeInPlace(ys, []float64{50}).Median != 2000 || !slices.IsSorted(ys) {
+		t.Fatalf("SummarizeInPlace left %v", ys)
 	}
 }
 

@@ -95,7 +95,7 @@ func Steady(r *Result) *SteadyState {
 	s.OutputThroughput = output / d
 	s.TotalTokenThroughput = s.InputThroughput + s.OutputThroughput
 	ps := r.Percentiles
-	s.TTFT, s.TPOT, s.ITL, s.E2EL = Summarize(ttfts, ps), Summarize(tpots, ps), Summarize(itls, ps), Summarize(e2els, ps)
+	s.TTFT, s.TPOT, s.ITL, s.E2EL = Summarize(ttfts, ps), Summarize(tpots, ps), SummarizeInPlace(itls, ps), Summarize(e2els, ps)
 	return s
 }
 
