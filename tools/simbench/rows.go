@@ -71,11 +71,7 @@ func rowsOf(figs []figure) []benchrow.Row {
 		}
 		switch f.who {
 		case "gobench":
-			name := "gobench serve, "
-			if f.engine != "" && f.engine != "net/http" {
-				name = "gobench serve --client-engine " + f.engine + ", "
-			}
-			r.Figure, r.Target = name+streams, "for information"
+			r.Figure, r.Target = servedBy(f)+", "+streams, "for information"
 			r.Note = fmt.Sprintf("serve CPU (minus a --dry-run) per token event, progress %s; %s", f.mode, shared)
 			if f.c == targetStreams {
 				met := f.value <= cpuTarget
@@ -108,11 +104,7 @@ func ratioRows(figs []figure, mode string) []benchrow.Row {
 		if f.who != "gobench" || f.mode != mode || f.c != targetStreams {
 			continue
 		}
-		name := "gobench serve"
-		if f.engine != "" && f.engine != "net/http" {
-			name += " --client-engine " + f.engine
-		}
-		rows = append(rows, benchrow.Row{Group: "cpu", Figure: fmt.Sprintf("%s / bare epoll loop, %d streams", name, targetStreams),
+		rows = append(rows, benchrow.Row{Group: "cpu", Figure: fmt.Sprintf("%s / bare epoll loop, %d streams", servedBy(f), targetStreams),
 			Value: math.Round(f.value/bare*100) / 100, Unit: "×",
 			Target: fmt.Sprintf("for information (issue: %g / %g = %.1f×)", cpuTarget, bareAssumed, cpuTarget/bareAssumed),
 			Note:   "gobench's figure over the bare epoll loop's, both from this run"})
@@ -123,4 +115,13 @@ func ratioRows(figs []figure, mode string) []benchrow.Row {
 // appendRows appends the figures' rows to path.
 func appendRows(path string, figs []figure) error {
 	return benchrow.Append(path, rowsOf(figs))
+}
+
+// servedBy names gobench's command line of a figure: its engine flag
+// unless the engine is the default.
+func servedBy(f figure) string {
+	if f.engine != "" && f.engine != "net/http" {
+		return "gobench serve --client-engine " + f.engine
+	}
+	return "gobench serve"
 }
