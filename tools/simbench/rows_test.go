@@ -40,6 +40,12 @@ func TestRatioRows(t *testing.T) {
 			t.Errorf("%s: %v %s, met %v; want %v ×, not judged", tt.figure, r.Value, r.Unit, r.Met, tt.want)
 		}
 	}
+	for _, name := range []string{"gobench serve, 512 streams", "gobench serve --client-engine epoll, 512 streams",
+		"gobench serve --client-engine epoll, 64 streams", "bare epoll loop, 512 streams"} {
+		if _, ok := byFigure[name]; !ok {
+			t.Errorf("no row %q", name)
+		}
+	}
 	ratios := 0
 	for _, r := range byFigure {
 		if r.Unit == "×" {
