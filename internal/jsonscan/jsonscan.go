@@ -172,7 +172,7 @@ func Text(raw []byte, esc bool) string {
 	if !esc && utf8.Valid(raw) {
 		return string(raw)
 	}
-	return string(AppendText(make([]byte, 0, len(raw)), raw, esc))
+	return string(appendDecoded(make([]byte, 0, len(raw)), raw))
 }
 
 // AppendText is Text appending to out, for a caller that packs many
@@ -181,6 +181,13 @@ func AppendText(out, raw []byte, esc bool) []byte {
 	if !esc && utf8.Valid(raw) {
 		return append(out, raw...)
 	}
+	return appendDecoded(out, raw)
+}
+
+// appendDecoded appends raw with its escapes decoded and invalid UTF-8
+// made U+FFFD, for Text and AppendText once their fast path (no escape,
+// valid UTF-8) has been ruled out.
+func appendDecoded(out, raw []byte) []byte {
 	for i := 0; i < len(raw); {
 		if raw[i] != '\\' {
 			// The run up to the next escape, whole when it is valid

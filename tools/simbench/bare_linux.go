@@ -83,7 +83,7 @@ type bareLoop struct {
 // streams until every one has ended.
 func (b *bareLoop) run(offsets []time.Duration, req func(i int) []byte) error {
 	events := make([]unix.EpollEvent, 256)
-	return b.pace(offsets, req, b.send, func(timeout time.Duration) error {
+	return b.pace(offsets, req, func(r []byte) error { return b.send(r, b.watch) }, func(timeout time.Duration) error {
 		ms := -1
 		if timeout >= 0 {
 			ms = int((timeout + time.Millisecond - 1) / time.Millisecond)
@@ -144,8 +144,9 @@ func (b *bareLoop) closeConns() {
 	}
 }
 
-// send writes the request on an idle connection or a new one.
-func (b *bareLoop) send(req []byte) error {
+// send writes the request on an idle connection or a new one, which arm
+// hands to the loop's wait (epoll's set, io_uring's receive).
+func (b *bareLoop) send(req []byte, arm func(fd int) error) error {
 	var c *bareConn
 	if k := len(b.idle); k > 0 {
 		c, b.idle = b.idle[k-1], b.idle[:k-1]
@@ -154,13 +155,18 @@ func (b *bareLoop) send(req []byte) error {
 		if err != nil {
 			return err
 		}
-		if err := unix.EpollCtl(b.ep, unix.EPOLL_CTL_ADD, fd, &unix.EpollEvent{Events: unix.EPOLLIN, Fd: int32(fd)}); err != nil {
+		c = &bareConn{fd: fd}
+		b.conns[fd] = c // closeConns closes it, armed or not
+		if err := arm(fd); err != nil {
 			return err
 		}
-		c = &bareConn{fd: fd}
-		b.conns[fd] = c
 	}
 	return b.write(c, req)
+}
+
+// watch adds fd to the epoll set.
+func (b *bareLoop) watch(fd int) error {
+	return unix.EpollCtl(b.ep, unix.EPOLL_CTL_ADD, fd, &unix.EpollEvent{Events: unix.EPOLLIN, Fd: int32(fd)})
 }
 
 // dial connects a new non-blocking socket to the server.

@@ -319,20 +319,4 @@ func (b *uringLoop) wait(timeout time.Duration) error {
 
 // send writes the request on an idle connection or a new one, which gets
 // its multishot receive.
-func (b *uringLoop) send(req []byte) error {
-	var c *bareConn
-	if k := len(b.bare.idle); k > 0 {
-		c, b.bare.idle = b.bare.idle[k-1], b.bare.idle[:k-1]
-	} else {
-		fd, err := b.bare.dial()
-		if err != nil {
-			return err
-		}
-		c = &bareConn{fd: fd}
-		b.bare.conns[fd] = c
-		if err := b.r.recv(fd); err != nil {
-			return err
-		}
-	}
-	return b.bare.write(c, req)
-}
+func (b *uringLoop) send(req []byte) error { return b.bare.send(req, b.r.recv) }
