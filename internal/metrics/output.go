@@ -55,6 +55,15 @@ type Output struct {
 	// ServerQueueTime and ServerTTFT are the per-request server metrics of
 	// vLLM's --enable-per-request-metrics (seconds), when present.
 	ServerQueueTime, ServerTTFT *float64
+	// ServerPromptTime and ServerDecodeTime are the server's own times for
+	// this request's prompt and its generation (seconds), when the answer
+	// carries them: llama.cpp's timings.prompt_ms and predicted_ms.
+	ServerPromptTime, ServerDecodeTime *float64
+	// Resent: the first attempt failed on a reused connection before any
+	// byte of its answer arrived (the server had closed it), and the
+	// request was sent once more on a new connection. The record is the
+	// second attempt's, timed from the first attempt's StartTime.
+	Resent bool
 }
 
 // Duration converts seconds as gobench keeps them (float64, like vLLM's
