@@ -62,6 +62,9 @@ type Client struct {
 	// safe is HTTP with package redirect's rule, made once (safeOnce).
 	safe     *http.Client
 	safeOnce sync.Once
+	// fresh sends re-sent requests, each on a new connection (resend.go).
+	fresh     *http.Client
+	freshOnce sync.Once
 }
 
 // Timer is a started timer that can be restarted or stopped, as
@@ -242,6 +245,8 @@ type reply struct {
 	// st is the clock reading taken immediately before the request was
 	// handed to the transport: the record's StartTime.
 	st float64
+	// resend: the attempt failed in a way that allows one more (resend.go).
+	resend bool
 }
 
 // send sends the request and returns its response when the status is 200;
@@ -254,17 +259,13 @@ type reply struct {
 //
 //go:noinline
 func (c *Client) send(ctx context.Context, b Backend, req *Request, body []byte, out *metrics.Output, wd *watchdog) *http.Response {
-	hreq, err := http.NewRequestWithContext(ctx, http.MethodPost, req.APIURL, nil)
-	if err != nil {
-		out.Error = fmt.Sprintf("build request: %v", err)
-		return nil
-	}
-	sb := setBody(hreq, body)
-	hreq.Header = c.RequestHeaders(b, req, body)
-	replies := make(chan reply, 1)
-	go c.roundTrip(hreq, replies)
-	r := <-replies
+	r, sb := c.try(ctx, b, req, body, c.httpClient())
 	out.StartTime = r.st
+	if r.resend {
+		// See resend.go: the first attempt's start stays the record's.
+		out.Resent = true
+		r, sb = c.try(ctx, b, req, body, c.freshClient())
+	}
 	if r.err != nil {
 		out.Error = c.describe(ctx, r.err, wd)
 		return nil
@@ -279,13 +280,31 @@ func (c *Client) send(ctx context.Context, b Backend, req *Request, body []byte,
 	return r.resp
 }
 
+// try sends the request once through hc, the round trip on a goroutine of
+// its own (roundTrip), and reports whether a failure may be re-sent
+// (resend.go).
+func (c *Client) try(ctx context.Context, b Backend, req *Request, body []byte, hc *http.Client) (reply, *sentBody) {
+	var at attempt
+	hreq, err := http.NewRequestWithContext(at.trace(ctx), http.MethodPost, req.APIURL, nil)
+	if err != nil {
+		return reply{err: fmt.Errorf("build request: %w", err), st: c.Now()}, nil
+	}
+	sb := setBody(hreq, body)
+	hreq.Header = c.RequestHeaders(b, req, body)
+	replies := make(chan reply, 1)
+	go c.roundTrip(hc, hreq, replies)
+	r := <-replies
+	r.resend = at.resendable(ctx, r.err)
+	return r, sb
+}
+
 // roundTrip sends hreq and hands the answer to replies, on a goroutine of
 // its own that ends with the round trip, so that the 8 KiB stack the round
 // trip grows is given back then instead of being kept by the request's
 // goroutine for as long as it streams (see exchange).
-func (c *Client) roundTrip(hreq *http.Request, replies chan<- reply) {
+func (c *Client) roundTrip(hc *http.Client, hreq *http.Request, replies chan<- reply) {
 	st := c.Now()
-	resp, err := c.httpClient().Do(hreq)
+	resp, err := hc.Do(hreq)
 	c.ServerClock.Observe(resp, st, c.Now)
 	replies <- reply{resp: resp, err: err, st: st}
 }
@@ -478,6 +497,14 @@ func (t *timing) add(ts float64, c *Chunk) {
 	if c.ServerTTFTMS >= 0 {
 		v := c.ServerTTFTMS / 1000
 		out.ServerTTFT = &v
+	}
+	if c.ServerPromptMS >= 0 {
+		v := c.ServerPromptMS / 1000
+		out.ServerPromptTime = &v
+	}
+	if c.ServerDecodeMS >= 0 {
+		v := c.ServerDecodeMS / 1000
+		out.ServerDecodeTime = &v
 	}
 	if c.Token {
 		if !t.gotToken {

@@ -55,6 +55,10 @@ type Result struct {
 
 	// Completed counts successful outputs, Failed the others.
 	Completed, Failed int
+	// Resent counts the outputs whose request was sent a second time
+	// because the server closed a reused connection before answering
+	// (Output.Resent): each is still one request.
+	Resent int
 	// TotalInput is the sum of PromptLen over successful outputs.
 	TotalInput int
 	// TotalOutput is the sum of ActualOutputLens.
@@ -136,6 +140,11 @@ const (
 	// rest of the wording is gobench's.
 	warnTimedOutFormat = "%d request(s) timed out while waiting for data " +
 		"from the server and were counted as failed."
+	// warnResentFormat says how many requests were sent twice; gobench's
+	// own (vLLM's aiohttp client re-sends no POST).
+	warnResentFormat = "%d request(s) were sent again, once, on a new connection: " +
+		"the server closed a reused keep-alive connection before answering them. " +
+		"Each counts once (resent_requests)."
 	// WarnNoCachedTokens is issued with --report-cached-tokens when requests
 	// succeeded but none reported cached tokens; later vLLM pins only that
 	// it contains "enable-prompt-tokens-details"
@@ -239,6 +248,9 @@ func Calculate(outputs []Output, duration float64, cfg Config) Result {
 	}
 
 	r.warnFailures(s.timedOut)
+	if r.Resent > 0 {
+		r.Warnings = append(r.Warnings, fmt.Sprintf(warnResentFormat, r.Resent))
+	}
 	if cfg.ReportCachedTokens && r.Completed > 0 && !s.anyCached {
 		r.Warnings = append(r.Warnings, WarnNoCachedTokens)
 	}
@@ -288,6 +300,9 @@ func collect(outputs []Output, cfg Config, r *Result) samples {
 	s.itls = make([]float64, 0, nITL)
 	for i := range outputs {
 		o := &outputs[i]
+		if o.Resent {
+			r.Resent++
+		}
 		if !o.Success {
 			if r.countFailure(o) {
 				s.timedOut++

@@ -62,6 +62,9 @@
 //	errors                   [string], per request error ("" on success) }
 //	server_queue_times       [number or null], server's queue time } detailed only, when the
 //	server_ttfts             [number or null], server's TTFT       } server reports them
+//	server_prompt_times      [number or null], the server's own prompt time (s) } gobench; detailed
+//	server_decode_times      [number or null], the server's own generation time (s) } only, when the
+//	                         answers carry them (llama.cpp's timings.prompt_ms, predicted_ms)
 //	max_output_tokens_per_s  number, peak token events in a one-second bin
 //	max_concurrent_requests  int, exact peak of overlapping requests
 //	rtfx                     number, audio seconds / duration (0 without audio)
@@ -109,6 +112,9 @@
 //	                         HF_TOKEN wherever they appear
 //	gobench_version          string, `gobench version`'s version (a tag, a module
 //	                         pseudo-version or "devel <commit>"), written with gobench_workload
+//	resent_requests          int, requests sent a second time, once, on a new connection, because the
+//	                         server closed a reused keep-alive connection before any byte of an
+//	                         answer; each counts once (written with gobench_workload)
 //	server_view              object, the server's own account of the run from its /metrics (when
 //	                         it has one and --no-server-metrics is not given): the object of
 //	                         `gobench diagnose --format json` (window_s, quantiles, ratios,

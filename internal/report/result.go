@@ -184,6 +184,7 @@ func ResultObject(r *metrics.Result, run *Run) *pyjson.Object {
 	if run.Workload != nil {
 		o.Set(resultkey.GobenchWorkload, run.Workload)
 		o.Set(resultkey.GobenchVersion, run.Version)
+		o.Set(resultkey.ResentRequests, r.Resent)
 	}
 	if run.ServerView != nil {
 		o.Set(resultkey.ServerView, run.ServerView)
@@ -302,22 +303,30 @@ func setStats(o *pyjson.Object, metric string, st metrics.Stats) {
 // setServerMetrics adds server_queue_times and server_ttfts (seconds, null
 // where a response had none) when at least one response carried vLLM's
 // per-request metrics object (later upstream _get_server_metrics_results,
-// test_server_metrics.py@4c365ec6: absent when every value is None).
+// test_server_metrics.py@4c365ec6: absent when every value is None), and
+// gobench's server_prompt_times and server_decode_times when at least one
+// answer carried llama.cpp's timings.
 func setServerMetrics(o *pyjson.Object, outputs []metrics.Output) {
-	queues := make([]any, len(outputs))
-	ttfts := make([]any, len(outputs))
-	found := false
-	for i, out := range outputs {
-		if out.ServerQueueTime != nil {
-			queues[i], found = *out.ServerQueueTime, true
+	pick := func(f func(*metrics.Output) *float64) ([]any, bool) {
+		list, found := make([]any, len(outputs)), false
+		for i := range outputs {
+			if v := f(&outputs[i]); v != nil {
+				list[i], found = *v, true
+			}
 		}
-		if out.ServerTTFT != nil {
-			ttfts[i], found = *out.ServerTTFT, true
-		}
+		return list, found
 	}
-	if found {
+	queues, q := pick(func(o *metrics.Output) *float64 { return o.ServerQueueTime })
+	ttfts, t := pick(func(o *metrics.Output) *float64 { return o.ServerTTFT })
+	if q || t {
 		o.Set(resultkey.ServerQueueTimes, queues)
 		o.Set(resultkey.ServerTTFTs, ttfts)
+	}
+	prompts, p := pick(func(o *metrics.Output) *float64 { return o.ServerPromptTime })
+	decodes, d := pick(func(o *metrics.Output) *float64 { return o.ServerDecodeTime })
+	if p || d {
+		o.Set(resultkey.ServerPromptTimes, prompts)
+		o.Set(resultkey.ServerDecodeTimes, decodes)
 	}
 }
 

@@ -33,13 +33,15 @@ func selectionGrid() []resultkey.Selection {
 	return grid
 }
 
-// withServerMetrics are seedOutputs carrying what a vLLM server may report
-// per request: cached tokens and its per-request metrics.
+// withServerMetrics are seedOutputs carrying what a server may report per
+// request: cached tokens, vLLM's per-request metrics and llama.cpp's
+// timings.
 func withServerMetrics() []metrics.Output {
 	outs := seedOutputs()
-	cached, queue, ttft := 3, 0.01, 0.1
+	cached, queue, ttft, prompt, decode := 3, 0.01, 0.1, 0.05, 0.5
 	for i := range outs {
 		outs[i].CachedTokens, outs[i].ServerQueueTime, outs[i].ServerTTFT = &cached, &queue, &ttft
+		outs[i].ServerPromptTime, outs[i].ServerDecodeTime = &prompt, &decode
 	}
 	return outs
 }

@@ -33,98 +33,121 @@ type Detailed struct {
 
 // Detailed rebuilds the per-request records of the run. It needs ttfts,
 // itls, output_lens and errors; input_lens, latencies, start_times,
-// queue_times, generated_texts, server_ttfts and server_queue_times are
-// used when present. Every list must have one entry per request.
+// queue_times, generated_texts and the server's lists (server_ttfts,
+// server_queue_times, server_prompt_times, server_decode_times) are used
+// when present. Every list must have one entry per request.
 func (r *Run) Detailed() (*Detailed, error) {
 	if !r.Has(resultkey.TTFTs) || !r.Has(resultkey.ITLs) {
 		return nil, fmt.Errorf("%s: %w", r.Name(), ErrNotDetailed)
 	}
-	var (
-		ttfts, latencies, starts, queues []number
-		itls                             [][]number
-		outLens, inLens                  []int
-		errs, texts                      []string
-		serverTTFTs, serverQueues        []*number
-	)
-	lists := []struct {
+	var l lists
+	n, err := l.decode(r)
+	if err != nil {
+		return nil, err
+	}
+	d := &Detailed{
+		Outputs:      make([]metrics.Output, n),
+		HasLatencies: l.latencies != nil, HasStartTimes: l.starts != nil, HasQueueTimes: l.queues != nil,
+	}
+	for i := range d.Outputs {
+		l.fill(&d.Outputs[i], i)
+	}
+	return d, nil
+}
+
+// lists are a detailed result's per-request lists, nil when absent.
+type lists struct {
+	ttfts, latencies, starts, queues []number
+	itls                             [][]number
+	outLens, inLens                  []int
+	errs, texts                      []string
+	serverTTFTs, serverQueues        []*number
+	serverPrompts, serverDecodes     []*number
+}
+
+// decode reads the lists of r and returns their common length.
+func (l *lists) decode(r *Run) (int, error) {
+	all := []struct {
 		key      string
 		dst      any
 		required bool
 	}{
-		{resultkey.TTFTs, &ttfts, true}, {resultkey.ITLs, &itls, true}, {resultkey.OutputLens, &outLens, true}, {resultkey.Errors, &errs, true},
-		{resultkey.InputLens, &inLens, false}, {resultkey.Latencies, &latencies, false}, {resultkey.StartTimes, &starts, false},
-		{resultkey.QueueTimes, &queues, false}, {resultkey.GeneratedTexts, &texts, false},
-		{resultkey.ServerTTFTs, &serverTTFTs, false}, {resultkey.ServerQueueTimes, &serverQueues, false},
+		{resultkey.TTFTs, &l.ttfts, true}, {resultkey.ITLs, &l.itls, true}, {resultkey.OutputLens, &l.outLens, true}, {resultkey.Errors, &l.errs, true},
+		{resultkey.InputLens, &l.inLens, false}, {resultkey.Latencies, &l.latencies, false}, {resultkey.StartTimes, &l.starts, false},
+		{resultkey.QueueTimes, &l.queues, false}, {resultkey.GeneratedTexts, &l.texts, false},
+		{resultkey.ServerTTFTs, &l.serverTTFTs, false}, {resultkey.ServerQueueTimes, &l.serverQueues, false},
+		{resultkey.ServerPromptTimes, &l.serverPrompts, false}, {resultkey.ServerDecodeTimes, &l.serverDecodes, false},
 	}
 	n := -1
-	for _, l := range lists {
-		raw, ok := r.Raw(l.key)
+	for _, li := range all {
+		raw, ok := r.Raw(li.key)
 		if !ok || string(raw) == "null" {
-			if l.required {
-				return nil, fmt.Errorf("%s: per-request list %q is missing", r.Name(), l.key)
+			if li.required {
+				return 0, fmt.Errorf("%s: per-request list %q is missing", r.Name(), li.key)
 			}
 			continue
 		}
-		if err := json.Unmarshal(raw, l.dst); err != nil {
-			return nil, fmt.Errorf("%s: per-request list %q: %w", r.Name(), l.key, err)
+		if err := json.Unmarshal(raw, li.dst); err != nil {
+			return 0, fmt.Errorf("%s: per-request list %q: %w", r.Name(), li.key, err)
 		}
-		m := listLen(l.dst)
+		m := listLen(li.dst)
 		if n < 0 {
 			n = m
 		} else if m != n {
-			return nil, fmt.Errorf("%s: per-request list %q has %d entries, %q has %d", r.Name(), l.key, m, resultkey.TTFTs, n)
+			return 0, fmt.Errorf("%s: per-request list %q has %d entries, %q has %d", r.Name(), li.key, m, resultkey.TTFTs, n)
 		}
 	}
-	d := &Detailed{
-		Outputs:      make([]metrics.Output, n),
-		HasLatencies: latencies != nil, HasStartTimes: starts != nil, HasQueueTimes: queues != nil,
+	return n, nil
+}
+
+// fill rebuilds request i's record from the lists.
+func (l *lists) fill(o *metrics.Output, i int) {
+	o.Error = l.errs[i]
+	o.TTFT = float64(l.ttfts[i])
+	// A request succeeded when it has no error text. vLLM keeps only
+	// the HTTP reason phrase as the error, which may be empty, so a
+	// request without error that never received a token (TTFT 0, no
+	// output) failed too; a real success always has a first token.
+	o.Success = l.errs[i] == "" && (o.TTFT != 0 || l.outLens[i] != 0 || len(l.itls[i]) > 0)
+	o.ITL = make([]float64, len(l.itls[i]))
+	for k, x := range l.itls[i] {
+		o.ITL[k] = float64(x)
 	}
-	for i := range d.Outputs {
-		o := &d.Outputs[i]
-		o.Error = errs[i]
-		o.TTFT = float64(ttfts[i])
-		// A request succeeded when it has no error text. vLLM keeps only
-		// the HTTP reason phrase as the error, which may be empty, so a
-		// request without error that never received a token (TTFT 0, no
-		// output) failed too; a real success always has a first token.
-		o.Success = errs[i] == "" && (o.TTFT != 0 || outLens[i] != 0 || len(itls[i]) > 0)
-		o.ITL = make([]float64, len(itls[i]))
-		for k, x := range itls[i] {
-			o.ITL[k] = float64(x)
-		}
-		if o.Success {
-			o.OutputTokens = outLens[i]
-		}
-		if inLens != nil {
-			o.PromptLen = inLens[i]
-		}
-		if latencies != nil {
-			o.Latency = float64(latencies[i])
-		} else {
-			// vLLM's latency is the last token's time minus the start, which
-			// equals TTFT plus the ITLs up to rounding.
-			o.Latency = o.TTFT
-			for _, x := range o.ITL {
-				o.Latency += x
-			}
-		}
-		if starts != nil {
-			o.StartTime = float64(starts[i])
-		}
-		if queues != nil {
-			o.ClientQueueTime = float64(queues[i])
-		}
-		if texts != nil {
-			o.GeneratedText = texts[i]
-		}
-		if serverTTFTs != nil {
-			o.ServerTTFT = finite(serverTTFTs[i])
-		}
-		if serverQueues != nil {
-			o.ServerQueueTime = finite(serverQueues[i])
+	if o.Success {
+		o.OutputTokens = l.outLens[i]
+	}
+	if l.inLens != nil {
+		o.PromptLen = l.inLens[i]
+	}
+	if l.latencies != nil {
+		o.Latency = float64(l.latencies[i])
+	} else {
+		// vLLM's latency is the last token's time minus the start, which
+		// equals TTFT plus the ITLs up to rounding.
+		o.Latency = o.TTFT
+		for _, x := range o.ITL {
+			o.Latency += x
 		}
 	}
-	return d, nil
+	if l.starts != nil {
+		o.StartTime = float64(l.starts[i])
+	}
+	if l.queues != nil {
+		o.ClientQueueTime = float64(l.queues[i])
+	}
+	if l.texts != nil {
+		o.GeneratedText = l.texts[i]
+	}
+	o.ServerTTFT, o.ServerQueueTime = entry(l.serverTTFTs, i), entry(l.serverQueues, i)
+	o.ServerPromptTime, o.ServerDecodeTime = entry(l.serverPrompts, i), entry(l.serverDecodes, i)
+}
+
+// entry is finite(list[i]), nil for an absent list.
+func entry(list []*number, i int) *float64 {
+	if list == nil {
+		return nil
+	}
+	return finite(list[i])
 }
 
 // listLen is the length of one of the decoded lists above.

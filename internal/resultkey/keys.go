@@ -77,6 +77,17 @@ const (
 	// ServerQueueTimes lists the server's queue times (per request,
 	// detailed only, when the server reports them).
 	ServerQueueTimes = "server_queue_times"
+	// ServerPromptTimes lists the server's own prompt time of each
+	// request (seconds, null where an answer had none; gobench, detailed
+	// only): llama.cpp's timings.prompt_ms.
+	ServerPromptTimes = "server_prompt_times"
+	// ServerDecodeTimes lists the server's own generation time of each
+	// request, as ServerPromptTimes: llama.cpp's timings.predicted_ms.
+	ServerDecodeTimes = "server_decode_times"
+	// ResentRequests counts the requests sent a second time, on a new
+	// connection, after the server closed a reused one before answering
+	// (gobench, in every result of gobench serve).
+	ResentRequests = "resent_requests"
 	// ServerTTFTs lists the server's times to first token (per request,
 	// detailed only, when the server reports them).
 	ServerTTFTs = "server_ttfts"
@@ -262,6 +273,8 @@ var schema = [...]row{
 	{key: Errors, when: perRequest},
 	{key: ServerQueueTimes, when: perRequestServer, generation: true},
 	{key: ServerTTFTs, when: perRequestServer, generation: true},
+	{key: ServerPromptTimes, when: perRequestServer, generation: true},
+	{key: ServerDecodeTimes, when: perRequestServer, generation: true},
 	{key: MaxOutputTokensPerS, better: Higher, generation: true},
 	{key: MaxConcurrentRequests, generation: true},
 	{key: RTFx, better: Higher, generation: true},
@@ -282,6 +295,7 @@ var schema = [...]row{
 	{key: NumWarmups, setting: true},
 	{key: GobenchWorkload, when: workload, setting: true},
 	{key: GobenchVersion, when: workload, setting: true},
+	{key: ResentRequests, when: workload, better: Lower, zeroMeaningful: true},
 	{key: ServerView, when: server},
 	{key: ScheduledOffsets, when: detailedOnly},
 	{key: EndReason, when: detailedOnly, setting: true},

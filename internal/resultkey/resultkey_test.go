@@ -143,14 +143,14 @@ func TestKeys(t *testing.T) {
 			t.Errorf("key %q is not WellFormed", k.Name)
 		}
 	}
-	wantServer := []string{"server_queue_times", "server_ttfts", "total_cached_tokens",
+	wantServer := []string{"server_queue_times", "server_ttfts", "server_prompt_times", "server_decode_times", "total_cached_tokens",
 		"spec_decode_acceptance_rate", "spec_decode_acceptance_length", "spec_decode_num_drafts",
 		"spec_decode_draft_tokens", "spec_decode_accepted_tokens", "spec_decode_per_position_acceptance_rates", "server_view"}
 	if diff := cmp.Diff(wantServer, server); diff != "" {
 		t.Errorf("server keys (-want +got):\n%s", diff)
 	}
-	if len(names) != 48+6*5 {
-		t.Errorf("%d keys, want %d: %q", len(names), 48+6*5, names)
+	if len(names) != 50+6*5 {
+		t.Errorf("%d keys, want %d: %q", len(names), 50+6*5, names)
 	}
 	// The bare minimum: no sections, nothing optional.
 	minimal := Selection{PercentileMetrics: []string{"ttft"}, Percentiles: []float64{99}}
@@ -236,7 +236,7 @@ func TestSections(t *testing.T) {
 func TestRequestLists(t *testing.T) {
 	t.Parallel()
 	want := []string{"input_lens", "output_lens", "ttfts", "itls", "latencies", "start_times", "queue_times",
-		"generated_texts", "errors", "server_queue_times", "server_ttfts"}
+		"generated_texts", "errors", "server_queue_times", "server_ttfts", "server_prompt_times", "server_decode_times"}
 	if diff := cmp.Diff(want, RequestLists()); diff != "" {
 		t.Errorf("RequestLists (-want +got):\n%s", diff)
 	}
@@ -276,11 +276,12 @@ func TestWorkloadKey(t *testing.T) {
 		names = append(names, k.Name)
 	}
 	i := slices.Index(names, GobenchWorkload)
-	if i < 0 || names[i-1] != NumWarmups || names[i+1] != GobenchVersion || names[i+2] != ServerView || names[i+3] != ScheduledOffsets ||
+	if i < 0 || names[i-1] != NumWarmups || names[i+1] != GobenchVersion || names[i+2] != ResentRequests ||
+		names[i+3] != ServerView || names[i+4] != ScheduledOffsets || IsSetting(ResentRequests) ||
 		!IsSetting(GobenchWorkload) || !IsSetting(GobenchVersion) {
 		t.Errorf("gobench_workload at %d of %q", i, names)
 	}
-	if full().Has(GobenchWorkload) || full().Has(GobenchVersion) {
+	if full().Has(GobenchWorkload) || full().Has(GobenchVersion) || full().Has(ResentRequests) {
 		t.Error("a selection without Workload has gobench_workload or gobench_version")
 	}
 }

@@ -79,8 +79,8 @@ func (c *Closer) Close() {
 }
 
 // Conns is how many connections the server accepted; Requests how many
-// requests it read; Answered how many it answered; Dropped how many it
-// read and closed the connection on without answering.
+// requests it read; Answered how many it began to answer; Dropped how many
+// it read and closed the connection on without answering.
 func (c *Closer) Conns() int64    { return c.conns.Load() }
 func (c *Closer) Requests() int64 { return c.requests.Load() }
 func (c *Closer) Answered() int64 { return c.answered.Load() }
@@ -123,10 +123,10 @@ func (c *Closer) serve(cn net.Conn) {
 			c.dropped.Add(1)
 			return
 		}
+		c.answered.Add(1) // before the answer: the client may finish first
 		if err := c.answer(cn, req); err != nil {
 			return
 		}
-		c.answered.Add(1)
 		if c.Mode == AfterStream || (c.Mode == AfterCap && n >= c.Cap) {
 			return
 		}
