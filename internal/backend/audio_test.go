@@ -129,11 +129,11 @@ func TestAudioDecode(t *testing.T) {
 		want       Chunk
 	}{
 		{"token with continuous usage", `{"object":"transcription.chunk","choices":[{"delta":{"content":" hi"}}],"usage":{"prompt_tokens":9,"completion_tokens":1,"total_tokens":10}}`,
-			Chunk{Token: true, Text: " hi", CompletionTokens: -1, PromptTokens: -1, CachedTokens: -1, ServerQueueMS: -1, ServerTTFTMS: -1}},
+			Chunk{Token: true, Text: " hi", CompletionTokens: -1, PromptTokens: -1, CachedTokens: -1, ServerQueueMS: -1, ServerTTFTMS: -1, ServerPromptMS: -1, ServerDecodeMS: -1}},
 		{"final usage", `{"object":"transcription.chunk","choices":[],"usage":{"prompt_tokens":9,"completion_tokens":4,"total_tokens":13}}`,
-			Chunk{Usage: true, CompletionTokens: 4, PromptTokens: -1, CachedTokens: -1, ServerQueueMS: -1, ServerTTFTMS: -1}},
+			Chunk{Usage: true, CompletionTokens: 4, PromptTokens: -1, CachedTokens: -1, ServerQueueMS: -1, ServerTTFTMS: -1, ServerPromptMS: -1, ServerDecodeMS: -1}},
 		{"error", `{"error":{"message":"audio too long","type":"BadRequestError"}}`,
-			Chunk{Error: "audio too long", CompletionTokens: -1, PromptTokens: -1, CachedTokens: -1, ServerQueueMS: -1, ServerTTFTMS: -1}},
+			Chunk{Error: "audio too long", CompletionTokens: -1, PromptTokens: -1, CachedTokens: -1, ServerQueueMS: -1, ServerTTFTMS: -1, ServerPromptMS: -1, ServerDecodeMS: -1}},
 	}
 	for _, tt := range tests {
 		var c Chunk

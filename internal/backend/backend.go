@@ -99,12 +99,21 @@ type Chunk struct {
 	// ServerQueueMS and ServerTTFTMS come from the "metrics" object of vLLM's
 	// --enable-per-request-metrics; -1 when absent.
 	ServerQueueMS, ServerTTFTMS float64
+	// ServerPromptMS and ServerDecodeMS come from llama.cpp's "timings"
+	// object (prompt_ms, predicted_ms) in its last chunk; -1 when absent.
+	ServerPromptMS, ServerDecodeMS float64
 	// Error is the server's message when the event reports an error.
 	Error string
 	// Terminal is true for an event that ends the response (the Responses
 	// API's response.completed): its clock reading ends the latency and
 	// the request.
 	Terminal bool
+}
+
+// noChunk is a Chunk with every number absent (-1), where decoding starts.
+func noChunk() Chunk {
+	return Chunk{CompletionTokens: -1, PromptTokens: -1, CachedTokens: -1, ServerQueueMS: -1, ServerTTFTMS: -1,
+		ServerPromptMS: -1, ServerDecodeMS: -1}
 }
 
 // terminalStream is a Backend whose streams end with a terminal event

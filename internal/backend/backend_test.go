@@ -128,6 +128,10 @@ func TestDecode(t *testing.T) {
 			Chunk{Error: "boom"}, false},
 		// Flat error object.
 		{"flat error", false, "", `{"object":"error","message":"flat"}`, Chunk{Error: "flat"}, false},
+		{"llama.cpp timings", false, "", `{"choices":[{"text":"","finish_reason":"length"}],"usage":{"completion_tokens":5,"prompt_tokens":2},` +
+			`"timings":{"cache_n":0,"prompt_n":2,"prompt_ms":5.891,"predicted_n":5,"predicted_ms":15.664}}`,
+			Chunk{Token: true, CompletionTokens: 5, PromptTokens: 2, ServerPromptMS: 5.891, ServerDecodeMS: 15.664}, false},
+		{"null timings", false, "", `{"choices":[{"text":"a"}],"timings":null}`, Chunk{Token: true, Text: "a"}, false},
 		// SSE event: error with a non-JSON body.
 		{"named error", false, "error", `overloaded`, Chunk{Error: "overloaded"}, false},
 		// Broken JSON is an error.
@@ -153,8 +157,10 @@ func TestDecode(t *testing.T) {
 			if want.ServerQueueMS == 0 && tt.name != "metrics" {
 				want.ServerQueueMS = -1
 			}
-			if want.ServerTTFTMS == 0 {
-				want.ServerTTFTMS = -1
+			for _, p := range []*float64{&want.ServerTTFTMS, &want.ServerPromptMS, &want.ServerDecodeMS} {
+				if *p == 0 {
+					*p = -1
+				}
 			}
 			if diff := cmp.Diff(want, c); diff != "" {
 				t.Errorf("(-want +got):\n%s", diff)

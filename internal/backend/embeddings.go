@@ -96,7 +96,8 @@ type poolingAnswer struct {
 // fails the request with the server's message, as gobench does for
 // streams.
 func decodePooling(data []byte, c *Chunk) error {
-	*c = Chunk{CompletionTokens: -1, PromptTokens: 0, CachedTokens: -1, ServerQueueMS: -1, ServerTTFTMS: -1, Usage: true}
+	*c = noChunk()
+	c.PromptTokens, c.Usage = 0, true
 	var a poolingAnswer
 	if err := json.Unmarshal(data, &a); err != nil {
 		return fmt.Errorf("decode pooling answer %.200q: %w", data, err)

@@ -187,7 +187,7 @@ func encodeBody(o *pyjson.Object, req *Request) []byte {
 // {"object":"error"} event or an SSE "event: error" fails the request with
 // the server's message (a later upstream fix; the baseline ignored them).
 func decode(eventType string, data []byte, c *Chunk, chat bool) error {
-	*c = Chunk{CompletionTokens: -1, PromptTokens: -1, CachedTokens: -1, ServerQueueMS: -1, ServerTTFTMS: -1}
+	*c = noChunk()
 	var ev event
 	if err := ev.scan(data, chat); err != nil {
 		if eventType == "error" {
@@ -204,6 +204,7 @@ func decode(eventType string, data []byte, c *Chunk, chat bool) error {
 		return nil
 	}
 	c.ServerQueueMS, c.ServerTTFTMS = ev.queueMS, ev.ttftMS
+	c.ServerPromptMS, c.ServerDecodeMS = ev.promptMS, ev.decodeMS
 	if ev.choices > 0 {
 		c.Token = true
 		c.Text = ev.text
@@ -231,12 +232,14 @@ type event struct {
 	usage, errRaw   []byte // raw values
 	object, message string
 	queueMS, ttftMS float64
+	// promptMS and decodeMS are llama.cpp's timings (-1: absent).
+	promptMS, decodeMS float64
 }
 
 // scan decodes data. Repeated keys behave as in encoding/json: the last
 // value wins, and nested objects merge.
 func (ev *event) scan(data []byte, chat bool) error {
-	ev.queueMS, ev.ttftMS = -1, -1
+	ev.queueMS, ev.ttftMS, ev.promptMS, ev.decodeMS = -1, -1, -1, -1
 	s := jsonscan.New(data)
 	err := s.Object(func(key []byte) error {
 		switch string(key) {
@@ -251,27 +254,9 @@ func (ev *event) scan(data []byte, chat bool) error {
 			ev.errRaw, err = s.SkipRaw()
 			return err
 		case "metrics":
-			if s.Peek() == 'n' {
-				return s.Literal("null")
-			}
-			return s.Object(func(k []byte) error {
-				var v float64
-				var ok bool
-				var err error
-				switch string(k) {
-				case "queue_time_ms":
-					if v, ok, err = s.OptFloat(); ok {
-						ev.queueMS = v
-					}
-				case "time_to_first_token_ms":
-					if v, ok, err = s.OptFloat(); ok {
-						ev.ttftMS = v
-					}
-				default:
-					err = s.Skip()
-				}
-				return err
-			})
+			return scanTimes(s, "queue_time_ms", &ev.queueMS, "time_to_first_token_ms", &ev.ttftMS)
+		case "timings":
+			return scanTimes(s, "prompt_ms", &ev.promptMS, "predicted_ms", &ev.decodeMS)
 		case "object":
 			v, ok, err := s.OptStringIn(objectNames)
 			if ok {
@@ -291,6 +276,30 @@ func (ev *event) scan(data []byte, chat bool) error {
 		return err
 	}
 	return s.End()
+}
+
+// scanTimes reads an object of server times (vLLM's per-request
+// "metrics", llama.cpp's "timings"), or null, keeping the numbers of keys
+// k1 and k2 in d1 and d2.
+func scanTimes(s *jsonscan.Scanner, k1 string, d1 *float64, k2 string, d2 *float64) error {
+	if s.Peek() == 'n' {
+		return s.Literal("null")
+	}
+	return s.Object(func(k []byte) error {
+		dst := d1
+		switch string(k) {
+		case k1:
+		case k2:
+			dst = d2
+		default:
+			return s.Skip()
+		}
+		v, ok, err := s.OptFloat()
+		if ok {
+			*dst = v
+		}
+		return err
+	})
 }
 
 func (ev *event) scanChoices(s *jsonscan.Scanner, chat bool) error {

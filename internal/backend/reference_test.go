@@ -31,7 +31,7 @@ func referenceDecode(eventType string, data []byte, c *Chunk, chat bool) error {
 		Object  string `json:"object"`
 		Message string `json:"message"`
 	}
-	*c = Chunk{CompletionTokens: -1, PromptTokens: -1, CachedTokens: -1, ServerQueueMS: -1, ServerTTFTMS: -1}
+	*c = Chunk{CompletionTokens: -1, PromptTokens: -1, CachedTokens: -1, ServerQueueMS: -1, ServerTTFTMS: -1, ServerPromptMS: -1, ServerDecodeMS: -1}
 	err := json.Unmarshal(data, &ev)
 	if err == nil && string(bytes.TrimSpace(data)) == "null" {
 		// json.Unmarshal leaves a struct as it is for null, but vLLM's

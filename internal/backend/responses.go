@@ -81,7 +81,7 @@ func (Responses) EndsWithTerminalEvent() bool { return true }
 
 // Decode implements Backend.
 func (Responses) Decode(eventType string, data []byte, c *Chunk) error {
-	*c = Chunk{CompletionTokens: -1, PromptTokens: -1, CachedTokens: -1, ServerQueueMS: -1, ServerTTFTMS: -1}
+	*c = noChunk()
 	var ev responsesEvent
 	if err := ev.scan(data); err != nil {
 		if eventType == "error" {
