@@ -28,7 +28,9 @@ const alignConcurrency = 64
 // alignment with a warning; a prompt whose calls fail keeps its text;
 // prompt_len never changes. It prints vLLM's warnings to out. Unlike vLLM,
 // the calls carry the run's headers (api's), so alignment works behind an
-// auth gateway.
+// auth gateway, and an answer that cannot be trusted skips the alignment
+// with one line saying why (trusted): vLLM's client took llama.cpp's empty
+// answer for a count of 0 and made a pair of calls per prompt for nothing.
 func alignPrompts(ctx context.Context, api *serverapi.Client, modelID string, samples []dataset.Sample, out io.Writer) []dataset.Sample {
 	if len(samples) == 0 {
 		return samples
@@ -44,10 +46,14 @@ func alignPrompts(ctx context.Context, api *serverapi.Client, modelID string, sa
 		return samples
 	}
 	expected := samples[0].PromptLen
-	if len(first) == expected {
+	if why := a.trusted(first, samples[0]); why != "" {
+		fmt.Fprintf(out, "Prompt alignment skipped: %s.\n", why)
 		return samples
 	}
-	fmt.Fprintf(out, "WARNING: tokenizer mismatch (server=%d, expected=%d), re-aligning prompts.\n", len(first), expected)
+	if first.Count == expected {
+		return samples
+	}
+	fmt.Fprintf(out, "WARNING: tokenizer mismatch (server=%d, expected=%d), re-aligning prompts.\n", first.Count, expected)
 	aligned := make([]dataset.Sample, len(samples))
 	copy(aligned, samples)
 	var wg sync.WaitGroup
@@ -60,8 +66,8 @@ func alignPrompts(ctx context.Context, api *serverapi.Client, modelID string, sa
 		wg.Go(func() {
 			defer func() { <-workers }()
 			s := &aligned[i]
-			tokens, err := a.tokenize(s.Prompt)
-			if err == nil && len(tokens) > s.PromptLen {
+			t, err := a.tokenize(s.Prompt)
+			if tokens := t.Tokens; err == nil && len(tokens) > s.PromptLen {
 				var p string
 				if p, err = a.detokenize(tokens[:s.PromptLen]); err == nil {
 					s.Prompt = p
@@ -88,12 +94,33 @@ type aligner struct {
 	sem   chan struct{}
 }
 
-func (a *aligner) tokenize(prompt string) ([]int, error) {
+func (a *aligner) tokenize(prompt string) (serverapi.Tokenized, error) {
 	if err := a.acquire(); err != nil {
-		return nil, err
+		return serverapi.Tokenized{}, err
 	}
 	defer a.release()
 	return a.api.Tokenize(a.ctx, a.model, prompt, false)
+}
+
+// trusted says why the server's count of the first prompt cannot be
+// trusted, or "": an answer without vLLM's count (llama.cpp's /tokenize
+// reads "content" and answered an empty list; asked in its own way, its
+// count is given for the user to compare), a count of 0 for a non-empty
+// prompt, or a count that disagrees with the tokens.
+func (a *aligner) trusted(first serverapi.Tokenized, s dataset.Sample) string {
+	switch {
+	case first.Count < 0:
+		why := "the server's /tokenize is not vLLM's (its answer has no count)"
+		if ids, err := a.api.TokenizeContent(a.ctx, s.Prompt, false); err == nil && len(ids) > 0 {
+			why += fmt.Sprintf("; asked as llama.cpp's is, it counts %d tokens in the first prompt, gobench's tokenizer %d", len(ids), s.PromptLen)
+		}
+		return why
+	case first.Count == 0 && s.Prompt != "":
+		return "the server's /tokenize counted 0 tokens in a non-empty prompt"
+	case !first.VLLM():
+		return fmt.Sprintf("the server's /tokenize says count %d beside %d tokens", first.Count, len(first.Tokens))
+	}
+	return ""
 }
 
 func (a *aligner) detokenize(tokens []int) (string, error) {

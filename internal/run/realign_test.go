@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"io"
 	"net/http"
 	"net/http/httptest"
 	"strings"
@@ -93,6 +94,27 @@ func (s *wordServer) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	}
 }
 
+// llamaTokenizer answers /tokenize as llama.cpp's llama-server (0.7.0)
+// does: it reads "content" (two tokens a word) and answers {"tokens"}
+// without a count; vLLM's "prompt" gets an empty list.
+type llamaTokenizer struct{ calls atomic.Int32 }
+
+func (l *llamaTokenizer) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	l.calls.Add(1)
+	var req struct{ Content string }
+	_ = json.NewDecoder(r.Body).Decode(&req)
+	ids := []int{}
+	for range strings.Fields(req.Content) {
+		ids = append(ids, 1, 2)
+	}
+	_ = json.NewEncoder(w).Encode(map[string]any{"tokens": ids})
+}
+
+// answer is a handler that always writes body.
+func answer(body string) http.HandlerFunc {
+	return func(w http.ResponseWriter, _ *http.Request) { _, _ = io.WriteString(w, body) }
+}
+
 // prompts makes n samples of "w0 w1 ..." with as many words as tokens.
 func prompts(lens ...int) []dataset.Sample {
 	out := make([]dataset.Sample, len(lens))
@@ -122,6 +144,15 @@ func TestAlignPrompts(t *testing.T) {
 		// The server counts two tokens per word: every prompt is cut to
 		// prompt_len server tokens (half its words).
 		{"mismatch", &wordServer{extra: true}, prompts(4, 6, 2, 8), "WARNING: tokenizer mismatch (server=8, expected=4), re-aligning prompts.", []int{2, 3, 1, 4}},
+		// llama.cpp's /tokenize reads "content" and answers an empty list
+		// without a count to vLLM's "prompt": skipped with the reason, after
+		// asking its way for the count (two calls in all).
+		{"llama.cpp", &llamaTokenizer{}, prompts(4, 6),
+			"Prompt alignment skipped: the server's /tokenize is not vLLM's (its answer has no count); asked as llama.cpp's is, it counts 8 tokens in the first prompt, gobench's tokenizer 4.", []int{4, 6}},
+		{"count 0", answer(`{"count":0,"max_model_len":4096,"tokens":[]}`), prompts(4, 6),
+			"Prompt alignment skipped: the server's /tokenize counted 0 tokens in a non-empty prompt.", []int{4, 6}},
+		{"count disagrees", answer(`{"count":9,"tokens":[1,2]}`), prompts(4, 6),
+			"Prompt alignment skipped: the server's /tokenize says count 9 beside 2 tokens.", []int{4, 6}},
 		// A prompt whose /tokenize fails keeps its text.
 		{"one fails", &wordServer{extra: true, fail: map[string]bool{"w0 w1 w2 w3 w4 w5": true}}, prompts(4, 6), "re-aligning", []int{2, 6}},
 	}
@@ -143,6 +174,9 @@ func TestAlignPrompts(t *testing.T) {
 				if s.PromptLen != tc.samples[i].PromptLen || s.RequestID != "r" {
 					t.Errorf("prompt %d: prompt_len %d, id %q changed", i, s.PromptLen, s.RequestID)
 				}
+			}
+			if lt, ok := tc.server.(*llamaTokenizer); ok && lt.calls.Load() != 2 {
+				t.Errorf("%d calls to llama.cpp's /tokenize, want 2 (vLLM's way, then its own)", lt.calls.Load())
 			}
 			if ws, ok := tc.server.(*wordServer); ok {
 				for _, m := range ws.models {

@@ -113,7 +113,7 @@ func TestBodies(t *testing.T) {
 		t.Errorf("FirstModel = %q, %q, %v", name, id, err)
 	}
 	ids, err := c.Tokenize(ctx, "m", "a b c", true)
-	if err != nil || !cmp.Equal(ids, []int{1, 2, 3}) {
+	if err != nil || !cmp.Equal(ids, Tokenized{Tokens: []int{1, 2, 3}, Count: 3}) || !ids.VLLM() {
 		t.Errorf("Tokenize = %v, %v", ids, err)
 	}
 	text, err := c.Detokenize(ctx, "m", nil)
@@ -272,5 +272,60 @@ func TestDefaults(t *testing.T) {
 	hc := &http.Client{}
 	if d := c.WithHTTP(hc); d.HTTP != hc || c.HTTP != nil {
 		t.Error("WithHTTP must copy the client")
+	}
+}
+
+// llamaTokenize answers /tokenize as llama.cpp's llama-server does (0.7.0):
+// it reads "content" and answers {"tokens": [...]} without a count; a
+// request without "content" gets an empty list.
+func llamaTokenize(w http.ResponseWriter, r *http.Request) {
+	var req struct{ Content string }
+	_ = json.NewDecoder(r.Body).Decode(&req)
+	ids := []int{}
+	for range strings.Fields(req.Content) {
+		ids = append(ids, len(ids)+1)
+	}
+	_ = json.NewEncoder(w).Encode(map[string]any{"tokens": ids})
+}
+
+// TestTokenizeShapes: vLLM's answer says its count; llama.cpp's does not,
+// answers nothing to vLLM's field and the tokens to its own.
+func TestTokenizeShapes(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		name    string
+		handler http.HandlerFunc
+		want    Tokenized
+		vllm    bool
+	}{
+		{"vLLM", func(w http.ResponseWriter, _ *http.Request) {
+			io.WriteString(w, `{"count":3,"max_model_len":4096,"tokens":[1,2,3],"token_strs":null}`)
+		}, Tokenized{Tokens: []int{1, 2, 3}, Count: 3}, true},
+		{"llama.cpp", llamaTokenize, Tokenized{Tokens: []int{}, Count: -1}, false},
+		{"count 0", func(w http.ResponseWriter, _ *http.Request) {
+			io.WriteString(w, `{"count":0,"tokens":[]}`)
+		}, Tokenized{Tokens: []int{}, Count: 0}, true},
+		{"count disagrees", func(w http.ResponseWriter, _ *http.Request) {
+			io.WriteString(w, `{"count":5,"tokens":[1]}`)
+		}, Tokenized{Tokens: []int{1}, Count: 5}, false},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			srv := httptest.NewServer(tt.handler)
+			defer srv.Close()
+			c := &Client{HTTP: srv.Client(), BaseURL: srv.URL}
+			got, err := c.Tokenize(context.Background(), "m", "a b c", false)
+			if err != nil || !cmp.Equal(got, tt.want) || got.VLLM() != tt.vllm {
+				t.Errorf("Tokenize = %+v (vLLM's: %v), %v; want %+v, %v", got, got.VLLM(), err, tt.want, tt.vllm)
+			}
+		})
+	}
+	srv := httptest.NewServer(http.HandlerFunc(llamaTokenize))
+	defer srv.Close()
+	c := &Client{HTTP: srv.Client(), BaseURL: srv.URL}
+	ids, err := c.TokenizeContent(context.Background(), "a b c", false)
+	if err != nil || !cmp.Equal(ids, []int{1, 2, 3}) {
+		t.Errorf("TokenizeContent = %v, %v", ids, err)
 	}
 }

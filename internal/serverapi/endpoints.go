@@ -32,13 +32,51 @@ func (c *Client) FirstModel(ctx context.Context) (name, id string, err error) {
 	return m.ID, m.Root, nil
 }
 
+// Tokenized is a /tokenize answer.
+type Tokenized struct {
+	// Tokens are the ids of the prompt.
+	Tokens []int
+	// Count is vLLM's "count", -1 when the answer has none: only vLLM's
+	// (and SGLang's) answers say it; llama.cpp's answers {"tokens": [...]}
+	// alone, and answers an empty list to a request without its field
+	// "content".
+	Count int
+}
+
+// VLLM reports whether the answer has vLLM's shape: a count that agrees
+// with the tokens.
+func (t Tokenized) VLLM() bool { return t.Count >= 0 && t.Count == len(t.Tokens) }
+
 // Tokenize is vLLM's POST /tokenize {"model", "prompt",
-// "add_special_tokens"}: the server's token ids of prompt.
-func (c *Client) Tokenize(ctx context.Context, model, prompt string, addSpecialTokens bool) ([]int, error) {
+// "add_special_tokens"}: the server's token ids of prompt, and its count
+// when the answer has vLLM's shape.
+func (c *Client) Tokenize(ctx context.Context, model, prompt string, addSpecialTokens bool) (Tokenized, error) {
+	var out struct {
+		Tokens []int `json:"tokens"`
+		Count  *int  `json:"count"`
+	}
+	body := map[string]any{"model": model, "prompt": prompt, "add_special_tokens": addSpecialTokens}
+	if err := c.callJSON(ctx, http.MethodPost, "/tokenize", body, &out, timeout(c.Timeout, DefaultTimeout)); err != nil {
+		return Tokenized{}, err
+	}
+	if out.Tokens == nil {
+		return Tokenized{}, fmt.Errorf("POST %s: the answer has no \"tokens\"", c.URL("/tokenize"))
+	}
+	t := Tokenized{Tokens: out.Tokens, Count: -1}
+	if out.Count != nil {
+		t.Count = *out.Count
+	}
+	return t, nil
+}
+
+// TokenizeContent is llama.cpp's POST /tokenize {"content",
+// "add_special"} (tools/server/README.md of llama.cpp): the ids of
+// prompt.
+func (c *Client) TokenizeContent(ctx context.Context, prompt string, addSpecial bool) ([]int, error) {
 	var out struct {
 		Tokens []int `json:"tokens"`
 	}
-	body := map[string]any{"model": model, "prompt": prompt, "add_special_tokens": addSpecialTokens}
+	body := map[string]any{"content": prompt, "add_special": addSpecial}
 	if err := c.callJSON(ctx, http.MethodPost, "/tokenize", body, &out, timeout(c.Timeout, DefaultTimeout)); err != nil {
 		return nil, err
 	}

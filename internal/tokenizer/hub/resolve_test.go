@@ -6,6 +6,7 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
+	"io"
 	"net/http"
 	"net/http/httptest"
 	"os"
@@ -397,6 +398,16 @@ func TestServerTokenizerFailures(t *testing.T) {
 	_, err := Resolve(context.Background(), "x", ResolveOptions{Mode: ModeServer, Server: &serverapi.Client{HTTP: plain.Client(), BaseURL: plain.URL}})
 	if err == nil || !strings.Contains(err.Error(), "--tokenizer-mode server") || !strings.Contains(err.Error(), "/tokenize: HTTP 404") {
 		t.Errorf("mode server without /tokenize: %v", err)
+	}
+	// llama.cpp's /tokenize (it reads "content", answers {"tokens": []} to
+	// vLLM's "prompt") would count every prompt as empty: refused.
+	llama := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) {
+		_, _ = io.WriteString(w, `{"tokens":[]}`)
+	}))
+	defer llama.Close()
+	_, err = Resolve(context.Background(), "x", ResolveOptions{Mode: ModeServer, Server: &serverapi.Client{HTTP: llama.Client(), BaseURL: llama.URL}})
+	if err == nil || !strings.Contains(err.Error(), "does not answer as vLLM's does (0 tokens for \"Hello, world\", count absent)") {
+		t.Errorf("mode server against llama.cpp's /tokenize: %v", err)
 	}
 	// A call failing after the start is remembered.
 	tok, err := Resolve(context.Background(), "x", ResolveOptions{Mode: ModeServer, Server: &serverapi.Client{HTTP: srv.Client(), BaseURL: srv.URL}, Model: "m"})

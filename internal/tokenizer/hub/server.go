@@ -44,11 +44,25 @@ var (
 	_ tokenizer.Fallible  = (*ServerTokenizer)(nil)
 )
 
-// newServerTokenizer checks that the server tokenizes (one /tokenize call,
-// which also measures the special tokens it adds) and reads
-// /tokenizer_info when the server has it (its absence is not an error).
+// probeText is what newServerTokenizer asks the server to count: any
+// tokenizer makes at least one token of it.
+const probeText = "Hello, world"
+
+// newServerTokenizer checks that the server tokenizes as vLLM's /tokenize
+// does (a count beside the tokens, and tokens for a non-empty text: a
+// server that answers another shape, as llama.cpp's does, would count
+// every prompt as empty), measures the special tokens it adds on the empty
+// prompt, and reads /tokenizer_info when the server has it (its absence is
+// not an error).
 func newServerTokenizer(ctx context.Context, api *serverapi.Client, model string) (*ServerTokenizer, error) {
 	s := &ServerTokenizer{ctx: ctx, api: api, model: model}
+	probe, err := api.Tokenize(ctx, model, probeText, false)
+	if err != nil {
+		return nil, err
+	}
+	if !probe.VLLM() || len(probe.Tokens) == 0 {
+		return nil, fmt.Errorf("its /tokenize does not answer as vLLM's does (%d tokens for %q, count %s): it cannot count the prompts", len(probe.Tokens), probeText, countText(probe.Count))
+	}
 	plain, err := api.Tokenize(ctx, model, "", false)
 	if err != nil {
 		return nil, err
@@ -57,7 +71,7 @@ func newServerTokenizer(ctx context.Context, api *serverapi.Client, model string
 	if err != nil {
 		return nil, err
 	}
-	s.numAdded = len(wrapped) - len(plain)
+	s.numAdded = len(wrapped.Tokens) - len(plain.Tokens)
 	if info, err := api.TokenizerInfo(ctx); err == nil {
 		s.vocabSize, s.specialIDs = info.VocabSize, info.SpecialIDs
 	}
@@ -75,7 +89,16 @@ func (s *ServerTokenizer) Encode(text string, addSpecialTokens bool) []int {
 		s.fail(err)
 		return nil
 	}
-	return ids
+	return ids.Tokens
+}
+
+// countText is a /tokenize answer's count as text: "absent" when it has
+// none.
+func countText(n int) string {
+	if n < 0 {
+		return "absent"
+	}
+	return fmt.Sprint(n)
 }
 
 // Decode is POST /detokenize {"model", "tokens"}; the server keeps special
