@@ -107,11 +107,9 @@ func (l *llama) stop() {
 type run struct {
 	exit           int
 	stdout, stderr string
-	result         map[string]any
 }
 
-// gobench runs the binary with args against srv, a result file in a
-// temporary folder, and reads the result back when there is one.
+// gobench runs the binary with args.
 func gobench(t *testing.T, ctx context.Context, args ...string) run {
 	t.Helper()
 	cmd := exec.CommandContext(ctx, the.bin, args...)
