@@ -18,12 +18,14 @@ import (
 func (l *loop) take(cn *conn, p []byte) {
 	cl := cn.call
 	for !cl.inBody {
-		hb := p
+		hb, from := p, 0
 		if len(cl.headBuf) > 0 {
+			from = resumeAt(len(cl.headBuf))
 			cl.headBuf = append(cl.headBuf, p...)
 			hb = cl.headBuf
 		}
-		h, n, err := parseHead(hb)
+		// The interim heads count toward the bound, as net/http's.
+		h, n, err := parseHead(hb, from, maxHead-cl.headSeen)
 		if err != nil {
 			l.close(cn)
 			l.fail(cl, &url.Error{Op: "Post", URL: cl.url, Err: err})
@@ -36,6 +38,7 @@ func (l *loop) take(cn *conn, p []byte) {
 			return
 		}
 		cl.headBuf = nil
+		cl.headSeen += n
 		p = hb[n:]
 		if h.code >= 100 && h.code < 200 {
 			// An interim answer (100 Continue): the real one follows.
@@ -75,6 +78,14 @@ func (l *loop) body(cn *conn, p []byte) {
 	case cl.isChunked:
 		n, used, end, err := cl.dec.decode(p)
 		if err != nil {
+			// The data before a framing error is the body's, as
+			// net/http's chunked reader returns it with its error: a
+			// [DONE] in it ends the stream well, and the error is then
+			// only the connection's end (a server that ends its last
+			// chunk badly, or not at all).
+			if n > 0 && !l.data(cn, p[:n]) {
+				return
+			}
 			l.bodyEnd(cn, err, false)
 			return
 		}
@@ -157,7 +168,10 @@ func (l *loop) bodyEnd(cn *conn, readErr error, reusable bool) {
 	cl := cn.call
 	switch {
 	case cl.st == nil:
-		cl.out.Error = backend.StatusError(cl.h.status, cl.errBody)
+		cl.out.Error = redirectError(cl.url, cl.h.code, cl.h.status, cl.h.location)
+		if cl.out.Error == "" {
+			cl.out.Error = backend.StatusError(cl.h.status, cl.errBody)
+		}
 	case cl.draining:
 	default:
 		err := cl.rd.End(readErr, cl.emit)

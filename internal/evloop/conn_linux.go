@@ -66,7 +66,7 @@ func (l *loop) start(cl *call) {
 
 func (l *loop) attach(cn *conn, cl *call) {
 	cn.call, cl.conn = cl, cn
-	cl.written, cl.gotByte, cl.inBody, cl.headBuf = 0, false, false, nil
+	cl.written, cl.gotByte, cl.inBody, cl.headBuf, cl.headSeen = 0, false, false, nil, 0
 }
 
 // dial opens a new connection for cl.

@@ -106,13 +106,14 @@ func (d *chunked) step(c byte) error {
 		}
 		d.endSize()
 	case chunkDataCR:
+		// No more than net/http says, so the records' errors are equal.
 		if c != '\r' {
-			return fmt.Errorf("%w: no CRLF after chunk data", errChunked)
+			return errChunked
 		}
 		d.state = chunkDataLF
 	case chunkDataLF:
 		if c != '\n' {
-			return fmt.Errorf("%w: no CRLF after chunk data", errChunked)
+			return errChunked
 		}
 		d.state, d.size, d.digits, d.line = chunkSize, 0, 0, 0
 	case chunkTrailer, chunkTrailerLine:

@@ -197,8 +197,6 @@ type call struct {
 	// terminal event); draining: the rest of the body is being read so
 	// the connection can be reused, drained bytes so far.
 	ended, endedWell, draining bool
-	// retried: the request was sent again on a fresh connection once.
-	retried bool
 
 	// Read once per request, or on its way out.
 	b       backend.Backend
@@ -212,9 +210,12 @@ type call struct {
 	drain   backend.Timer
 	drained int
 	headBuf []byte
-	h       head
-	errBody []byte
-	e       *Engine
+	// headSeen counts the bytes of the answer's heads taken so far (its
+	// interim ones): all of them are bound by maxHead.
+	headSeen int
+	h        head
+	errBody  []byte
+	e        *Engine
 }
 
 // event takes one SSE event into the record (stream.Reader's emit).
@@ -407,18 +408,26 @@ func (l *loop) read(cn *conn) {
 // error while cn carries a request.
 func (l *loop) broken(cn *conn, err error) {
 	cl := cn.call
-	if cn.reused && !cl.gotByte && !cl.retried {
+	if cn.reused && !cl.gotByte && !cl.out.Resent {
 		// The server closed the kept-alive connection as the request
-		// went out: send it again, once, on a fresh connection.
-		cl.retried = true
+		// went out: send it again, once, on a fresh connection (which
+		// is never reused, so a second failure stays one). StartTime
+		// stays the first attempt's: the record times the request from
+		// when it was first sent, as net/http's path does.
+		cl.out.Resent = true
 		l.close(cn)
 		l.dial(cl)
 		return
 	}
 	switch {
 	case !cl.inBody:
-		if errors.Is(err, io.EOF) && len(cl.headBuf) > 0 {
-			err = io.ErrUnexpectedEOF
+		if cl.gotByte {
+			// The head was cut short (an interim head may have been
+			// whole): net/http's words for it.
+			if errors.Is(err, io.EOF) {
+				err = io.ErrUnexpectedEOF
+			}
+			err = connBroken(err)
 		}
 		l.close(cn)
 		l.fail(cl, &url.Error{Op: "Post", URL: cl.url, Err: err})

@@ -189,10 +189,29 @@ func (s *rawServer) serve(c net.Conn, answer func(int) string, closeAfter func(i
 		}
 		_, _ = io.Copy(io.Discard, req.Body)
 		i := int(s.reqs.Add(1)) - 1
-		if _, err := io.WriteString(c, answer(i)); err != nil || closeAfter(i) {
+		if !writePaused(c, answer(i)) || closeAfter(i) {
 			return
 		}
 	}
+}
+
+// pause, in a raw server's answer, ends a write: the bytes after it are
+// written a moment later, so they most likely reach the client in a read
+// of their own (no test depends on it: the records must agree either way).
+const pause = "\x00pause\x00"
+
+// writePaused writes answer to c, pausing where it says so; it reports
+// whether every write succeeded.
+func writePaused(c net.Conn, answer string) bool {
+	for i, part := range strings.Split(answer, pause) {
+		if i > 0 {
+			time.Sleep(2 * time.Millisecond)
+		}
+		if _, err := io.WriteString(c, part); err != nil {
+			return false
+		}
+	}
+	return true
 }
 
 func (s *rawServer) url() string { return "http://" + s.ln.Addr().String() + "/v1/completions" }

@@ -7,11 +7,26 @@ import (
 	"strconv"
 )
 
-// maxHead bounds a response head (net/http's default is 1 MiB too).
-const maxHead = 1 << 20
+// maxHead bounds the heads of one answer, its interim (1xx) heads
+// included: net/http's Transport reads that much at most when its
+// MaxResponseHeaderBytes is unset (10 MiB), and gobench's transport
+// (run.NewTransport) leaves it unset, so both engines take the same heads.
+const maxHead = 10 << 20
 
 // errHead reports a response head gobench cannot read.
 var errHead = errors.New("malformed HTTP response")
+
+// errHeadTooLarge reports heads longer than maxHead in the words of
+// net/http's record for the same answer, so a run's failures read the
+// same on both engines.
+var errHeadTooLarge = connBroken(fmt.Errorf("net/http: server response headers exceeded %d bytes; aborted", maxHead))
+
+// connBroken wraps err, which ended a connection after the first byte of
+// an answer and before the end of its head, as net/http's Transport does,
+// so that both engines' records say the same.
+func connBroken(err error) error {
+	return fmt.Errorf("net/http: HTTP/1.x transport connection broken: %w", err)
+}
 
 // head is what gobench reads of a response head.
 type head struct {
@@ -28,27 +43,45 @@ type head struct {
 	close bool
 	// dates are the Date header values (backend.ServerClock).
 	dates []string
+	// location is the first Location header's value (a redirect's
+	// target, as net/http's Header.Get reads it).
+	location string
 }
 
-// parseHead parses the response head at the start of b. It returns n = 0
-// (and no error) while the head is incomplete; otherwise n is the head's
-// length, including its blank line. Lines may end with "\r\n" or "\n", as
-// net/http accepts.
-func parseHead(b []byte) (h head, n int, err error) {
-	end := headEnd(b)
-	if end < 0 {
-		if len(b) > maxHead {
-			return head{}, 0, fmt.Errorf("%w: the head is longer than %d bytes", errHead, maxHead)
-		}
+// parseHead parses the response head at the start of b, which may be at
+// most limit bytes long (errHeadTooLarge otherwise, as soon as that is
+// certain). It returns n = 0 (and no error) while the head is incomplete;
+// otherwise n is the head's length, including its blank line. Lines may
+// end with "\r\n" or "\n", as net/http accepts. The search for the head's
+// end starts at from (see headEnd): 0, or where the caller's last call on
+// a shorter b stopped, so that a head arriving in many reads is not
+// searched again from its start at each.
+func parseHead(b []byte, from, limit int) (h head, n int, err error) {
+	end := headEnd(b, from)
+	switch {
+	case end > limit, end < 0 && len(b) > limit:
+		return head{}, 0, errHeadTooLarge
+	case end < 0:
 		return head{}, 0, nil
 	}
-	lines := b[:end]
-	line, rest := nextLine(lines)
-	if h, err = parseStatus(line); err != nil {
+	if h, err = parseLines(b[:end]); err != nil {
 		return head{}, 0, err
 	}
+	return h, end, nil
+}
+
+// resumeAt is where the next search for the end of a head starts, once
+// more bytes than the n searched have arrived (headEnd).
+func resumeAt(n int) int { return max(n-2, 0) }
+
+// parseLines parses a whole head, lines through the blank line.
+func parseLines(lines []byte) (h head, err error) {
+	line, rest := nextLine(lines)
+	if h, err = parseStatus(line); err != nil {
+		return head{}, err
+	}
 	h.length = -1
-	haveLength, closing, keepAlive := false, false, false
+	haveLength, haveLocation, closing, keepAlive := false, false, false, false
 	for len(rest) > 0 {
 		line, rest = nextLine(rest)
 		if len(line) == 0 {
@@ -56,19 +89,19 @@ func parseHead(b []byte) (h head, n int, err error) {
 		}
 		name, value, ok := bytes.Cut(line, []byte(":"))
 		if !ok || len(name) == 0 || !isToken(name) {
-			return head{}, 0, fmt.Errorf("%w: header line %q", errHead, line)
+			return head{}, fmt.Errorf("%w: header line %q", errHead, line)
 		}
 		value = bytes.Trim(value, " \t")
 		switch {
 		case asciiEqualFold(name, "Content-Length"):
 			v, err := strconv.ParseInt(string(value), 10, 64)
 			if err != nil || v < 0 || (haveLength && v != h.length) {
-				return head{}, 0, fmt.Errorf("%w: Content-Length %q", errHead, value)
+				return head{}, fmt.Errorf("%w: Content-Length %q", errHead, value)
 			}
 			h.length, haveLength = v, true
 		case asciiEqualFold(name, "Transfer-Encoding"):
 			if !asciiEqualFold(value, "chunked") {
-				return head{}, 0, fmt.Errorf("%w: unsupported Transfer-Encoding %q", errHead, value)
+				return head{}, fmt.Errorf("%w: unsupported Transfer-Encoding %q", errHead, value)
 			}
 			h.chunked = true
 		case asciiEqualFold(name, "Connection"):
@@ -79,6 +112,8 @@ func parseHead(b []byte) (h head, n int, err error) {
 			}
 		case asciiEqualFold(name, "Date"):
 			h.dates = append(h.dates, string(value))
+		case asciiEqualFold(name, "Location") && !haveLocation:
+			h.location, haveLocation = string(value), true
 		}
 	}
 	// An HTTP/1.0 answer closes its connection unless it says keep-alive
@@ -94,7 +129,7 @@ func parseHead(b []byte) (h head, n int, err error) {
 	if h.length < 0 && !h.chunked {
 		h.close = true
 	}
-	return h, end, nil
+	return h, nil
 }
 
 // parseStatus parses "HTTP/1.1 200 OK". An HTTP/1.0 answer closes its
@@ -124,9 +159,11 @@ func parseStatus(line []byte) (head, error) {
 }
 
 // headEnd is the length of the head at the start of b (through its blank
-// line), or -1 when it has not all arrived.
-func headEnd(b []byte) int {
-	for i := 0; ; {
+// line), or -1 when it has not all arrived. The search starts at from: a
+// line end before resumeAt(n) of an earlier search of n bytes was not the
+// head's end (the two bytes after it had arrived and did not end it).
+func headEnd(b []byte, from int) int {
+	for i := max(from, 0); ; {
 		j := bytes.IndexByte(b[i:], '\n')
 		if j < 0 {
 			return -1

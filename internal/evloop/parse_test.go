@@ -44,11 +44,14 @@ func TestParseHead(t *testing.T) {
 		{"conflicting lengths", "HTTP/1.1 200 OK\r\nContent-Length: 1\r\nContent-Length: 2\r\n\r\n", head{}, -1},
 		{"gzip", "HTTP/1.1 200 OK\r\nTransfer-Encoding: gzip\r\n\r\n", head{}, -1},
 		{"no colon", "HTTP/1.1 200 OK\r\nbogus\r\n\r\n", head{}, -1},
+		// A redirect's Location: the first one, trimmed, as Header.Get.
+		{"location", "HTTP/1.1 302 Found\r\nLocation:  /v1/a \r\nlocation: /v1/b\r\nContent-Length: 0\r\n\r\n",
+			head{code: 302, status: "302 Found", length: 0, location: "/v1/a"}, 0},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			t.Parallel()
-			h, n, err := parseHead([]byte(tt.in))
+			h, n, err := parseHead([]byte(tt.in), 0, maxHead)
 			if tt.body == -1 {
 				if !errors.Is(err, errHead) {
 					t.Fatalf("parseHead: %v, want errHead", err)
@@ -69,14 +72,68 @@ func TestParseHead(t *testing.T) {
 	}
 }
 
+// TestParseHeadLimit: the bound on a head's length (net/http's 10 MiB,
+// here small ones) and the search resumed where an earlier one stopped.
+func TestParseHeadLimit(t *testing.T) {
+	t.Parallel()
+	in := "HTTP/1.1 200 OK\r\nX-A: 1\r\nX-B: 2\r\n\r\nbody"
+	end := strings.Index(in, "body")
+	tests := []struct {
+		name  string
+		in    string
+		limit int
+		want  int // the head's length; 0: incomplete; -1: too large
+	}{
+		{"at the limit", in, end, end},
+		{"a byte over", in, end - 1, -1},
+		{"body past the limit", in, end + 1, end},
+		{"incomplete within", in[:end-1], end, 0},
+		{"incomplete at the limit", in[:end-1], end - 1, 0},
+		{"incomplete beyond", in[:end-1], end - 2, -1},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			_, n, err := parseHead([]byte(tt.in), 0, tt.limit)
+			switch {
+			case tt.want < 0 && !errors.Is(err, errHeadTooLarge):
+				t.Fatalf("parseHead: n %d, %v; want errHeadTooLarge", n, err)
+			case tt.want >= 0 && (err != nil || n != tt.want):
+				t.Fatalf("parseHead: n %d, %v; want %d", n, err, tt.want)
+			}
+		})
+	}
+	// The same end, however the head arrived: a search of its first cut
+	// bytes found none, and one resumed after them finds it.
+	for cut := range end {
+		if _, n, err := parseHead([]byte(in[:cut]), 0, maxHead); err != nil || n != 0 {
+			t.Fatalf("a head cut at %d: n %d, %v", cut, n, err)
+		}
+		if _, n, err := parseHead([]byte(in), resumeAt(cut), maxHead); err != nil || n != end {
+			t.Fatalf("resumed at %d: n %d, %v; want %d", resumeAt(cut), n, err, end)
+		}
+	}
+}
+
 // FuzzHead checks parseHead against net/http's response reader: a head
 // gobench accepts net/http accepts, with the same status and framing.
 func FuzzHead(f *testing.F) {
 	f.Add([]byte("HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n"))
 	f.Add([]byte("HTTP/1.1 500 Internal Server Error\r\nContent-Length: 3\r\nConnection: close\r\n\r\nabc"))
 	f.Add([]byte("HTTP/1.0 200 OK\nConnection: keep-alive\nContent-Length: 0\n\n"))
+	f.Add([]byte("HTTP/1.1 307 Temporary Redirect\r\nLocation: /v1/x\r\nLocation: /v1/y\r\nContent-Length: 5\r\n\r\nmoved"))
+	f.Add([]byte("HTTP/1.1 302 Found\nlocation:\t\thttp://elsewhere.example/ \n\n"))
 	f.Fuzz(func(t *testing.T, in []byte) {
-		h, n, err := parseHead(in)
+		h, n, err := parseHead(in, 0, maxHead)
+		// A search resumed after the first half arrived finds what a
+		// whole one finds.
+		if half := len(in) / 2; half > 0 {
+			if _, n0, err0 := parseHead(in[:half], 0, maxHead); n0 == 0 && err0 == nil {
+				if _, n1, err1 := parseHead(in, resumeAt(half), maxHead); n1 != n || (err1 == nil) != (err == nil) {
+					t.Fatalf("resumed at %d: n %d, %v; whole: n %d, %v", resumeAt(half), n1, err1, n, err)
+				}
+			}
+		}
 		if err != nil || n == 0 {
 			return
 		}
@@ -100,6 +157,9 @@ func FuzzHead(f *testing.F) {
 		}
 		if !h.chunked && h.length >= 0 && resp.ContentLength >= 0 && resp.ContentLength != h.length {
 			t.Fatalf("length %d, net/http %d", h.length, resp.ContentLength)
+		}
+		if loc := resp.Header.Get("Location"); loc != h.location {
+			t.Fatalf("location %q, net/http %q", h.location, loc)
 		}
 	})
 }
@@ -174,6 +234,10 @@ func TestChunked(t *testing.T) {
 func FuzzChunked(f *testing.F) {
 	f.Add([]byte("3\r\nabc\r\n0\r\n\r\n"), []byte("hello"), []byte{2, 5})
 	f.Add([]byte("1;e\r\nz\r\n0\r\nT: v\r\n\r\n"), []byte{}, []byte{1})
+	// A body whose last chunk ends badly, or not at all, after [DONE].
+	f.Add([]byte("e\r\ndata: [DONE]\n\n\r\n0\r\n"), []byte("data: [DONE]\n\n"), []byte{3, 16})
+	f.Add([]byte("e\r\ndata: [DONE]\n\n0\r\n\r\n"), []byte{}, []byte{17})
+	f.Add([]byte("e\r\ndata: [DONE]\n\n\r\n0\r\n\r"), []byte{}, []byte{21})
 	f.Fuzz(func(t *testing.T, raw, payload, splits []byte) {
 		var cuts []int
 		at := 0
