@@ -1,9 +1,26 @@
-// Package servermetrics reads a vLLM server's Prometheus /metrics page into
-// a small typed model — counters, gauges and histograms with their labels —
-// and does the arithmetic the server's side of a benchmark needs: the sum
-// of several sources (API-server processes or replicas), the increase over
-// a window between two scrapes (with counter resets detected, never turned
-// into negative rates), and histogram quantiles.
+// Package servermetrics reads an inference server's Prometheus /metrics
+// page into a small typed model — counters, gauges and histograms with
+// their labels — and does the arithmetic the server's side of a benchmark
+// needs: the sum of several sources (API-server processes or replicas),
+// the increase over a window between two scrapes (with counter resets
+// detected, never turned into negative rates), and histogram quantiles.
+//
+// Which server it is comes from the metric names (Detect): vLLM (vllm:*),
+// llama.cpp's llama-server (llamacpp:*), SGLang (sglang:*) or TGI (tgi_*).
+// Each engine's names are one entry of one table (engines.go, Engine):
+// what it publishes for each role (TTFT, queue time, running and waiting
+// requests, ...), so that the diagnosis asks the same questions of all.
+//
+// A page is bounded before it is parsed (page.go): only the families of
+// the known engines and process_start_time_seconds are kept, line by line,
+// with at most 50,000 samples a family, 200,000 in all and 64 KiB a line;
+// Notes says what was dropped. A page of a million series of other
+// families then costs a scan of its bytes, not a gigabyte of maps. A
+// second # TYPE line of a family, which expfmt refuses with the whole
+// page, is dropped with a note too; a family declared the other scalar
+// kind than gobench reads it as (a counter typed gauge) is read as
+// gobench's; a bucket bound written twice is one bucket (the larger
+// count); a histogram without +Inf and counts that go down are noted.
 //
 // Parsing is prometheus/common's expfmt (the Prometheus text format, and
 // OpenMetrics when the page ends with "# EOF"). Names are read in vLLM's

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"math"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -16,9 +17,11 @@ import (
 )
 
 // Parse reads one /metrics page: the Prometheus text format, or
-// OpenMetrics when its last line is "# EOF". The error of a malformed page
-// is expfmt's, which names the line ("text format parsing error in line
-// 3: ..."). An empty page is a Scrape without families.
+// OpenMetrics when its last line is "# EOF". Only the families gobench
+// reads are kept (the known engines' and the process start time), within
+// bounds (page.go); Notes says what was dropped. The error of a malformed
+// page is expfmt's, which names the line ("text format parsing error in
+// line 3: ..."). An empty page is a Scrape without families.
 func Parse(data []byte) (s *Scrape, err error) {
 	// expfmt is a third-party parser fed arbitrary text; a panic in it
 	// must be an error naming the page, not a crash of the command.
@@ -27,11 +30,28 @@ func Parse(data []byte) (s *Scrape, err error) {
 			s, err = nil, fmt.Errorf("the metrics parser failed on this page: %v", r)
 		}
 	}()
-	fams, err := decode(data)
+	kept, lines, notes, err := filterPage(data, pageLimits())
 	if err != nil {
 		return nil, err
 	}
-	return build(fams), nil
+	fams, err := decode(kept)
+	if err != nil {
+		return nil, pageLine(err, lines)
+	}
+	s = build(fams)
+	s.Notes = append(notes, s.Notes...)
+	return s, nil
+}
+
+// pageLine renames the line of expfmt's error, a line of the kept page,
+// to the line of the page it came from.
+func pageLine(err error, lines []int) error {
+	var pe expfmt.ParseError
+	if errors.As(err, &pe) && pe.Line >= 1 && pe.Line <= len(lines) {
+		pe.Line = lines[pe.Line-1]
+		return pe
+	}
+	return err
 }
 
 // IsOpenMetrics reports whether data is an OpenMetrics page: its last
@@ -90,9 +110,9 @@ func decodeText(data []byte) ([]*dto.MetricFamily, error) {
 
 // build turns the families into a Scrape: typed families directly,
 // untyped ones reassembled (histograms from _bucket/_sum/_count samples)
-// and typed from vLLM's table.
+// and typed from the engines' tables.
 func build(fams []*dto.MetricFamily) *Scrape {
-	s := newScrape()
+	b := newBuilder()
 	var untyped []*dto.MetricFamily
 	for _, mf := range fams {
 		name := mf.GetName()
@@ -101,20 +121,35 @@ func build(fams []*dto.MetricFamily) *Scrape {
 		}
 		switch mf.GetType() {
 		case dto.MetricType_COUNTER:
-			s.addScalars(counterName(name), name, KindCounter, mf, func(m *dto.Metric) float64 { return m.GetCounter().GetValue() })
+			b.addScalars(name, KindCounter, mf, func(m *dto.Metric) float64 { return m.GetCounter().GetValue() })
 		case dto.MetricType_GAUGE:
-			s.addScalars(name, name, KindGauge, mf, func(m *dto.Metric) float64 { return m.GetGauge().GetValue() })
+			b.addScalars(name, KindGauge, mf, func(m *dto.Metric) float64 { return m.GetGauge().GetValue() })
 		case dto.MetricType_HISTOGRAM, dto.MetricType_GAUGE_HISTOGRAM:
 			for _, m := range mf.GetMetric() {
-				s.addHistogram(name, name, labelsOf(m, ""), typedHistogram(m.GetHistogram()))
+				b.addHistogram(name, labelsOf(m, ""), typedHistogram(m.GetHistogram()))
 			}
 		case dto.MetricType_UNTYPED:
 			untyped = append(untyped, mf)
+		case dto.MetricType_SUMMARY:
+			if isReadHistogram(name) {
+				b.note(name + " is a summary, not a histogram: not read (gobench reads its buckets)")
+			}
 		}
 	}
-	s.addUntyped(untyped)
-	s.renameAliases()
-	return s
+	b.addUntyped(untyped)
+	b.s.renameAliases()
+	return b.s
+}
+
+// isReadHistogram reports whether an engine's table reads name as a
+// histogram.
+func isReadHistogram(name string) bool {
+	for _, e := range Engines() {
+		if slices.Contains(e.histogramNames(), name) {
+			return true
+		}
+	}
+	return false
 }
 
 // renameAliases files a family found under an older name under its
@@ -136,20 +171,75 @@ func (s *Scrape) renameAliases() {
 	}
 }
 
+// builder fills a Scrape from one page, noting what it could not read
+// as the page said it.
+type builder struct {
+	s *Scrape
+	// series holds the label signatures read of each family: a second
+	// sample with the same labels is dropped.
+	series map[string]map[string]bool
+	noted  map[string]bool
+}
+
+func newBuilder() *builder {
+	return &builder{s: newScrape(), series: map[string]map[string]bool{}, noted: map[string]bool{}}
+}
+
+// note adds a note once.
+func (b *builder) note(text string) {
+	if !b.noted[text] {
+		b.noted[text] = true
+		b.s.Notes = append(b.s.Notes, text)
+	}
+}
+
+// fresh reports whether the family has no series with these labels yet,
+// and records it.
+func (b *builder) fresh(family, exposed string, labels map[string]string) bool {
+	sig := signature(labels)
+	seen := b.series[family]
+	if seen == nil {
+		seen = map[string]bool{}
+		b.series[family] = seen
+	}
+	if seen[sig] {
+		b.note(exposed + ": a second sample with the same labels: the first is read")
+		return false
+	}
+	seen[sig] = true
+	return true
+}
+
 // addScalars adds the counter or gauge series of mf, dropping those whose
-// value is not a number the kind can hold.
-func (s *Scrape) addScalars(name, exposed string, kind Kind, mf *dto.MetricFamily, value func(*dto.Metric) float64) {
+// value is not a number the kind can hold. A family declared the other
+// scalar kind than the one gobench reads it as (a counter typed gauge)
+// is read as gobench's kind, with a note, rather than lost.
+func (b *builder) addScalars(exposed string, declared Kind, mf *dto.MetricFamily, value func(*dto.Metric) float64) {
+	name, kind := exposed, declared
+	if declared == KindCounter {
+		name = counterName(exposed)
+	}
+	if want := expectedKind(counterName(exposed)); want == KindCounter && declared == KindGauge {
+		name, kind = counterName(exposed), KindCounter
+	} else if want := expectedKind(name); want == KindGauge && declared == KindCounter {
+		kind = KindGauge
+	}
+	if kind != declared {
+		b.note(fmt.Sprintf("%s: declared %s, read as a %s (gobench knows it as one)", exposed, declared, kind))
+	}
 	var series []Series
 	for _, m := range mf.GetMetric() {
 		v := value(m)
 		if bad := badScalar(kind, v); bad != "" {
-			s.Notes = append(s.Notes, fmt.Sprintf("%s: %s sample ignored", exposed, bad))
+			b.note(fmt.Sprintf("%s: %s sample ignored", exposed, bad))
 			continue
 		}
-		series = append(series, Series{Labels: labelsOf(m, ""), Value: v})
+		if labels := labelsOf(m, ""); b.fresh(name, exposed, labels) {
+			series = append(series, Series{Labels: labels, Value: v})
+		}
 	}
 	if len(series) > 0 {
-		s.add(name, exposed, kind, series...)
+		b.s.add(name, exposed, kind, series...)
 	}
 }
 
@@ -169,24 +259,62 @@ func badScalar(kind Kind, v float64) string {
 
 // addHistogram adds one histogram series unless its counts are not
 // numbers a histogram can hold; a NaN sum (NaN observations) only loses
-// the sum.
-func (s *Scrape) addHistogram(name, exposed string, labels map[string]string, h *Histogram) {
-	for _, b := range h.Buckets {
-		if math.IsNaN(b.Count) || math.IsInf(b.Count, 0) || b.Count < 0 || math.IsNaN(b.UpperBound) {
-			s.Notes = append(s.Notes, fmt.Sprintf("%s: a bucket count of %v (le=%v): histogram ignored", exposed, b.Count, b.UpperBound))
+// the sum. Buckets are sorted and their bounds made unique (fixBuckets).
+func (b *builder) addHistogram(name string, labels map[string]string, h *Histogram) {
+	for _, bk := range h.Buckets {
+		if math.IsNaN(bk.Count) || math.IsInf(bk.Count, 0) || bk.Count < 0 || math.IsNaN(bk.UpperBound) {
+			b.note(fmt.Sprintf("%s: a bucket count of %v (le=%v): histogram ignored", name, bk.Count, bk.UpperBound))
 			return
 		}
 	}
 	if h.HasCount && (math.IsNaN(h.Count) || math.IsInf(h.Count, 0) || h.Count < 0) {
-		s.Notes = append(s.Notes, fmt.Sprintf("%s: a count of %v: histogram ignored", exposed, h.Count))
+		b.note(fmt.Sprintf("%s: a count of %v: histogram ignored", name, h.Count))
 		return
 	}
 	if h.HasSum && (math.IsNaN(h.Sum) || math.IsInf(h.Sum, 0)) {
-		s.Notes = append(s.Notes, fmt.Sprintf("%s: a sum of %v: mean not known", exposed, h.Sum))
+		b.note(fmt.Sprintf("%s: a sum of %v: mean not known", name, h.Sum))
 		h.HasSum = false
 	}
+	if !b.fresh(name, name, labels) {
+		return
+	}
+	b.fixBuckets(name, h)
+	b.s.add(name, name, KindHistogram, Series{Labels: labels, Hist: h})
+}
+
+// fixBuckets sorts a series' buckets and keeps one per upper bound. A
+// bound written twice (le="0.5" and le="0.50") is one bucket: Prometheus'
+// histogram_quantile would add the two counts as if they were two series'
+// (over the total, a p99 of 0.49 where the buckets say 3.75), and two
+// scrapes that list them in another order would look like a count going
+// down (a restart). The larger count is kept, with a note. A histogram
+// without a +Inf bucket has no quantile, and cumulative counts that go
+// down are read as Prometheus does (each raised to the largest before
+// it): both are noted, as the figures they cost or change.
+func (b *builder) fixBuckets(name string, h *Histogram) {
 	sortBuckets(h.Buckets)
-	s.add(name, exposed, KindHistogram, Series{Labels: labels, Hist: h})
+	out := h.Buckets[:0]
+	for _, bk := range h.Buckets {
+		if n := len(out); n > 0 && out[n-1].UpperBound == bk.UpperBound {
+			b.note(fmt.Sprintf("%s: bucket le=%s appears twice (counts %s and %s): read once, with the larger count",
+				name, num(bk.UpperBound), num(out[n-1].Count), num(bk.Count)))
+			out[n-1].Count = math.Max(out[n-1].Count, bk.Count)
+			continue
+		}
+		out = append(out, bk)
+	}
+	h.Buckets = out
+	for i := 1; i < len(out); i++ {
+		if out[i].Count < out[i-1].Count {
+			b.note(fmt.Sprintf("%s: cumulative bucket counts go down (le=%s: %s after le=%s: %s): read as Prometheus does, "+
+				"each raised to the largest before it", name, num(out[i].UpperBound), num(out[i].Count),
+				num(out[i-1].UpperBound), num(out[i-1].Count)))
+			break
+		}
+	}
+	if len(out) > 0 && !math.IsInf(out[len(out)-1].UpperBound, 1) {
+		b.note(name + ": no +Inf bucket: its quantiles are not known (histogram_quantile needs the total it holds)")
+	}
 }
 
 // typedHistogram reads a histogram expfmt assembled (integer or float
@@ -227,7 +355,7 @@ func untypedValue(m *dto.Metric) float64 { return m.GetUntyped().GetValue() }
 // addUntyped types the untyped families: X_bucket samples that all carry
 // an le label make a histogram X (with X_sum and X_count), vLLM's counters
 // and names ending in _total are counters, the rest gauges.
-func (s *Scrape) addUntyped(fams []*dto.MetricFamily) {
+func (b *builder) addUntyped(fams []*dto.MetricFamily) {
 	byName := map[string]*dto.MetricFamily{}
 	for _, mf := range fams {
 		byName[mf.GetName()] = mf
@@ -239,7 +367,7 @@ func (s *Scrape) addUntyped(fams []*dto.MetricFamily) {
 			continue
 		}
 		for _, h := range untypedHistograms(mf, byName[base+"_sum"], byName[base+"_count"]) {
-			s.addHistogram(base, base, h.labels, h.hist)
+			b.addHistogram(base, h.labels, h.hist)
 		}
 		used[mf.GetName()], used[base+"_sum"], used[base+"_count"] = true, true, true
 	}
@@ -248,10 +376,10 @@ func (s *Scrape) addUntyped(fams []*dto.MetricFamily) {
 		if used[name] {
 			continue
 		}
-		if c := counterName(name); knownCounter(c) || c != name {
-			s.addScalars(c, name, KindCounter, mf, untypedValue)
+		if c := counterName(name); knownCounter(c) || c != name || expectedKind(c) == KindCounter {
+			b.addScalars(name, KindCounter, mf, untypedValue)
 		} else {
-			s.addScalars(name, name, KindGauge, mf, untypedValue)
+			b.addScalars(name, KindGauge, mf, untypedValue)
 		}
 	}
 }

@@ -22,6 +22,19 @@ const (
 	KindHistogram
 )
 
+// String is the kind as a # TYPE line writes it.
+func (k Kind) String() string {
+	switch k {
+	case KindCounter:
+		return "counter"
+	case KindGauge:
+		return "gauge"
+	case KindHistogram:
+		return "histogram"
+	}
+	return "untyped"
+}
+
 // ModelLabel is the label vLLM puts the served model's name in.
 const ModelLabel = "model_name"
 

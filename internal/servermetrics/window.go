@@ -14,6 +14,8 @@ import (
 // restarted in between: Increase then returns the end's totals (what the
 // restarted server did since it started, all of it inside the window) and
 // reset says what showed the restart. It never returns a negative count.
+// (A bucket bound written twice, which could look like a count going
+// down, is one bucket by then: Parse's fixBuckets.)
 func Increase(start, end *Scrape) (inc *Scrape, reset string) {
 	if reset = restarted(start, end); reset != "" {
 		return end, reset
@@ -120,6 +122,8 @@ type Window struct {
 	// Restarted names each source that restarted inside the window and
 	// what showed it; its share is its totals since the restart.
 	Restarted []string
+	// Engine is the server's engine, told by its metric names (Detect).
+	Engine Engine
 }
 
 // NewWindow builds the window between start and end, one scrape per
@@ -130,6 +134,7 @@ func NewWindow(start, end []*Scrape, names []string, seconds float64) (*Window, 
 		return nil, fmt.Errorf("no scrape to read")
 	}
 	w := &Window{End: Sum(end...), Seconds: seconds}
+	w.Engine = Detect(w.End)
 	if start == nil {
 		w.Delta, w.SinceStart, w.Seconds = w.End, true, 0
 		return w, nil
