@@ -1,4 +1,4 @@
-// Package diagnose turns a vLLM server's /metrics into an account an
+// Package diagnose turns an inference server's /metrics into an account an
 // operator can use and a reason: for a window (two scrapes of every source
 // some seconds apart, or one scrape: totals since the server started) it
 // computes the quantiles of every latency and request-shape histogram, the
@@ -8,7 +8,18 @@
 // order — queue, why waiting, thrashing, prefill, streaming — each answered
 // with the numbers it used and the thresholds it compared them with. The
 // first question that locates the problem gives the verdict, one of a fixed
-// list scripts can rely on (Verdicts).
+// list scripts can rely on (Verdicts). healthy needs questions answered that
+// ruled their layers out; when none could be (no metrics of a known engine,
+// an idle window, histograms the engine does not publish) the verdict is
+// unknown, with the reason.
+//
+// The engine is told by its metric names (servermetrics.Detect) and read by
+// its table's names: vLLM, llama.cpp, SGLang, TGI. Each question uses what
+// the engine has and names the metric: queue time against TTFT (vLLM,
+// SGLang), against the whole request, the least share of TTFT it can be
+// (TGI: no TTFT), or llama.cpp's deferred requests (it defers a request only
+// when no slot is free, so any deferred request shows the slots binding;
+// their number is not published and is never claimed).
 //
 // The procedure is the one vLLM's metrics are designed for: queue time
 // against time to first token, running requests against max_num_seqs and

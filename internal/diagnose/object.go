@@ -5,24 +5,27 @@ import (
 	"math"
 
 	"github.com/gobench/gobench/internal/pyjson"
+	sm "github.com/gobench/gobench/internal/servermetrics"
 )
 
 // Object is the report as a JSON object, the schema `gobench diagnose
 // --format json` prints and the README documents: window_s, quantiles
 // (metric -> {"p50","p90","p95","p99"} in the metric's unit), ratios,
-// gauges, findings and verdict, with since_start, model, sources,
-// quantile_buckets, histograms and notes beside them. Unknown numbers are
-// null.
+// gauges, findings and verdict, with since_start, model, sources, server
+// (the engine and the names read), quantile_buckets, histograms,
+// engine_figures, verdict_reason and notes beside them. Unknown numbers
+// are null: no NaN or infinity is ever written.
 func (r *Report) Object() *pyjson.Object {
 	o := pyjson.NewObject()
 	if r.Seconds > 0 {
-		o.Set("window_s", r.Seconds)
+		o.Set("window_s", finite(r.Seconds))
 	} else {
 		o.Set("window_s", nil)
 	}
 	o.Set("since_start", r.SinceStart)
 	o.Set("model", nilIfEmpty(r.Model))
 	o.Set("sources", append([]string{}, r.Sources...))
+	o.Set("server", serverObject(r.Engine))
 	quantiles, buckets, hists := pyjson.NewObject(), pyjson.NewObject(), pyjson.NewObject()
 	for _, row := range r.Rows {
 		q, b := pyjson.NewObject(), pyjson.NewObject()
@@ -33,7 +36,7 @@ func (r *Report) Object() *pyjson.Object {
 		quantiles.Set(row.Metric, q)
 		buckets.Set(row.Metric, b)
 		h := pyjson.NewObject()
-		h.Set("count", row.Count)
+		h.Set("count", finite(row.Count))
 		h.Set("mean", finite(row.Mean))
 		h.Set("unit", row.Unit)
 		h.Set("exposed_as", row.Exposed)
@@ -44,14 +47,49 @@ func (r *Report) Object() *pyjson.Object {
 	o.Set("histograms", hists)
 	o.Set("ratios", r.Ratios.object())
 	o.Set("gauges", r.Gauges.object())
+	o.Set("engine_figures", figuresObject(r.Figures))
 	findings := make([]*pyjson.Object, 0, len(r.Findings))
 	for _, f := range r.Findings {
 		findings = append(findings, f.object())
 	}
 	o.Set("findings", findings)
 	o.Set("verdict", string(r.Verdict))
+	o.Set("verdict_reason", nilIfEmpty(r.VerdictReason))
 	o.Set("notes", append([]string{}, r.Notes...))
 	return o
+}
+
+// serverObject names the engine and the metrics the state was read from
+// (null where the engine publishes none).
+func serverObject(e sm.Engine) *pyjson.Object {
+	o := pyjson.NewObject()
+	o.Set("engine", e.ID)
+	o.Set("name", e.Name)
+	o.Set("metrics", nilIfEmpty(e.Pattern))
+	kv := e.KVUsage
+	if kv == "" && e.KVUsed != "" {
+		kv = e.KVUsed + " / " + e.KVCapacity
+	}
+	o.Set("running_metric", nilIfEmpty(e.Running))
+	o.Set("waiting_metric", nilIfEmpty(e.Waiting))
+	o.Set("kv_cache_usage_metric", nilIfEmpty(kv))
+	return o
+}
+
+// figuresObject is the engine's own figures: metric, label, value, unit
+// and what the value covers.
+func figuresObject(figs []EngineFigure) []*pyjson.Object {
+	out := make([]*pyjson.Object, 0, len(figs))
+	for _, f := range figs {
+		o := pyjson.NewObject()
+		o.Set("metric", f.Metric)
+		o.Set("label", f.Label)
+		o.Set("value", finite(f.Value))
+		o.Set("unit", nilIfEmpty(f.Unit))
+		o.Set("covers", nilIfEmpty(f.Note))
+		out = append(out, o)
+	}
+	return out
 }
 
 // JSON is Object in Python's json.dump layout, with a final newline.
@@ -83,7 +121,8 @@ func nilIfEmpty(s string) any {
 func (rt Ratios) object() *pyjson.Object {
 	o := pyjson.NewObject()
 	o.Set("prefix_cache_hit_rate", finite(rt.PrefixCacheHitRate))
-	o.Set("prefix_cache_hit_rate_from_v0_gauge", rt.HitRateFromGauge)
+	o.Set("prefix_cache_hit_rate_from_v0_gauge", rt.HitRateFromGauge && rt.HitRateFrom == sm.PrefixHitRateV0)
+	o.Set("prefix_cache_hit_rate_from", nilIfEmpty(rt.HitRateFrom))
 	o.Set("prompt_to_generation_ratio", finite(rt.PromptToGeneration))
 	shares := pyjson.NewObject()
 	for _, k := range sortedKeys(rt.FinishedShare) {
@@ -102,6 +141,8 @@ func (rt Ratios) object() *pyjson.Object {
 	o.Set("prompt_tokens_per_s", finite(rt.PromptTokensPerS))
 	o.Set("generation_tokens_per_s", finite(rt.GenerationTokensPerS))
 	o.Set("requests_per_s", finite(rt.RequestsPerS))
+	o.Set("prompt_tokens_per_processing_s", finite(rt.PromptProcessingPerS))
+	o.Set("decode_s_per_token", finite(rt.DecodeSPerToken))
 	return o
 }
 

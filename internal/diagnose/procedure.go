@@ -19,9 +19,13 @@ const (
 // procedure asks the five questions in order. Questions 2 and 3 are asked
 // only when the queue dominates (question 1) and memory binds (question
 // 2); questions 4 and 5 always, so that a secondary problem is shown too,
-// but the verdict is the first finding that names one.
+// but the verdict is the first finding that names one. A page without a
+// known engine's metrics answers none.
 func procedure(r *Report, o Options) []Finding {
 	t := o.Thresholds
+	if !r.Engine.Known() {
+		return unknownEngine()
+	}
 	f1 := queueFinding(r, t)
 	f2 := Finding{Step: 2, Question: q2, Status: NotAsked, Conclusion: "Not asked: requests do not wait long (question 1)."}
 	f3 := Finding{Step: 3, Question: q3, Status: NotAsked, Conclusion: "Not asked: memory does not bind (question 2)."}
@@ -35,25 +39,73 @@ func procedure(r *Report, o Options) []Finding {
 	return []Finding{f1, f2, f3, prefillFinding(r, t), streamFinding(r, t)}
 }
 
-// queueFinding is question 1: queue time against TTFT, on average and at
-// p50, p95 and p99. The queue dominates when its exact mean (sum / count)
-// is at least --dominant-share of TTFT's mean, or when one of its
-// quantiles is at least that share of TTFT's same quantile: tails count,
-// so a queue that is small at the median but most of TTFT at p95 or p99
-// dominates. A quantile in the queue histogram's lowest bucket (vLLM's
-// ends at 0.3 s) is only known to be below that bound — interpolation puts
-// every such p50, p95 and p99 at 0.15, 0.285 and 0.297 s whatever the
-// queue was — so it never counts; the mean, exact, still does. Neither
-// counts below --noise-floor.
+// unknownEngine is the findings of a page gobench cannot read: every
+// question unanswered.
+func unknownEngine() []Finding {
+	why := "the page has no metrics of a known engine (" + sm.KnownPatterns() + ")"
+	var out []Finding
+	for i, q := range []string{q1, q2, q3, q4, q5} {
+		out = append(out, unanswered(Finding{Step: i + 1, Question: q}, why))
+	}
+	return out
+}
+
+// rowOf returns the report's row of role, or nil.
+func (r *Report) rowOf(role sm.Role) *Row {
+	for _, x := range r.Rows {
+		if x.Role == role {
+			return x
+		}
+	}
+	return nil
+}
+
+// histName is the engine's histogram of role, for messages: its name, or
+// "none" in the engine's words.
+func (r *Report) histName(role sm.Role) string {
+	if h, ok := r.Engine.Hist(role); ok {
+		return h.Name
+	}
+	return r.Engine.Name + " publishes none"
+}
+
+// queueFinding is question 1. With a queue-time and a TTFT histogram
+// (vLLM, SGLang) the queue is weighed against TTFT (queueAgainstTTFT);
+// with a queue-time histogram and only the whole request's latency (TGI
+// publishes no TTFT), against that, which bounds the queue's share of
+// TTFT from below (queueAgainstE2E); with only a waiting-requests gauge
+// that counts requests no slot could take (llama.cpp), by whether
+// requests waited at all (queueFromGauge). Other engines' waiting gauges
+// count requests waiting for the next step too, which every request does
+// for a moment: they do not answer the question.
 func queueFinding(r *Report, t Thresholds) Finding {
 	f := Finding{Step: 1, Question: q1}
-	ttft, queue := r.row(sm.TTFT), r.row(sm.Queue)
+	ttft, queue, e2e := r.rowOf(sm.RoleTTFT), r.rowOf(sm.RoleQueue), r.rowOf(sm.RoleE2E)
+	_, hasTTFT := r.Engine.Hist(sm.RoleTTFT)
 	switch {
-	case ttft == nil:
-		return unanswered(f, "no request reached its first token in the window (vllm:time_to_first_token_seconds is empty or absent)")
-	case queue == nil:
-		return unanswered(f, "the server has no queue-time histogram (vllm:request_queue_time_seconds)")
+	case ttft != nil && queue != nil:
+		return queueAgainstTTFT(f, ttft, queue, t)
+	case !hasTTFT && queue != nil && e2e != nil && !math.IsNaN(queue.Mean) && !math.IsNaN(e2e.Mean):
+		return queueAgainstE2E(f, r, queue, e2e, t)
+	case r.Engine.WaitingMeansFull && !math.IsNaN(r.Gauges.Peak.Waiting):
+		return queueFromGauge(f, r)
+	case hasTTFT && ttft == nil:
+		return unanswered(f, "no request reached its first token in the window ("+r.histName(sm.RoleTTFT)+" is empty or absent)")
 	}
+	return unanswered(f, "the server has no queue-time histogram ("+r.histName(sm.RoleQueue)+")")
+}
+
+// queueAgainstTTFT weighs queue time against TTFT, on average and at p50,
+// p95 and p99. The queue dominates when its exact mean (sum / count) is at
+// least --dominant-share of TTFT's mean, or when one of its quantiles is
+// at least that share of TTFT's same quantile: tails count, so a queue
+// that is small at the median but most of TTFT at p95 or p99 dominates. A
+// quantile in the queue histogram's lowest bucket (vLLM's ends at 0.3 s)
+// is only known to be below that bound — interpolation puts every such
+// p50, p95 and p99 at 0.15, 0.285 and 0.297 s whatever the queue was — so
+// it never counts; the mean, exact, still does. Neither counts below
+// --noise-floor.
+func queueAgainstTTFT(f Finding, ttft, queue *Row, t Thresholds) Finding {
 	var at []string
 	onAverage := false
 	for _, i := range []int{p50, p95, p99} {
@@ -92,6 +144,56 @@ func queueFinding(r *Report, t Thresholds) Finding {
 	return f
 }
 
+// queueAgainstE2E weighs the mean queue time against the mean request
+// latency, for an engine without a TTFT histogram. TTFT is part of the
+// request, so the queue's share of the request is the least share of TTFT
+// it can be: at --dominant-share or more it dominates TTFT too; below the
+// noise floor it is not the problem; in between the question is open.
+func queueAgainstE2E(f Finding, r *Report, queue, e2e *Row, t Thresholds) Finding {
+	share := div(queue.Mean, e2e.Mean)
+	text := fmt.Sprintf("mean queue %s (%s) is %s of the mean request %s (%s); %s publishes no TTFT, so this is the least share of TTFT the queue can be",
+		secs(queue.Mean), queue.Metric, pct(share), secs(e2e.Mean), e2e.Metric, r.Engine.Name)
+	located := dominant(&text, queue.Mean, share, t)
+	f.Evidence = append(f.Evidence, Evidence{Name: "queue_share_of_request_mean", Value: share, Threshold: t.DominantShare, Text: text})
+	switch {
+	case located:
+		f.Status = Located
+		f.Conclusion = "Queue time dominates the whole request on average, so TTFT too: the server is saturated or blocked (question 2)."
+	case queue.Mean < t.NoiseFloor:
+		f.Status, f.Conclusion = RuledOut, "Queue time is below the noise floor: the time is in prefill or the frontend (question 4)."
+	default:
+		return unanswered(f, fmt.Sprintf("the queue is %s of the whole request, and %s publishes no TTFT to tell whether it dominates the time to first token", pct(share), r.Engine.Name))
+	}
+	return f
+}
+
+// queueFromGauge answers question 1 from the waiting-requests gauge's peak
+// over the state samples, for an engine without queue and TTFT
+// histograms: a request waiting at any sample waited for the server (how
+// much of its TTFT that was cannot be told). When no sample caught a
+// request running either, the samples were taken outside the load and say
+// nothing.
+func queueFromGauge(f Finding, r *Report) Finding {
+	g, e := r.Gauges, r.Engine
+	f.Evidence = append(f.Evidence, Evidence{Name: "waiting_peak", Value: g.Peak.Waiting, Threshold: math.NaN(),
+		Text: fmt.Sprintf("%s peaked at %s, %s at %s (%s)", e.Waiting, count(g.Peak.Waiting), e.Running,
+			count(g.Peak.Running), plural(g.Samples, "sample"))})
+	switch {
+	case g.Peak.Waiting > 0:
+		f.Status = Located
+		f.Conclusion = fmt.Sprintf("Requests waited for the server (%s peaked at %s): the server is saturated or blocked (question 2). "+
+			"%s publishes no queue time, so how much of TTFT the wait was cannot be told.", e.Waiting, count(g.Peak.Waiting), e.Name)
+	case !(g.Peak.Running > 0):
+		return unanswered(f, "every state sample shows an idle server (taken outside the load), so whether requests wait under load cannot be seen; "+
+			"diagnose while the load runs (the live window samples the gauges)")
+	default:
+		f.Status = RuledOut
+		f.Conclusion = fmt.Sprintf("No request waited at any of %s while up to %s ran: the queue is not the problem (question 4).",
+			plural(g.Samples, "state sample"), count(g.Peak.Running))
+	}
+	return f
+}
+
 // dominant says whether a queue time of seconds, share of TTFT, dominates
 // it, and appends why to text.
 func dominant(text *string, seconds, share float64, t Thresholds) bool {
@@ -107,111 +209,10 @@ func dominant(text *string, seconds, share float64, t Thresholds) bool {
 	return false
 }
 
-// waitingFinding is question 2: the running requests against
-// --max-num-seqs and the KV-cache usage, at their peaks over the state
-// samples. memory says the cache binds (question 3 decides).
-func waitingFinding(r *Report, o Options) (f Finding, memory bool) {
-	t, g := o.Thresholds, r.Gauges
-	f = Finding{Step: 2, Question: q2, Status: Located}
-	kv := g.Peak.KVMax
-	f.Evidence = append(f.Evidence, Evidence{Name: "kv_cache_usage_peak", Value: kv, Threshold: t.KVHigh,
-		Text: fmt.Sprintf("KV-cache usage peaked at %s (highest engine, %s); memory binds from %s (--kv-high)",
-			pct(kv), plural(g.Samples, "sample"), pct(t.KVHigh))})
-	if kv >= t.KVHigh {
-		f.Conclusion = "Cache usage is near 1.0: memory binds (question 3)."
-		return f, true
-	}
-	if p := r.Ratios.Preemptions; p > 0 {
-		// The samples missed the full cache (they are seconds apart, or
-		// taken outside the load): vLLM preempts only when a running
-		// request needs a block and none is free.
-		f.Conclusion = fmt.Sprintf("No sample caught the cache near 1.0, but %s requests were preempted %s, which vLLM does only "+
-			"when the cache is full: memory binds (question 3).", count(p), r.span())
-		return f, true
-	}
-	running, waiting := g.Peak.Running, g.Peak.Waiting
-	deferred := g.WaitingByReason["deferred"]
-	f.Evidence = append(f.Evidence, Evidence{Name: "running_peak", Value: running, Threshold: math.NaN(),
-		Text: fmt.Sprintf("running peaked at %s requests, waiting at %s (at the end: capacity %s, deferred %s)",
-			count(running), count(waiting), count(g.WaitingByReason["capacity"]), count(deferred))})
-	if !(running > 0 || waiting > 0) {
-		return idleFinding(f)
-	}
-	flag := o.MaxNumSeqsFlag
-	if flag == "" {
-		flag = "--max-num-seqs"
-	}
-	perEngine, from := o.MaxNumSeqs, flag
-	if perEngine == 0 && g.MaxNumSeqs > 0 {
-		perEngine, from = g.MaxNumSeqs, g.InfoName
-	}
-	if perEngine > 0 {
-		limit := float64(perEngine * max(g.Engines, 1))
-		f.Evidence = append(f.Evidence, Evidence{Name: "max_num_seqs", Value: limit, Threshold: math.NaN(),
-			Text: fmt.Sprintf("the sequence limit is %s (max_num_seqs %d from %s, x %s)", count(limit), perEngine, from, plural(max(g.Engines, 1), "engine"))})
-		if running >= limit {
-			return seqLimit(f, "Running reaches max_num_seqs with the cache moderate: the sequence limit binds."), false
-		}
-		return headOfLine(f, deferred), false
-	}
-	if deferred > 0 {
-		return headOfLine(f, deferred), false
-	}
-	f.Evidence = append(f.Evidence, Evidence{Name: "max_num_seqs", Value: math.NaN(), Threshold: math.NaN(),
-		Text: "max_num_seqs is not known: vLLM does not publish it (give " + flag + ")"})
-	return seqLimit(f, "Requests wait while the cache has room and none is deferred: most likely the sequence limit binds. "+
-		"Confirm with "+flag+": if running stays below it, the cause is head-of-line blocking (queue/head-of-line)."), false
-}
-
-// idleFinding answers question 2 when every state sample shows an idle
-// server (scrapes taken before and after the load) and nothing was
-// preempted: the most common cause is named, as a guess.
-func idleFinding(f Finding) (Finding, bool) {
-	return seqLimit(f, "The state samples all show an idle server (the scrapes were taken outside the load), so why requests waited cannot be seen; "+
-		"the most common cause is the sequence limit. Diagnose while the load runs (the live window samples the gauges) to tell."), false
-}
-
-func seqLimit(f Finding, conclusion string) Finding {
-	f.Conclusion, f.Verdict = conclusion, QueueSeqLimit
-	f.Advice = "Raise --max-num-seqs if step time allows (watch inter-token latency), or add replicas."
+func unanswered(f Finding, why string) Finding {
+	f.Status, f.Conclusion = Unanswered, "Cannot be answered: "+why+"."
 	return f
 }
-
-func headOfLine(f Finding, deferred float64) Finding {
-	f.Verdict = QueueHeadOfLine
-	f.Conclusion = "Neither the sequence limit nor memory binds: head-of-line blocking by a large request, or deferred requests."
-	if deferred > 0 {
-		f.Conclusion = fmt.Sprintf("%s requests are deferred: requests wait for something other than capacity.", count(deferred))
-	}
-	f.Advice = "Check vllm:num_requests_waiting_by_reason: many deferred means grammar compilation time, --max-loras or the KV transfer path; " +
-		"otherwise long prompts hold the step's token budget (--max-num-batched-tokens, --long-prefill-token-threshold)."
-	return f
-}
-
-// thrashingFinding is question 3: preemptions in the window.
-func thrashingFinding(r *Report, t Thresholds) Finding {
-	f := Finding{Step: 3, Question: q3, Status: Located}
-	rt := r.Ratios
-	if math.IsNaN(rt.Preemptions) {
-		f.Evidence = append(f.Evidence, Evidence{Name: "preemptions", Value: math.NaN(), Threshold: t.MinPreemptions,
-			Text: "the server has no preemption counter (vllm:num_preemptions)"})
-		f.Conclusion, f.Verdict = "Preemptions are not published: thrashing cannot be told from a full cache.", QueueMemoryFull
-		f.Advice = fullAdvice
-		return f
-	}
-	text := fmt.Sprintf("%s preemptions %s (%s per finished request%s); thrashing from %s (--min-preemptions)",
-		count(rt.Preemptions), r.span(), ratio(rt.PreemptionsPerFinished), perS(rt.PreemptionsPerS), count(t.MinPreemptions))
-	f.Evidence = append(f.Evidence, Evidence{Name: "preemptions", Value: rt.Preemptions, Threshold: t.MinPreemptions, Text: text})
-	if rt.Preemptions >= t.MinPreemptions && rt.Preemptions > 0 {
-		f.Conclusion, f.Verdict = "Sustained preemptions with the cache near full: over-admission.", QueueMemoryThrashing
-		f.Advice = "Lower --max-num-seqs, add a --watermark, lower --max-model-len, or add cache."
-		return f
-	}
-	f.Conclusion, f.Verdict, f.Advice = "No preemptions: the cache is simply full of useful work.", QueueMemoryFull, fullAdvice
-	return f
-}
-
-const fullAdvice = "You need more capacity: more GPUs or replicas, a higher --gpu-memory-utilization, or a smaller KV cache per token (--kv-cache-dtype fp8)."
 
 // span is "in the window", or "since the server started" for one scrape.
 func (r *Report) span() string {
@@ -219,9 +220,4 @@ func (r *Report) span() string {
 		return "since the server started"
 	}
 	return "in the window"
-}
-
-func unanswered(f Finding, why string) Finding {
-	f.Status, f.Conclusion = Unanswered, "Cannot be answered: "+why+"."
-	return f
 }

@@ -170,14 +170,15 @@ func TestVerdictsList(t *testing.T) {
 	for _, v := range Verdicts() {
 		got = append(got, string(v))
 	}
-	want := "healthy queue/seq-limit queue/memory-thrashing queue/memory-full queue/head-of-line prefill/prefix-cache prefill/frontend stream/prefill-interference stream/batch-or-cpu"
+	want := "healthy unknown queue/seq-limit queue/memory-thrashing queue/memory-full queue/head-of-line prefill/prefix-cache prefill/frontend stream/prefill-interference stream/batch-or-cpu"
 	if strings.Join(got, " ") != want {
 		t.Errorf("verdicts %v", got)
 	}
 }
 
 // TestUnanswered says why a question cannot be answered when the page
-// lacks what it needs, and gives no verdict from it.
+// lacks what it needs, and gives no verdict from it: with none answered,
+// the verdict is unknown.
 func TestUnanswered(t *testing.T) {
 	t.Parallel()
 	r, err := FromScrapes(Input{End: [][]byte{newPage().gauge(sm.Running, 0).bytes()}}, DefaultOptions())
@@ -189,8 +190,10 @@ func TestUnanswered(t *testing.T) {
 			t.Errorf("question %d: %s %q", i+1, f.Status, f.Conclusion)
 		}
 	}
-	if r.Findings[1].Status != NotAsked || r.Verdict != Healthy {
-		t.Errorf("question 2 %s, verdict %s", r.Findings[1].Status, r.Verdict)
+	// No question answered: the verdict is unknown, never healthy, and
+	// says why.
+	if r.Findings[1].Status != NotAsked || r.Verdict != Unknown || !strings.Contains(r.VerdictReason, "no question could be answered") {
+		t.Errorf("question 2 %s, verdict %s (%q)", r.Findings[1].Status, r.Verdict, r.VerdictReason)
 	}
 	// An empty TTFT histogram (no request in the window) has no row, and a
 	// NaN KV usage is dropped with a note: question 1 says why it cannot

@@ -8,6 +8,7 @@ import (
 	"sort"
 	"strings"
 
+	sm "github.com/gobench/gobench/internal/servermetrics"
 	"github.com/gobench/gobench/internal/texttable"
 )
 
@@ -36,12 +37,20 @@ func (r *Report) render(out io.Writer, md bool) error {
 	w := bufio.NewWriter(out)
 	p := printer{w: w, md: md}
 	p.title(r)
+	if md {
+		p.line("")
+	}
+	p.line("Server: " + r.Engine.Describe())
 	p.quantiles("Latency (seconds)", r.Rows, true)
 	p.quantiles("Request shape", r.Rows, false)
 	p.section("Ratios")
 	p.table(nil, r.ratioLines())
 	p.section(r.stateTitle())
 	p.table(nil, r.stateLines())
+	if len(r.Figures) > 0 {
+		p.section(r.Engine.Name + "'s own figures")
+		p.table(nil, r.figureLines())
+	}
 	p.section("Diagnosis")
 	for _, f := range r.Findings {
 		p.finding(f)
@@ -151,6 +160,9 @@ func (p printer) verdict(r *Report) {
 	} else {
 		p.line("Verdict: " + string(r.Verdict))
 	}
+	if r.VerdictReason != "" {
+		p.line("(" + r.VerdictReason + ")")
+	}
 	for _, f := range r.Findings {
 		if f.Verdict == r.Verdict && f.Advice != "" {
 			p.line(fmt.Sprintf("(question %d) %s", f.Step, f.Advice))
@@ -162,8 +174,13 @@ func (p printer) verdict(r *Report) {
 func (r *Report) ratioLines() [][]string {
 	rt := r.Ratios
 	hit := pct(rt.PrefixCacheHitRate) + " of prompt tokens"
-	if rt.HitRateFromGauge {
+	switch {
+	case rt.HitRateFromGauge && rt.HitRateFrom == sm.PrefixHitRateV0:
 		hit = pct(rt.PrefixCacheHitRate) + " (V0 gauge: since start, in blocks)"
+	case rt.HitRateFromGauge:
+		hit = pct(rt.PrefixCacheHitRate) + " (" + rt.HitRateFrom + ": the engine's last report)"
+	case rt.HitRateFrom != "" && r.Engine.ID != vllmID && !math.IsNaN(rt.PrefixCacheHitRate):
+		hit += " (" + rt.HitRateFrom + ")"
 	}
 	lines := [][]string{
 		{"prefix-cache hit rate", hit},
@@ -173,12 +190,38 @@ func (r *Report) ratioLines() [][]string {
 		{"prompt tokens", count(rt.PromptTokens) + perS(rt.PromptTokensPerS)},
 		{"generation tokens", count(rt.GenerationTokens) + perS(rt.GenerationTokensPerS)},
 	}
+	if !math.IsNaN(rt.PromptProcessingPerS) {
+		lines = append(lines, []string{"prompt processing", fmt.Sprintf("%s tokens/s of prompt processing (%s / %s)",
+			rate(rt.PromptProcessingPerS), r.Engine.PromptTokens, r.Engine.PromptSeconds)})
+	}
+	if !math.IsNaN(rt.DecodeSPerToken) {
+		lines = append(lines, []string{"decode time per token", fmt.Sprintf("%s (%s / %s, per request)",
+			secs(rt.DecodeSPerToken), r.Engine.DecodeSeconds, r.Engine.GenerationTokens)})
+	}
 	if !math.IsNaN(rt.ComputedPrefillShare) {
 		lines = append(lines, []string{"computed prefill share", pct(rt.ComputedPrefillShare) + " of prompt tokens computed"})
 	}
 	if !math.IsNaN(rt.SpecAcceptance) {
 		lines = append(lines, []string{"spec-decode acceptance", fmt.Sprintf("%s of draft tokens, mean acceptance length %s",
 			pct(rt.SpecAcceptance), num3(rt.SpecAcceptanceLength))})
+	}
+	return lines
+}
+
+// figureLines are the engine's own figures: label, value and unit, the
+// metric and what it covers.
+func (r *Report) figureLines() [][]string {
+	var lines [][]string
+	for _, f := range r.Figures {
+		v := num3(f.Value)
+		if f.Unit != "" {
+			v += " " + f.Unit
+		}
+		v += " (" + f.Metric
+		if f.Note != "" {
+			v += ", " + f.Note
+		}
+		lines = append(lines, []string{f.Label, v + ")"})
 	}
 	return lines
 }
@@ -212,9 +255,10 @@ func (r *Report) stateTitle() string {
 	return "State (at the end of the window)"
 }
 
-// stateLines are the State section's rows.
+// stateLines are the State section's rows; for an engine other than
+// vLLM each names the metric it was read from.
 func (r *Report) stateLines() [][]string {
-	g := r.Gauges
+	g, e := r.Gauges, r.Engine
 	waiting := count(g.End.Waiting)
 	if len(g.WaitingByReason) > 0 {
 		var parts []string
@@ -223,11 +267,21 @@ func (r *Report) stateLines() [][]string {
 		}
 		waiting += " (" + strings.Join(parts, ", ") + ")"
 	}
-	lines := [][]string{
-		{"running", count(g.End.Running)},
-		{"waiting", waiting},
-		{"KV-cache usage", fmt.Sprintf("%s (highest engine %s, %s)", pct(g.End.KVMean), pct(g.End.KVMax), plural(g.Engines, "engine"))},
+	kv := fmt.Sprintf("%s (highest engine %s, %s)", pct(g.End.KVMean), pct(g.End.KVMax), plural(g.Engines, "engine"))
+	running, waitingName, kvName := "running", "waiting", "KV-cache usage"
+	if e.ID != vllmID && e.Known() {
+		running += " (" + orNone(e.Running) + ")"
+		waitingName += " (" + orNone(e.Waiting) + ")"
+		switch {
+		case e.KVUsage != "":
+			kvName += " (" + e.KVUsage + ")"
+		case e.KVUsed != "":
+			kvName, kv = "token budget in use ("+e.KVUsed+" / "+e.KVCapacity+")", pct(g.End.KVMax)
+		default:
+			kv = "not published"
+		}
 	}
+	lines := [][]string{{running, count(g.End.Running)}, {waitingName, waiting}, {kvName, kv}}
 	if !math.IsNaN(g.Swapped) {
 		lines = append(lines, []string{"swapped", count(g.Swapped)})
 	}
@@ -245,6 +299,14 @@ func (r *Report) stateLines() [][]string {
 		lines = append(lines, []string{"cache config", strings.Join(parts, " ")})
 	}
 	return lines
+}
+
+// orNone is name, or "not published".
+func orNone(name string) string {
+	if name == "" {
+		return "not published"
+	}
+	return name
 }
 
 // perS is ", N/s" for a known rate, "" for an unknown one.

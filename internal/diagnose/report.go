@@ -1,6 +1,7 @@
 package diagnose
 
 import (
+	"fmt"
 	"math"
 	"strings"
 
@@ -13,8 +14,13 @@ type Verdict string
 
 // The verdicts, in the order of the questions that give them.
 const (
-	// Healthy: no question located a problem in the window.
+	// Healthy: questions were answered and ruled their layers out, and
+	// none located a problem in the window.
 	Healthy Verdict = "healthy"
+	// Unknown: the procedure could not ask its questions (the page has no
+	// metrics of a known engine) or none could be answered; the report's
+	// VerdictReason says why.
+	Unknown Verdict = "unknown"
 	// QueueSeqLimit: requests wait because the running batch is at
 	// --max-num-seqs while the cache has room.
 	QueueSeqLimit Verdict = "queue/seq-limit"
@@ -43,7 +49,7 @@ const (
 
 // Verdicts lists every verdict.
 func Verdicts() []Verdict {
-	return []Verdict{Healthy, QueueSeqLimit, QueueMemoryThrashing, QueueMemoryFull, QueueHeadOfLine,
+	return []Verdict{Healthy, Unknown, QueueSeqLimit, QueueMemoryThrashing, QueueMemoryFull, QueueHeadOfLine,
 		PrefillPrefixCache, PrefillFrontend, StreamPrefillInterference, StreamBatchOrCPU}
 }
 
@@ -98,16 +104,25 @@ type Report struct {
 	// Model is the model_name the figures are of ("" when the server
 	// labels none).
 	Model string
+	// Engine is the server's engine, told by its metric names, and the
+	// names the figures were read by.
+	Engine sm.Engine
 	// Seconds is the window's length; 0 when not known. SinceStart says
 	// the window is the server's whole life (one scrape).
 	Seconds    float64
 	SinceStart bool
 	// Rows are the histograms with observations, latencies first.
-	Rows     []*Row
-	Ratios   Ratios
-	Gauges   Gauges
+	Rows   []*Row
+	Ratios Ratios
+	Gauges Gauges
+	// Figures are the engine's own gauges and counters (Engine.Figures)
+	// that the page has.
+	Figures  []EngineFigure
 	Findings []Finding
 	Verdict  Verdict
+	// VerdictReason says why the verdict is unknown, or what a healthy
+	// verdict rests on when some questions could not be answered.
+	VerdictReason string
 	// Notes say what the figures cannot show: a restart, an unknown
 	// window, dropped samples, aliases read.
 	Notes []string
@@ -127,25 +142,96 @@ func (r *Report) row(metric string) *Row {
 // sampled inside the window (the window's two ends are added here), for
 // the peaks; o must be valid (Options.Thresholds.Validate).
 func Diagnose(w *sm.Window, states []State, o Options) *Report {
-	r := &Report{Seconds: w.Seconds, SinceStart: w.SinceStart, Model: o.Model}
-	r.Rows = rows(w.Delta)
-	r.Ratios = ratios(w.Delta, w.Seconds)
+	e := w.Engine
+	r := &Report{Seconds: w.Seconds, SinceStart: w.SinceStart, Model: o.Model, Engine: e}
+	r.Rows = rows(w.Delta, e)
+	r.Ratios = ratios(w.Delta, w.Seconds, e)
 	all := append([]State(nil), states...)
 	if w.Start != nil {
-		all = append(all, ReadState(w.Start, 0))
+		all = append(all, readState(w.Start, e, 0))
 	}
-	all = append(all, ReadState(w.End, w.Seconds))
-	r.Gauges = gauges(w.End, all)
+	all = append(all, readState(w.End, e, w.Seconds))
+	r.Gauges = gauges(w.End, e, all)
+	r.Figures = engineFigures(w, e)
 	r.Notes = windowNotes(w)
 	r.Findings = procedure(r, o)
-	r.Verdict = Healthy
+	r.Verdict, r.VerdictReason = verdict(r)
+	return r
+}
+
+// verdict is the first finding's that names a problem; else healthy when
+// some question was answered and ruled its layer out, unknown when none
+// could be (with the reason).
+func verdict(r *Report) (Verdict, string) {
+	var ruledOut, unanswered []string
 	for _, f := range r.Findings {
 		if f.Verdict != "" {
-			r.Verdict = f.Verdict
-			break
+			return f.Verdict, ""
+		}
+		switch f.Status {
+		case RuledOut, Located:
+			ruledOut = append(ruledOut, fmt.Sprint(f.Step))
+		case Unanswered:
+			unanswered = append(unanswered, fmt.Sprint(f.Step))
 		}
 	}
-	return r
+	switch {
+	case !r.Engine.Known():
+		return Unknown, "the page has no metrics of a known engine (" + sm.KnownPatterns() + "): no question could be asked"
+	case len(ruledOut) == 0:
+		return Unknown, fmt.Sprintf("no question could be answered (%s: see why): nothing shows the server healthy or not",
+			questions(unanswered))
+	case len(unanswered) > 0:
+		return Healthy, fmt.Sprintf("%s ruled %s out; %s could not be answered",
+			questions(ruledOut), pronoun(ruledOut), questions(unanswered))
+	}
+	return Healthy, ""
+}
+
+// questions is "question 1" or "questions 1, 4 and 5".
+func questions(steps []string) string {
+	if len(steps) == 1 {
+		return "question " + steps[0]
+	}
+	return "questions " + join(steps)
+}
+
+// pronoun is "its layer" or "their layers".
+func pronoun(steps []string) string {
+	if len(steps) == 1 {
+		return "its layer"
+	}
+	return "their layers"
+}
+
+// EngineFigure is one of the engine's own gauges or counters, as its
+// table (servermetrics.Engine.Figures) describes it, with its value.
+type EngineFigure struct {
+	sm.Figure
+	Value float64
+}
+
+// engineFigures reads the engine's own figures the page has: a counter's
+// increase over the window, or a value at its end.
+func engineFigures(w *sm.Window, e sm.Engine) []EngineFigure {
+	var out []EngineFigure
+	for _, f := range e.Figures {
+		s := w.Delta
+		if f.AtEnd {
+			s = w.End
+		}
+		v, ok := s.Counter(f.Metric)
+		if g, isGauge := s.Gauge(f.Metric); isGauge {
+			v, ok = g.Sum, true
+			if f.Unit == "" {
+				v = g.Mean // a ratio or a rate: several sources' mean
+			}
+		}
+		if ok && !math.IsNaN(v) && !math.IsInf(v, 0) {
+			out = append(out, EngineFigure{Figure: f, Value: v})
+		}
+	}
+	return out
 }
 
 // windowNotes says what the window's arithmetic could not do.

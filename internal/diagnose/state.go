@@ -26,22 +26,41 @@ type State struct {
 }
 
 // ReadState reads the state gauges of a scrape (already narrowed to the
-// model) taken at seconds from the window's start.
-func ReadState(s *sm.Scrape, at float64) State {
+// model) taken at seconds from the window's start, by the names of the
+// engine its metrics show (servermetrics.Detect).
+func ReadState(s *sm.Scrape, at float64) State { return readState(s, sm.Detect(s), at) }
+
+// readState reads the state gauges of s by e's names: running, waiting,
+// the KV-cache usage (or the used share of the engine's token budget) and
+// the preemption counter.
+func readState(s *sm.Scrape, e sm.Engine, at float64) State {
 	st := State{At: at, Running: math.NaN(), Waiting: math.NaN(), KVMean: math.NaN(), KVMax: math.NaN(), Preemptions: math.NaN()}
-	if g, ok := s.Gauge(sm.Running); ok {
+	if g, ok := gauge(s, e.Running); ok {
 		st.Running = g.Sum
 	}
-	if g, ok := s.Gauge(sm.Waiting); ok {
+	if g, ok := gauge(s, e.Waiting); ok {
 		st.Waiting = g.Sum
 	}
-	if g, ok := s.Gauge(sm.KVUsage); ok {
+	if g, ok := gauge(s, e.KVUsage); ok {
 		st.KVMean, st.KVMax = g.Mean, g.Max
+	} else if used, ok := gauge(s, e.KVUsed); ok {
+		if total, ok := gauge(s, e.KVCapacity); ok {
+			st.KVMean = div(used.Sum, total.Sum)
+			st.KVMax = st.KVMean
+		}
 	}
-	if v, ok := s.Counter(sm.Preemptions); ok {
+	if v, ok := counter(s, e.Preemptions); ok {
 		st.Preemptions = v
 	}
 	return st
+}
+
+// gauge is the gauge name of s; not ok when name is "" or absent.
+func gauge(s *sm.Scrape, name string) (sm.GaugeValue, bool) {
+	if name == "" {
+		return sm.GaugeValue{}, false
+	}
+	return s.Gauge(name)
 }
 
 // Gauges are the state at the end of the window, its peaks over every
@@ -72,15 +91,18 @@ type Gauges struct {
 }
 
 // gauges reads the gauges of the window's end and the peaks over states.
-func gauges(end *sm.Scrape, states []State) Gauges {
-	g := Gauges{End: ReadState(end, math.NaN()), Swapped: math.NaN(), WaitingByReason: end.GaugeBy(sm.WaitingByReason, "reason")}
-	if r, ok := end.Gauge(sm.Running); ok {
+func gauges(end *sm.Scrape, e sm.Engine, states []State) Gauges {
+	g := Gauges{End: readState(end, e, math.NaN()), Swapped: math.NaN()}
+	if e.WaitingByReason != "" {
+		g.WaitingByReason = end.GaugeBy(e.WaitingByReason, "reason")
+	}
+	if r, ok := gauge(end, e.Running); ok {
 		g.Engines = r.N
 	}
-	if sw, ok := end.Gauge(sm.Swapped); ok {
+	if sw, ok := gauge(end, e.Swapped); ok {
 		g.Swapped = sw.Sum
 	}
-	if infos := end.Infos(sm.CacheConfigInfo); len(infos) > 0 {
+	if infos := end.Infos(e.CacheConfig); e.CacheConfig != "" && len(infos) > 0 {
 		g.CacheConfig = infos[0]
 	}
 	g.MaxNumSeqs, g.InfoName = infoMaxNumSeqs(end)

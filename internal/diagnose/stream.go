@@ -24,19 +24,24 @@ func typical(r *Row) (v float64, how string) {
 // the rest (the API server's own time: tokenising, chat templates, media,
 // and the trip to the engine and back), and the prefix-cache hit rate.
 // Means are exact and add up, so the split uses them when the page has
-// sums and counts.
+// sums and counts. An engine without TTFT and prefill histograms is asked
+// what it can answer (prefillOtherwise).
 func prefillFinding(r *Report, t Thresholds) Finding {
 	f := Finding{Step: 4, Question: q4}
-	ttftRow, prefillRow := r.row(sm.TTFT), r.row(sm.Prefill)
+	ttftRow, prefillRow := r.rowOf(sm.RoleTTFT), r.rowOf(sm.RolePrefill)
+	_, hasTTFT := r.Engine.Hist(sm.RoleTTFT)
+	_, hasPrefill := r.Engine.Hist(sm.RolePrefill)
 	switch {
+	case !hasTTFT || !hasPrefill:
+		return prefillOtherwise(f, r, t)
 	case ttftRow == nil:
 		return unanswered(f, "no request reached its first token in the window")
 	case prefillRow == nil:
-		return unanswered(f, "the server has no prefill-time histogram (vllm:request_prefill_time_seconds)")
+		return unanswered(f, "the server has no prefill-time histogram ("+r.histName(sm.RolePrefill)+")")
 	}
 	ttft, how := typical(ttftRow)
 	prefill, _ := typical(prefillRow)
-	queue, _ := typical(r.row(sm.Queue))
+	queue, _ := typical(r.rowOf(sm.RoleQueue))
 	if math.IsNaN(queue) {
 		queue = 0
 	}
@@ -49,7 +54,7 @@ func prefillFinding(r *Report, t Thresholds) Finding {
 		Evidence{Name: "frontend_share", Value: frontShare, Threshold: t.DominantShare,
 			Text: fmt.Sprintf("TTFT - queue - prefill = %s, %s of TTFT: the API server's own time; it dominates from %s (--dominant-share)",
 				secs(front), pct(frontShare), pct(t.DominantShare))})
-	if pr := r.row(sm.PromptTokensHist); pr != nil && !math.IsNaN(pr.Mean) && !math.IsNaN(prefillRow.Mean) {
+	if pr := r.rowOf(sm.RolePromptLen); pr != nil && !math.IsNaN(pr.Mean) && !math.IsNaN(prefillRow.Mean) {
 		f.Evidence = append(f.Evidence, Evidence{Name: "prefill_s_per_prompt_token", Value: div(prefillRow.Mean, pr.Mean), Threshold: math.NaN(),
 			Text: fmt.Sprintf("mean prefill %s for %s prompt tokens on average (%s ms per token)",
 				secs(prefillRow.Mean), count(pr.Mean), num3(1000*div(prefillRow.Mean, pr.Mean)))})
@@ -75,6 +80,44 @@ func prefillFinding(r *Report, t Thresholds) Finding {
 		f.Status, f.Conclusion = RuledOut, "Neither prefill nor the frontend makes TTFT long."
 	}
 	return f
+}
+
+// prefillOtherwise is question 4 for an engine without both a TTFT and a
+// prefill histogram. With a validation-time histogram and the request's
+// latency (TGI), the validation's share of the request bounds the
+// frontend's share of TTFT from below, which can locate the frontend;
+// otherwise the evidence the engine has (its prompt processing rate, its
+// hit rate) is given, and the question stays open.
+func prefillOtherwise(f Finding, r *Report, t Thresholds) Finding {
+	e := r.Engine
+	if v := r.rowOf(sm.RoleValidation); v != nil && !math.IsNaN(v.Mean) {
+		if e2e := r.rowOf(sm.RoleE2E); e2e != nil && !math.IsNaN(e2e.Mean) {
+			share := div(v.Mean, e2e.Mean)
+			text := fmt.Sprintf("mean validation %s (%s: tokenising and checking the request) is %s of the mean request %s (%s); "+
+				"the least share of TTFT it can be", secs(v.Mean), v.Metric, pct(share), secs(e2e.Mean), e2e.Metric)
+			located := dominant(&text, v.Mean, share, t)
+			f.Evidence = append(f.Evidence, Evidence{Name: "frontend_share_of_request_mean", Value: share, Threshold: t.DominantShare, Text: text})
+			if located {
+				f.Status, f.Verdict = Located, PrefillFrontend
+				f.Conclusion = "Validation (tokenising) takes most of the request, so of TTFT too: the time is in the frontend."
+				f.Advice = "Look at the router's CPU: tokenising and validation; a faster tokenizer or more router replicas."
+				return f
+			}
+		}
+	}
+	if v := r.Ratios.PromptProcessingPerS; !math.IsNaN(v) {
+		f.Evidence = append(f.Evidence, Evidence{Name: "prompt_tokens_per_processing_s", Value: v, Threshold: math.NaN(),
+			Text: fmt.Sprintf("prompts were processed at %s tokens per second of prompt processing (%s / %s)", rate(v), e.PromptTokens, e.PromptSeconds)})
+	}
+	if !math.IsNaN(r.Ratios.PrefixCacheHitRate) {
+		f.Evidence = append(f.Evidence, hitEvidence(r.Ratios, t, false))
+	}
+	_, hasTTFT := e.Hist(sm.RoleTTFT)
+	missing := "prefill-time histogram"
+	if !hasTTFT {
+		missing = "TTFT or prefill-time histogram"
+	}
+	return unanswered(f, fmt.Sprintf("%s publishes no %s to split TTFT with", e.Name, missing))
 }
 
 // prefixCache locates the problem in the prefix cache: turned off, or
@@ -115,8 +158,12 @@ func hitEvidence(rt Ratios, t Thresholds, off bool) Evidence {
 		e.Text = "prefix caching is off (vllm:cache_config_info enable_prefix_caching=False): no prompt token can come from the cache"
 	case math.IsNaN(rt.PrefixCacheHitRate):
 		e.Text = "no prefix-cache counters (or no lookups): the hit rate is not known"
-	case rt.HitRateFromGauge:
+	case rt.HitRateFromGauge && rt.HitRateFrom == sm.PrefixHitRateV0:
 		e.Text = fmt.Sprintf("prefix-cache hit rate %s (V0's gauge, since start, in blocks); %s", pct(rt.PrefixCacheHitRate), expected)
+	case rt.HitRateFromGauge:
+		e.Text = fmt.Sprintf("prefix-cache hit rate %s (%s, the engine's last report); %s", pct(rt.PrefixCacheHitRate), rt.HitRateFrom, expected)
+	case rt.HitRateFrom != "" && !strings.HasPrefix(rt.HitRateFrom, "vllm:"):
+		e.Text = fmt.Sprintf("prefix-cache hit rate %s of prompt tokens (%s); %s", pct(rt.PrefixCacheHitRate), rt.HitRateFrom, expected)
 	default:
 		e.Text = fmt.Sprintf("prefix-cache hit rate %s of prompt tokens; %s", pct(rt.PrefixCacheHitRate), expected)
 	}
@@ -127,12 +174,17 @@ func hitEvidence(rt Ratios, t Thresholds, off bool) Evidence {
 }
 
 // streamFinding is question 5: the spread of inter-token latency (one
-// sample per streamed output).
+// sample per streamed output). An engine without an inter-token
+// histogram is asked only whether decoding is slow throughout
+// (decodeThroughout).
 func streamFinding(r *Report, t Thresholds) Finding {
 	f := Finding{Step: 5, Question: q5}
-	itl := r.row(sm.ITL)
+	itl := r.rowOf(sm.RoleITL)
 	if itl == nil {
-		return unanswered(f, "no inter-token latency in the window (vllm:inter_token_latency_seconds is empty or absent)")
+		if _, ok := r.Engine.Hist(sm.RoleITL); !ok {
+			return decodeThroughout(f, r, t)
+		}
+		return unanswered(f, "no inter-token latency in the window ("+r.histName(sm.RoleITL)+" is empty or absent)")
 	}
 	lo, hi := itl.P[p50], itl.P[p99]
 	tail := div(hi.Value, lo.Value)
@@ -155,4 +207,30 @@ func streamFinding(r *Report, t Thresholds) Finding {
 		f.Status, f.Conclusion = RuledOut, "Streaming is even."
 	}
 	return f
+}
+
+// decodeThroughout is question 5 for an engine without an inter-token
+// histogram: its time per generated token (llama.cpp's time counters, or
+// the median of a per-request time-per-token histogram) can show decoding
+// slow throughout; how uneven a stream is needs the distribution of its
+// gaps, which such an engine does not publish.
+func decodeThroughout(f Finding, r *Report, t Thresholds) Finding {
+	e := r.Engine
+	v, what := r.Ratios.DecodeSPerToken, fmt.Sprintf("%s / %s, each request's time summed", e.DecodeSeconds, e.GenerationTokens)
+	if tp := r.rowOf(sm.RoleTPOT); math.IsNaN(v) && tp != nil {
+		v, what = tp.P[p50].Value, "the p50 of "+tp.Metric
+	}
+	if math.IsNaN(v) {
+		return unanswered(f, e.Name+" publishes no inter-token latency")
+	}
+	f.Evidence = append(f.Evidence, Evidence{Name: "decode_s_per_token", Value: v, Threshold: t.ITLHigh,
+		Text: fmt.Sprintf("%s per generated token (%s); high throughout from %s (--itl-high)", secs(v), what, secs(t.ITLHigh))})
+	if v >= t.ITLHigh {
+		f.Status, f.Verdict = Located, StreamBatchOrCPU
+		f.Conclusion = "Decoding is slow throughout: the batch is too large for the hardware, or the engine is CPU-bound."
+		f.Advice = "Lower " + e.LimitFlag + ", or check that the server has the CPU cores (or GPU) it needs to itself."
+		return f
+	}
+	return unanswered(f, fmt.Sprintf("%s publishes no inter-token latency distribution, so an uneven stream cannot be seen "+
+		"(decoding is not slow throughout: %s per token)", e.Name, secs(v)))
 }

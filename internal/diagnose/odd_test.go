@@ -1,0 +1,156 @@
+package diagnose
+
+import (
+	"encoding/json"
+	"fmt"
+	"math"
+	"os"
+	"strconv"
+	"strings"
+	"testing"
+
+	"github.com/gobench/gobench/internal/pyjson"
+)
+
+// oddPages are pages a server may legally expose that once made the
+// figures NaN (and gobench serve panic writing them): each is a window's
+// start and end as a live server would give them.
+func oddPages(t *testing.T) []struct {
+	name       string
+	start, end []byte
+} {
+	t.Helper()
+	ttft := func(le01, inf float64, extra string) []byte {
+		return fmt.Appendf(nil, "# TYPE vllm:time_to_first_token_seconds histogram\n"+
+			"vllm:time_to_first_token_seconds_bucket{le=\"0.1\"} %v\nvllm:time_to_first_token_seconds_bucket{le=\"+Inf\"} %v\n%s", le01, inf, extra)
+	}
+	seed, err := os.ReadFile("testdata/seed-sample.prom")
+	if err != nil {
+		t.Fatal(err)
+	}
+	nan := "vllm:time_to_first_token_seconds_sum NaN\nvllm:num_requests_running NaN\nvllm:kv_cache_usage_perc NaN\n"
+	return []struct {
+		name       string
+		start, end []byte
+	}{
+		{"buckets without _sum", ttft(0, 0, ""), ttft(2, 4, "")},
+		{"buckets and _count without _sum", ttft(0, 0, "vllm:time_to_first_token_seconds_count 0\n"),
+			ttft(2, 4, "vllm:time_to_first_token_seconds_count 4\n")},
+		{"NaN samples", ttft(0, 0, nan), ttft(2, 4, nan)},
+		{"seed sample, counters growing", scaleSeed(seed, 1), scaleSeed(seed, 2)},
+		{"mean of nothing", ttft(0, 0, "vllm:time_to_first_token_seconds_sum 0\nvllm:time_to_first_token_seconds_count 0\n"),
+			ttft(2, 4, "vllm:time_to_first_token_seconds_sum 0\nvllm:time_to_first_token_seconds_count 0\n")},
+	}
+}
+
+// scaleSeed is the seed sample as its server's k-th scrape would show it:
+// every counter and bucket k times the sample's, the gauges as they are.
+func scaleSeed(seed []byte, k float64) []byte {
+	var out strings.Builder
+	for _, line := range strings.Split(strings.TrimSpace(string(seed)), "\n") {
+		i := strings.LastIndexByte(line, ' ')
+		v, err := strconv.ParseFloat(line[i+1:], 64)
+		if err != nil || strings.Contains(line, "num_requests_") || strings.Contains(line, "kv_cache_usage") {
+			out.WriteString(line + "\n")
+			continue
+		}
+		fmt.Fprintf(&out, "%s %v\n", line[:i], v*k)
+	}
+	return []byte(out.String())
+}
+
+// nonFinite lists the paths of the NaN and infinite numbers in a JSON
+// value built for pyjson (which would write them as the strings "nan"
+// and "inf").
+func nonFinite(v any, path string) []string {
+	bad := func(f float64) bool { return math.IsNaN(f) || math.IsInf(f, 0) }
+	var out []string
+	switch x := v.(type) {
+	case float64:
+		if bad(x) {
+			out = append(out, path)
+		}
+	case []float64:
+		for i, f := range x {
+			if bad(f) {
+				out = append(out, fmt.Sprintf("%s[%d]", path, i))
+			}
+		}
+	case []any:
+		for i, e := range x {
+			out = append(out, nonFinite(e, fmt.Sprintf("%s[%d]", path, i))...)
+		}
+	case []*pyjson.Object:
+		for i, e := range x {
+			out = append(out, nonFinite(e, fmt.Sprintf("%s[%d]", path, i))...)
+		}
+	case *pyjson.Object:
+		for _, k := range x.Keys() {
+			e, _ := x.Get(k)
+			out = append(out, nonFinite(e, path+"."+k)...)
+		}
+	}
+	return out
+}
+
+// TestOddPages diagnoses each odd page as gobench diagnose does (one
+// scrape, and the window between two) in every format: no NaN or
+// infinity reaches the JSON (unknown numbers are null), and the text
+// shows them as n/a.
+func TestOddPages(t *testing.T) {
+	t.Parallel()
+	for _, p := range oddPages(t) {
+		for _, in := range []Input{{Sources: []string{"s"}, End: [][]byte{p.end}},
+			{Sources: []string{"s"}, Start: [][]byte{p.start}, End: [][]byte{p.end}, Seconds: 10}} {
+			r, err := FromScrapes(in, DefaultOptions())
+			if err != nil {
+				t.Fatalf("%s: %v", p.name, err)
+			}
+			if bad := nonFinite(r.Object(), "report"); len(bad) > 0 {
+				t.Errorf("%s: not finite: %v", p.name, bad)
+			}
+			for _, format := range []string{"text", "markdown", "json"} {
+				var b strings.Builder
+				if err := r.Render(&b, format); err != nil {
+					t.Fatalf("%s %s: %v", p.name, format, err)
+				}
+				// The notes may say a sample was NaN; no figure may be.
+				figures, _, _ := strings.Cut(b.String(), "Notes")
+				figures, _, _ = strings.Cut(figures, `"notes"`)
+				if strings.Contains(figures, "NaN") || strings.Contains(figures, `"nan"`) || strings.Contains(figures, `"inf"`) {
+					t.Errorf("%s %s shows a NaN:\n%s", p.name, format, b.String())
+				}
+				if format == "json" && !json.Valid([]byte(b.String())) {
+					t.Errorf("%s: invalid JSON", p.name)
+				}
+			}
+		}
+	}
+}
+
+// TestDuplicateBoundsDiagnosis: the seed sample with its le="0.5" bucket
+// written again as le="0.50" (a larger count), in two scrapes whose counts
+// grow as on a live server, is not a restart and keeps the seed's TTFT
+// p99 of 3.75 (servermetrics' TestBucketAnomalies works it out by hand,
+// as Prometheus' histogram_quantile does), with a note; adding the two
+// buckets would give 0.496 and the restart's totals.
+func TestDuplicateBoundsDiagnosis(t *testing.T) {
+	t.Parallel()
+	seed, err := os.ReadFile("testdata/seed-sample.prom")
+	if err != nil {
+		t.Fatal(err)
+	}
+	dup := append(seed, "vllm:time_to_first_token_seconds_bucket{le=\"0.50\"} 2500\n"...)
+	r, err := FromScrapes(Input{Sources: []string{"s"}, Start: [][]byte{scaleSeed(dup, 1)}, End: [][]byte{scaleSeed(dup, 2)}, Seconds: 60},
+		DefaultOptions())
+	if err != nil {
+		t.Fatal(err)
+	}
+	notes := strings.Join(r.Notes, "\n")
+	if strings.Contains(notes, "restarted") || !strings.Contains(notes, "bucket le=0.5 appears twice") {
+		t.Errorf("notes:\n%s", notes)
+	}
+	if p := r.rowOf("ttft").P[p99].Value; math.Abs(p-3.75) > 1e-12 {
+		t.Errorf("TTFT p99 %v, want 3.75", p)
+	}
+}
