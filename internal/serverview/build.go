@@ -1,10 +1,13 @@
 // Package serverview is the "Server view" of a gobench serve run: the
 // server's own account of the run from its Prometheus /metrics (package
-// diagnose: quantiles, ratios, gauges, the five questions and a verdict),
-// put beside the client's figures, with what explains the gap between them,
-// and the state gauges sampled over the run. It builds the result file's
-// server_view object and draws it from that object, so that a saved run
-// (gobench analyze) prints exactly what the run printed.
+// diagnose: the engine, quantiles, ratios, gauges, the five questions and a
+// verdict), put beside the client's figures, with what explains the gap
+// between them, and the state gauges sampled over the run. Besides the
+// engine's histograms, the server's own per-request times (llama.cpp's
+// timings) are compared with the client's, request by request. It builds
+// the result file's server_view object and draws it from that object, so
+// that a saved run (gobench analyze) prints exactly what the run printed.
+// No figure in the object is NaN or infinite: an unknown one is null.
 package serverview
 
 import (
@@ -79,7 +82,7 @@ func timeline(samples []Sample) *pyjson.Object {
 	preempted := make([]any, len(samples))
 	base := math.NaN()
 	for i, s := range samples {
-		t[i] = math.Round(s.At*1000) / 1000
+		t[i] = finite(math.Round(s.At*1000) / 1000)
 		running[i], waiting[i], kv[i] = finite(s.Running), finite(s.Waiting), finite(s.KVMax)
 		if math.IsNaN(base) {
 			base = s.Preemptions
@@ -104,19 +107,54 @@ func finite(v float64) any {
 }
 
 // Figures are one side's statistics of a metric, in seconds: the mean and
-// the p50 and p99 (the server's from its histogram: estimates).
+// the p50 and p99 (the server's from its histogram: estimates). NaN is a
+// figure that is not known, written as null.
 type Figures struct {
-	Mean float64 `json:"mean"`
-	P50  float64 `json:"p50"`
-	P99  float64 `json:"p99"`
+	Mean float64
+	P50  float64
+	P99  float64
+}
+
+// object is f as a JSON object, null for a figure that is not known.
+func (f *Figures) object() any {
+	if f == nil {
+		return nil
+	}
+	o := pyjson.NewObject()
+	o.Set("mean", finite(f.Mean))
+	o.Set("p50", finite(f.P50))
+	o.Set("p99", finite(f.P99))
+	return o
+}
+
+// UnmarshalJSON reads the object back, a null figure as NaN.
+func (f *Figures) UnmarshalJSON(b []byte) error {
+	var raw struct{ Mean, P50, P99 *float64 }
+	if err := json.Unmarshal(b, &raw); err != nil {
+		return fmt.Errorf("server view figures: %w", err)
+	}
+	nan := func(v *float64) float64 {
+		if v == nil {
+			return math.NaN()
+		}
+		return *v
+	}
+	*f = Figures{Mean: nan(raw.Mean), P50: nan(raw.P50), P99: nan(raw.P99)}
+	return nil
 }
 
 // Row compares one metric as the client and the server measured it.
 type Row struct {
-	// Metric is ttft, itl, tpot, e2el or queue.
+	// Metric is ttft, itl, tpot, e2el or queue (the server's histogram
+	// beside the client's figure of the same name), or prefill and decode
+	// (the server's own per-request times beside the client's TTFT and
+	// E2E - TTFT).
 	Metric string `json:"metric"`
-	// ServerMetric is the vLLM histogram the server side comes from.
+	// ServerMetric is the metric the server side comes from: the engine's
+	// histogram, or the per-request field; "" when the engine has none.
 	ServerMetric string `json:"server_metric"`
+	// ServerSource says what kind of figure the server side is.
+	ServerSource string `json:"server_source"`
 	// Client and Server are nil when that side did not measure it.
 	Client *Figures `json:"client"`
 	Server *Figures `json:"server"`
@@ -127,16 +165,29 @@ type Row struct {
 	Why string `json:"why"`
 }
 
-// object is r as an ordered JSON object.
+// Where the server side of a row comes from.
+const (
+	// SourceHistogram: the engine's histogram in /metrics (estimates).
+	SourceHistogram = "histogram"
+	// SourceTimings: the server's own times in each answer (exact).
+	SourceTimings = "llama.cpp timings, per request"
+)
+
+// object is r as an ordered JSON object; a figure that is not known is
+// null.
 func (r Row) object() *pyjson.Object {
-	b, err := json.Marshal(r)
-	if err != nil {
-		panic(fmt.Sprintf("serverview: %v", err)) // plain fields: cannot fail
+	o := pyjson.NewObject()
+	o.Set("metric", r.Metric)
+	o.Set("server_metric", r.ServerMetric)
+	o.Set("server_source", r.ServerSource)
+	o.Set("client", r.Client.object())
+	o.Set("server", r.Server.object())
+	if r.Gap != nil {
+		o.Set("gap_mean", finite(*r.Gap))
+	} else {
+		o.Set("gap_mean", nil)
 	}
-	o, err := pyjson.DecodeObject(b)
-	if err != nil {
-		panic(fmt.Sprintf("serverview: %v", err))
-	}
+	o.Set("why", r.Why)
 	return o
 }
 
@@ -152,36 +203,88 @@ func clientFigures(xs []float64) *Figures {
 	return &Figures{Mean: mean, P50: p[0], P99: p[1]}
 }
 
-// serverFigures reads metric's row of rep; nil when the server has none.
-func serverFigures(rep *diagnose.Report, metric string) *Figures {
+// serverFigures reads the row of role of rep; nil when the server has
+// none.
+func serverFigures(rep *diagnose.Report, role sm.Role) (*Figures, *diagnose.Row) {
 	for _, row := range rep.Rows {
-		if row.Metric == metric && row.Count > 0 {
-			return &Figures{Mean: row.Mean, P50: row.P[0].Value, P99: row.P[3].Value}
+		if row.Role == role && row.Count > 0 {
+			return &Figures{Mean: row.Mean, P50: row.P[0].Value, P99: row.P[3].Value}, row
 		}
 	}
-	return nil
+	return nil, nil
 }
 
 // Compare lines up the client's and the server's figures of TTFT, ITL,
-// TPOT, E2E latency and queue time, each with the reason they differ
-// (why.go).
+// TPOT, E2E latency and queue time (the engine's histograms), then the
+// server's own per-request prefill and decode times beside the client's
+// (timingRows), each with the reason they differ (why.go).
 func Compare(rep *diagnose.Report, c Client) []Row {
 	lists := clientLists(c.Result)
-	specs := []struct{ metric, server string }{
-		{"ttft", sm.TTFT}, {"itl", sm.ITL}, {"tpot", sm.TPOT}, {"e2el", sm.E2E}, {"queue", sm.Queue},
+	specs := []struct {
+		metric string
+		role   sm.Role
+	}{
+		{"ttft", sm.RoleTTFT}, {"itl", sm.RoleITL}, {"tpot", sm.RoleTPOT}, {"e2el", sm.RoleE2E}, {"queue", sm.RoleQueue},
 	}
-	rows := make([]Row, 0, len(specs))
+	rows := make([]Row, 0, len(specs)+2)
 	for _, s := range specs {
-		r := Row{Metric: s.metric, ServerMetric: s.server, Client: clientFigures(lists[s.metric]), Server: serverFigures(rep, s.server)}
+		h, _ := rep.Engine.Hist(s.role)
+		server, row := serverFigures(rep, s.role)
+		r := Row{Metric: s.metric, ServerMetric: h.Name, ServerSource: SourceHistogram, Client: clientFigures(lists[s.metric]), Server: server}
 		if r.Client == nil && r.Server == nil {
 			continue
 		}
-		// The two queues are different waits (why.go): no gap between them.
-		if r.Client != nil && r.Server != nil && !math.IsNaN(r.Server.Mean) && s.metric != "queue" {
-			g := r.Client.Mean - r.Server.Mean
-			r.Gap = &g
+		// The two queues are different waits (why.go), and an engine's
+		// interval may differ from the client's: no gap between them.
+		if r.Client != nil && r.Server != nil && s.metric != "queue" && (row == nil || row.Differs == "") {
+			r.Gap = gap(r.Client.Mean, r.Server.Mean)
 		}
-		r.Why = why(r, c, rep)
+		r.Why = why(r, c, rep, row)
+		rows = append(rows, r)
+	}
+	return append(rows, timingRows(c)...)
+}
+
+// gap is a - b, nil when it is not a finite number.
+func gap(a, b float64) *float64 {
+	g := a - b
+	if math.IsNaN(g) || math.IsInf(g, 0) {
+		return nil
+	}
+	return &g
+}
+
+// timingRows put the server's own per-request times (llama.cpp's
+// timings.prompt_ms and predicted_ms, in the records as ServerPromptTime
+// and ServerDecodeTime) beside the client's TTFT and decode time (E2E -
+// TTFT) of the same requests: exact on both sides, so the gap is what
+// lies outside the server's prefill and generation.
+func timingRows(c Client) []Row {
+	var ttft, prompt, decodeClient, decodeServer []float64
+	if c.Result != nil {
+		for _, o := range c.Result.Outputs {
+			if !o.Success {
+				continue
+			}
+			if o.ServerPromptTime != nil {
+				ttft, prompt = append(ttft, o.TTFT), append(prompt, *o.ServerPromptTime)
+			}
+			if o.ServerDecodeTime != nil {
+				decodeClient, decodeServer = append(decodeClient, o.Latency-o.TTFT), append(decodeServer, *o.ServerDecodeTime)
+			}
+		}
+	}
+	var rows []Row
+	for _, t := range []struct {
+		metric, field  string
+		client, server []float64
+	}{{"prefill", "timings.prompt_ms", ttft, prompt}, {"decode", "timings.predicted_ms", decodeClient, decodeServer}} {
+		if len(t.server) == 0 {
+			continue
+		}
+		r := Row{Metric: t.metric, ServerMetric: t.field, ServerSource: SourceTimings, Client: clientFigures(t.client), Server: clientFigures(t.server)}
+		r.Gap = gap(r.Client.Mean, r.Server.Mean)
+		r.Why = timingWhy(r.Metric, c)
 		rows = append(rows, r)
 	}
 	return rows

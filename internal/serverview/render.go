@@ -17,7 +17,12 @@ import (
 // draw the same thing.
 type view struct {
 	WindowS *float64 `json:"window_s"`
-	Ratios  struct {
+	Server  *struct {
+		Engine  string  `json:"engine"`
+		Name    string  `json:"name"`
+		Metrics *string `json:"metrics"`
+	} `json:"server"`
+	Ratios struct {
 		Preemptions     *float64 `json:"preemptions"`
 		FinishedRequest *float64 `json:"finished_requests"`
 		PrefixHitRate   *float64 `json:"prefix_cache_hit_rate"`
@@ -41,9 +46,10 @@ type view struct {
 		Advice     *string `json:"advice"`
 		Verdict    *string `json:"verdict"`
 	} `json:"findings"`
-	Verdict string   `json:"verdict"`
-	Notes   []string `json:"notes"`
-	Rows    []Row    `json:"client_vs_server"`
+	Verdict       string   `json:"verdict"`
+	VerdictReason *string  `json:"verdict_reason"`
+	Notes         []string `json:"notes"`
+	Rows          []Row    `json:"client_vs_server"`
 }
 
 // Render draws the server_view object o as the section that follows the
@@ -79,12 +85,30 @@ func (p printer) draw(v *view) {
 	} else {
 		p.line("%s", centred(" Server view ", '='))
 	}
+	if line := serverLine(v); line != "" {
+		p.line("%s", line)
+		if p.md {
+			p.line("")
+		}
+	}
 	p.comparison(v.Rows)
 	p.gauges(v)
 	p.diagnosis(v)
 	if !p.md {
 		p.line("%s", strings.Repeat("=", 50))
 	}
+}
+
+// serverLine names the engine the figures were read from ("" for an
+// object saved before the view named it).
+func serverLine(v *view) string {
+	switch {
+	case v.Server == nil:
+		return ""
+	case v.Server.Metrics == nil:
+		return "Server: unknown (no metrics of a known engine)"
+	}
+	return "Server: " + v.Server.Name + " (" + *v.Server.Metrics + " metrics)"
 }
 
 // centred is title in a 50-column rule, like vLLM's block headings.
@@ -105,12 +129,53 @@ func (p printer) comparison(rows []Row) {
 	if p.md {
 		p.line("")
 	}
-	for _, r := range rows {
-		p.bullet("%s: %s", strings.ToUpper(r.Metric), r.Why)
+	for _, w := range whyLines(rows) {
+		p.bullet("%s", w)
 	}
-	if !p.md {
+	if !p.md && hasSource(rows, SourceHistogram) {
 		p.line("(server p99s are histogram estimates: within their bucket)")
 	}
+}
+
+// whyLines are the rows' explanations, rows with the same one (an engine
+// that publishes none of several histograms) on one line.
+func whyLines(rows []Row) []string {
+	var order []string
+	names := map[string][]string{}
+	for _, r := range rows {
+		if _, ok := names[r.Why]; !ok {
+			order = append(order, r.Why)
+		}
+		names[r.Why] = append(names[r.Why], rowName(r))
+	}
+	out := make([]string, 0, len(order))
+	for _, w := range order {
+		out = append(out, strings.Join(names[w], ", ")+": "+w)
+	}
+	return out
+}
+
+// hasSource reports whether a row's server side comes from source.
+func hasSource(rows []Row, source string) bool {
+	for _, r := range rows {
+		if r.Server != nil && r.ServerSource == source {
+			return true
+		}
+	}
+	return false
+}
+
+// rowName is the row's metric and where the server side came from:
+// "TTFT (vllm:time_to_first_token_seconds)".
+func rowName(r Row) string {
+	name := strings.ToUpper(r.Metric)
+	switch {
+	case r.ServerMetric == "" || r.Server == nil:
+		return name
+	case r.ServerSource == SourceTimings:
+		return name + " (" + r.ServerSource + ": " + r.ServerMetric + ")"
+	}
+	return name + " (" + r.ServerMetric + ")"
 }
 
 // side is one figure of f in milliseconds, or "-" when unknown.
@@ -153,27 +218,27 @@ func (p printer) bullet(format string, args ...any) {
 func (p printer) gauges(v *view) {
 	g := v.Gauges.Peak
 	parts := []string{"running peak " + count(g.Running), "waiting peak " + count(g.Waiting)}
-	if g.KV != nil {
+	if g.KV != nil && !math.IsNaN(*g.KV) {
 		parts = append(parts, fmt.Sprintf("KV-cache usage peak %.1f %%", *g.KV*100))
 	}
 	if v.Ratios.Preemptions != nil {
 		parts = append(parts, "preemptions "+count(v.Ratios.Preemptions))
 	}
-	if v.Ratios.PrefixHitRate != nil {
+	if v.Ratios.PrefixHitRate != nil && !math.IsNaN(*v.Ratios.PrefixHitRate) {
 		parts = append(parts, fmt.Sprintf("prefix-cache hit rate %.1f %%", *v.Ratios.PrefixHitRate*100))
 	}
 	window := ""
-	if v.WindowS != nil {
+	if v.WindowS != nil && !math.IsNaN(*v.WindowS) {
 		window = fmt.Sprintf(" over %.1f s", *v.WindowS)
 	}
 	p.line("")
 	p.line("Server state%s (%d samples): %s.", window, g.Samples, strings.Join(parts, ", "))
 }
 
-// count writes a gauge or counter value, "?" when unknown.
+// count writes a gauge or counter value, "-" when unknown.
 func count(v *float64) string {
-	if v == nil {
-		return "?"
+	if v == nil || math.IsNaN(*v) || math.IsInf(*v, 0) {
+		return "-"
 	}
 	return strconv.FormatFloat(*v, 'f', -1, 64)
 }
@@ -201,6 +266,9 @@ func (p printer) diagnosis(v *view) {
 	}
 	p.line("")
 	p.line("Verdict: %s%s", v.Verdict, advice)
+	if v.VerdictReason != nil {
+		p.bullet("%s", *v.VerdictReason)
+	}
 	for _, n := range v.Notes {
 		p.bullet("note: %s", n)
 	}

@@ -10,15 +10,20 @@ import (
 // from what each side's clock covers (vLLM's metrics: the API server
 // stamps arrival when the request reaches it and the first and last token
 // when it emits them; the client stamps the request just before it sends
-// it and each token event when it reads it).
-func why(r Row, c Client, rep *diagnose.Report) string {
+// it and each token event when it reads it). row is the server's
+// histogram row (nil without one).
+func why(r Row, c Client, rep *diagnose.Report, row *diagnose.Row) string {
 	switch {
+	case r.Server == nil && r.ServerMetric == "":
+		return rep.Engine.Name + " publishes no such histogram: client only."
 	case r.Server == nil:
 		return "the server publishes no " + r.ServerMetric + "."
 	case r.Client == nil && r.Metric == "queue":
 		return "server only: time waiting for the scheduler (no --max-concurrency, so the client queues nothing)."
 	case r.Client == nil:
 		return "the client measured none."
+	case row != nil && row.Differs != "":
+		return "different intervals: " + row.Differs + "; no gap is computed."
 	}
 	switch r.Metric {
 	case "ttft", "e2el":
@@ -34,6 +39,21 @@ func why(r Row, c Client, rep *diagnose.Report) string {
 	default: // queue
 		return "different queues: the client's is the wait for a --max-concurrency slot before sending, the server's the wait for the scheduler after arrival."
 	}
+}
+
+// timingWhy explains the gap between the client's figure and the
+// server's own per-request time (both exact, the same requests).
+func timingWhy(metric string, c Client) string {
+	if metric == "decode" {
+		return "the client's E2E - TTFT against the server's generation time of the same requests (" + SourceTimings +
+			", exact): the gap is the network's jitter on the first and last token and the events after the last one."
+	}
+	s := "the client's TTFT against the server's prompt time (prefill) of the same requests (" + SourceTimings +
+		", exact): the gap is the wait for a free slot, tokenising and the chat template, and the network both ways"
+	if c.MaxConcurrency > 0 {
+		s += "; neither side counts the client's wait for a --max-concurrency slot"
+	}
+	return s + "."
 }
 
 // itlWhy explains the inter-token latency gap: several tokens per event

@@ -1,0 +1,204 @@
+package serverview
+
+import (
+	"errors"
+	"fmt"
+	"math"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"testing"
+
+	"github.com/gobench/gobench/internal/diagnose"
+	"github.com/gobench/gobench/internal/metrics"
+	"github.com/gobench/gobench/internal/pyjson"
+)
+
+// serveView builds the server view as gobench serve does from the scrapes
+// before and after its run (run/serverview.go: the served model, read
+// without the filter when the server labels none, then Build), writes it
+// as the result file does and draws it in both formats from the saved
+// object. It fails the test on any error, panic or non-finite number.
+func serveView(t *testing.T, name string, start, end []byte, c Client, samples []Sample) (*pyjson.Object, string) {
+	t.Helper()
+	in := diagnose.Input{Sources: []string{"http://127.0.0.1:8000/metrics"}, Start: [][]byte{start}, End: [][]byte{end}, Seconds: 10,
+		States: samples}
+	opts := diagnose.DefaultOptions()
+	opts.Model = "tiny-qwen2"
+	rep, err := diagnose.FromScrapes(in, opts)
+	if me := (*diagnose.ModelError)(nil); errors.As(err, &me) {
+		opts.Model = ""
+		rep, err = diagnose.FromScrapes(in, opts)
+	}
+	if err != nil {
+		t.Fatalf("%s: %v", name, err)
+	}
+	var o *pyjson.Object
+	func() {
+		defer func() {
+			if r := recover(); r != nil {
+				t.Fatalf("%s: Build panicked: %v", name, r)
+			}
+		}()
+		o = Build(rep, c, samples)
+	}()
+	if bad := nonFinite(o, "server_view"); len(bad) > 0 {
+		t.Errorf("%s: not finite: %v", name, bad)
+	}
+	saved, err := pyjson.AppendPython(nil, o)
+	if err != nil {
+		t.Fatalf("%s: %v", name, err)
+	}
+	back, err := pyjson.DecodeObject(saved)
+	if err != nil {
+		t.Fatalf("%s: %v", name, err)
+	}
+	var text strings.Builder
+	for _, format := range []string{"text", "markdown"} {
+		if err := Render(&text, back, format); err != nil {
+			t.Fatalf("%s %s: %v", name, format, err)
+		}
+	}
+	return o, text.String()
+}
+
+// nonFinite lists the paths of the NaN and infinite numbers in a value
+// built for pyjson (which would write them as the strings "nan" and
+// "inf").
+func nonFinite(v any, path string) []string {
+	bad := func(f float64) bool { return math.IsNaN(f) || math.IsInf(f, 0) }
+	var out []string
+	switch x := v.(type) {
+	case float64:
+		if bad(x) {
+			out = append(out, path)
+		}
+	case []float64:
+		for i, f := range x {
+			if bad(f) {
+				out = append(out, fmt.Sprintf("%s[%d]", path, i))
+			}
+		}
+	case []any:
+		for i, e := range x {
+			out = append(out, nonFinite(e, fmt.Sprintf("%s[%d]", path, i))...)
+		}
+	case []*pyjson.Object:
+		for i, e := range x {
+			out = append(out, nonFinite(e, fmt.Sprintf("%s[%d]", path, i))...)
+		}
+	case *pyjson.Object:
+		for _, k := range x.Keys() {
+			e, _ := x.Get(k)
+			out = append(out, nonFinite(e, path+"."+k)...)
+		}
+	}
+	return out
+}
+
+// oddPage is a TTFT histogram with buckets 0.1 and +Inf and extra lines.
+func oddPage(le01, inf float64, extra string) []byte {
+	return fmt.Appendf(nil, "# TYPE vllm:time_to_first_token_seconds histogram\n"+
+		"vllm:time_to_first_token_seconds_bucket{le=\"0.1\"} %v\nvllm:time_to_first_token_seconds_bucket{le=\"+Inf\"} %v\n%s", le01, inf, extra)
+}
+
+// scaledSeed is the design notes' sample scrape as its server's k-th
+// scrape would show it: counters and buckets k times the sample's, the
+// gauges as they are.
+func scaledSeed(t *testing.T, k float64) []byte {
+	t.Helper()
+	seed, err := os.ReadFile(filepath.Join("..", "diagnose", "testdata", "seed-sample.prom"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var out strings.Builder
+	for _, line := range strings.Split(strings.TrimSpace(string(seed)), "\n") {
+		i := strings.LastIndexByte(line, ' ')
+		v, err := strconv.ParseFloat(line[i+1:], 64)
+		if err != nil || strings.Contains(line, "num_requests_") || strings.Contains(line, "kv_cache_usage") {
+			out.WriteString(line + "\n")
+			continue
+		}
+		fmt.Fprintf(&out, "%s %v\n", line[:i], v*k)
+	}
+	return []byte(out.String())
+}
+
+// TestOddPages: scrapes a server may legally give, before and after a
+// run, through the path gobench serve takes. Each once made a figure NaN
+// and the run panic writing it ("serverview: json: unsupported value:
+// NaN"), losing the result; each unknown figure is now null in the object
+// and "-" in the section.
+func TestOddPages(t *testing.T) {
+	t.Parallel()
+	nan := "vllm:time_to_first_token_seconds_sum NaN\nvllm:num_requests_running NaN\nvllm:kv_cache_usage_perc NaN\n"
+	empty := "vllm:time_to_first_token_seconds_sum 0\nvllm:time_to_first_token_seconds_count 0\n"
+	tests := []struct {
+		name       string
+		start, end []byte
+	}{
+		{"buckets without _sum", oddPage(0, 0, ""), oddPage(2, 4, "")},
+		{"buckets and _count without _sum", oddPage(0, 0, "vllm:time_to_first_token_seconds_count 0\n"),
+			oddPage(2, 4, "vllm:time_to_first_token_seconds_count 4\n")},
+		{"NaN samples", oddPage(0, 0, nan), oddPage(2, 4, nan)},
+		{"seed sample, counters growing", scaledSeed(t, 1), scaledSeed(t, 2)},
+		{"mean of nothing", oddPage(0, 0, empty), oddPage(2, 4, empty)},
+	}
+	for _, tt := range tests {
+		o, text := serveView(t, tt.name, tt.start, tt.end, client(), []Sample{{At: 1, Running: math.NaN(), Waiting: math.NaN(),
+			KVMean: math.NaN(), KVMax: math.NaN(), Preemptions: math.NaN()}})
+		for _, line := range strings.Split(text, "\n") {
+			// The notes may say a sample was NaN; no figure may be.
+			if strings.Contains(line, "NaN") && !strings.Contains(line, "note: ") {
+				t.Errorf("%s: the section shows a NaN: %q", tt.name, line)
+			}
+		}
+		rows, _ := o.Get("client_vs_server")
+		if ttft := rows.([]*pyjson.Object)[0]; tt.name != "seed sample, counters growing" {
+			server, _ := ttft.Get("server")
+			mean, _ := server.(*pyjson.Object).Get("mean")
+			if mean != nil {
+				t.Errorf("%s: server mean %v, want null", tt.name, mean)
+			}
+		}
+	}
+}
+
+// FuzzServerView builds the server_view object from arbitrary scrapes
+// (the input split at its first NUL byte into the start and the end of
+// the run) and a client whose records carry arbitrary times: it never
+// panics, holds no NaN or infinity, encodes and draws.
+func FuzzServerView(f *testing.F) {
+	for _, seed := range []string{
+		"\x00" + page, startPage + "\x00" + page, string(oddPage(0, 0, "")) + "\x00" + string(oddPage(2, 4, "")),
+		"\x00llamacpp:requests_deferred 8\nllamacpp:requests_processing 8\n", "a NaN\x00a +Inf\n",
+	} {
+		f.Add([]byte(seed), 0.05, 0.2)
+	}
+	f.Fuzz(func(t *testing.T, data []byte, ttft, latency float64) {
+		start, end, found := strings.Cut(string(data), "\x00")
+		in := diagnose.Input{End: [][]byte{[]byte(end)}, Seconds: ttft}
+		if found {
+			in.Start = [][]byte{[]byte(start)}
+		}
+		rep, err := diagnose.FromScrapes(in, diagnose.DefaultOptions())
+		if err != nil {
+			return // a page that does not parse, or several models
+		}
+		prompt := latency / 2
+		c := Client{Result: &metrics.Result{ActualOutputLens: []int{3}, Outputs: []metrics.Output{{Success: true, TTFT: ttft,
+			Latency: latency, ITL: []float64{latency - ttft}, ServerPromptTime: &prompt, ServerDecodeTime: &latency}}}, MaxConcurrency: 1}
+		o := Build(rep, c, []Sample{{At: ttft, Running: latency, Waiting: math.NaN(), KVMax: math.Inf(1)}})
+		if bad := nonFinite(o, "server_view"); len(bad) > 0 {
+			t.Fatalf("not finite: %v", bad)
+		}
+		if _, err := pyjson.AppendPython(nil, o); err != nil {
+			t.Fatal(err)
+		}
+		var b strings.Builder
+		if err := Render(&b, o, "text"); err != nil {
+			t.Fatal(err)
+		}
+	})
+}
