@@ -49,7 +49,7 @@ type DiagnoseOptions struct {
 	Diagnose diagnose.Options
 }
 
-const diagnoseLong = `Read a vLLM server's own account of itself — its Prometheus /metrics — over
+const diagnoseLong = `Read an inference server's own account of itself — its Prometheus /metrics — over
 a window, and say where the time goes and why.
 
 Live: the server is scraped (every --metrics-url, summed; else --base-url +
@@ -67,14 +67,16 @@ with the bucket the p99 lies in: a quantile in a wide bucket is an estimate)
 of every latency and request-shape histogram, the ratios that matter, the
 state gauges, then five questions asked in order — queue, why waiting,
 thrashing, prefill, streaming — each with its evidence, thresholds (the
-flags below), conclusion and advice, and a verdict: healthy, queue/seq-limit,
+flags below), conclusion and advice, and a verdict: healthy, unknown (no
+question could be asked or answered; verdict_reason says why), queue/seq-limit,
 queue/memory-thrashing, queue/memory-full, queue/head-of-line,
 prefill/prefix-cache, prefill/frontend, stream/prefill-interference or
 stream/batch-or-cpu. A script reads it with
   gobench diagnose --format json | jq -r .verdict
 
-vLLM's V1 and V0 metric names are both read; a server serving several
-models needs --model.
+vLLM's V1 and V0 metric names are both read; llama.cpp's llamacpp:*,
+SGLang's sglang:* and TGI's tgi_* are read too (docs/server-view.md); a
+server serving several models needs --model.
 
 Environment: OPENAI_API_KEY (sent as a bearer token, never printed).
 

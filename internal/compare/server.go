@@ -35,10 +35,17 @@ const (
 	VerdictWorse = "changed, worse"
 	// VerdictBetter: the run is healthy, the baseline was not.
 	VerdictBetter = "changed, better"
+	// VerdictNotComparable: one of the two verdicts is unknown (its
+	// diagnosis could not ask its questions), so no change can be told.
+	VerdictNotComparable = "not comparable"
 )
 
-// healthy is the verdict of a run in which the diagnosis located nothing.
-const healthy = "healthy"
+// healthy is the verdict of a run in which the diagnosis located nothing;
+// unknown that of a run in which it could not ask its questions.
+const (
+	healthy = "healthy"
+	unknown = "unknown"
+)
 
 // VerdictChange says how run j's verdict differs from the baseline's: one
 // of the Verdict constants, or "" when either run has no server_view.
@@ -49,6 +56,8 @@ func (s *ServerView) VerdictChange(j int) string {
 		return ""
 	case a == b:
 		return VerdictSame
+	case a == unknown || b == unknown:
+		return VerdictNotComparable
 	case a == healthy:
 		return VerdictWorse
 	case b == healthy:
@@ -231,7 +240,7 @@ func verdictCell(change string, mark bool) string {
 	switch {
 	case change == "":
 		return "n/a"
-	case change == VerdictSame:
+	case change == VerdictSame, change == VerdictNotComparable:
 		return change
 	case !mark:
 		return strings.ToUpper(change[:len("changed")]) + change[len("changed"):]

@@ -118,8 +118,11 @@
 //	server_view              object, the server's own account of the run from its /metrics (when
 //	                         it has one and --no-server-metrics is not given): the object of
 //	                         `gobench diagnose --format json` (window_s, quantiles, ratios,
-//	                         gauges, findings, verdict, ...) plus client_vs_server (per metric:
-//	                         client and server mean/p50/p99 in seconds, gap_mean, why) and
+//	                         gauges, findings, verdict, server (the engine), engine_figures,
+//	                         verdict_reason, ...) plus client_vs_server (per metric: client and
+//	                         server mean/p50/p99 in seconds, gap_mean, why, server_metric,
+//	                         server_source; prefill and decode rows from llama.cpp's
+//	                         per-request timings) and
 //	                         timeline (t, running, waiting, kv_cache_usage_perc, preemptions since the first sample, in columns)
 //	scheduled_offsets        [number], planned arrival offsets  } gobench,
 //	end_reason               string, "completed" or "interrupted" } detailed only

@@ -102,9 +102,12 @@ func (x *execution) serverView(before, after scrape, samples []diagnose.State, m
 	rep, err := diagnose.FromScrapes(in, opts)
 	if me := (*diagnose.ModelError)(nil); errors.As(err, &me) {
 		// A LoRA or an alias the server labels otherwise: read the only
-		// model it serves, if there is one.
+		// model it serves, if there is one. A server whose metrics carry
+		// no model label at all (llama.cpp serves one model) needs no note.
 		opts.Model = ""
-		in.Notes = append(in.Notes, fmt.Sprintf("the server labels no model %q: its figures are read without the model filter", x.servedModel()))
+		if len(me.Served) > 0 {
+			in.Notes = append(in.Notes, fmt.Sprintf("the server labels no model %q: its figures are read without the model filter", x.servedModel()))
+		}
 		rep, err = diagnose.FromScrapes(in, opts)
 	}
 	if err != nil {
