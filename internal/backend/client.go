@@ -490,22 +490,10 @@ type timing struct {
 // add takes one decoded event read at clock reading ts.
 func (t *timing) add(ts float64, c *Chunk) {
 	out := t.out
-	if c.ServerQueueMS >= 0 {
-		v := c.ServerQueueMS / 1000
-		out.ServerQueueTime = &v
-	}
-	if c.ServerTTFTMS >= 0 {
-		v := c.ServerTTFTMS / 1000
-		out.ServerTTFT = &v
-	}
-	if c.ServerPromptMS >= 0 {
-		v := c.ServerPromptMS / 1000
-		out.ServerPromptTime = &v
-	}
-	if c.ServerDecodeMS >= 0 {
-		v := c.ServerDecodeMS / 1000
-		out.ServerDecodeTime = &v
-	}
+	serverSeconds(c.ServerQueueMS, &out.ServerQueueTime)
+	serverSeconds(c.ServerTTFTMS, &out.ServerTTFT)
+	serverSeconds(c.ServerPromptMS, &out.ServerPromptTime)
+	serverSeconds(c.ServerDecodeMS, &out.ServerDecodeTime)
 	if c.Token {
 		if !t.gotToken {
 			t.gotToken = true
@@ -530,6 +518,15 @@ func (t *timing) add(ts float64, c *Chunk) {
 			v := c.CachedTokens
 			out.CachedTokens = &v
 		}
+	}
+}
+
+// serverSeconds sets *dst to ms in seconds when the event carried it (ms
+// >= 0; -1 is absent).
+func serverSeconds(ms float64, dst **float64) {
+	if ms >= 0 {
+		v := ms / 1000
+		*dst = &v
 	}
 }
 

@@ -59,40 +59,6 @@ func scaleSeed(seed []byte, k float64) []byte {
 	return []byte(out.String())
 }
 
-// nonFinite lists the paths of the NaN and infinite numbers in a JSON
-// value built for pyjson (which would write them as the strings "nan"
-// and "inf").
-func nonFinite(v any, path string) []string {
-	bad := func(f float64) bool { return math.IsNaN(f) || math.IsInf(f, 0) }
-	var out []string
-	switch x := v.(type) {
-	case float64:
-		if bad(x) {
-			out = append(out, path)
-		}
-	case []float64:
-		for i, f := range x {
-			if bad(f) {
-				out = append(out, fmt.Sprintf("%s[%d]", path, i))
-			}
-		}
-	case []any:
-		for i, e := range x {
-			out = append(out, nonFinite(e, fmt.Sprintf("%s[%d]", path, i))...)
-		}
-	case []*pyjson.Object:
-		for i, e := range x {
-			out = append(out, nonFinite(e, fmt.Sprintf("%s[%d]", path, i))...)
-		}
-	case *pyjson.Object:
-		for _, k := range x.Keys() {
-			e, _ := x.Get(k)
-			out = append(out, nonFinite(e, path+"."+k)...)
-		}
-	}
-	return out
-}
-
 // TestOddPages diagnoses each odd page as gobench diagnose does (one
 // scrape, and the window between two) in every format: no NaN or
 // infinity reaches the JSON (unknown numbers are null), and the text
@@ -106,7 +72,7 @@ func TestOddPages(t *testing.T) {
 			if err != nil {
 				t.Fatalf("%s: %v", p.name, err)
 			}
-			if bad := nonFinite(r.Object(), "report"); len(bad) > 0 {
+			if bad := pyjson.NonFinitePaths(r.Object(), "report"); len(bad) > 0 {
 				t.Errorf("%s: not finite: %v", p.name, bad)
 			}
 			for _, format := range []string{"text", "markdown", "json"} {

@@ -2,6 +2,7 @@ package pyjson
 
 import (
 	"bytes"
+	"fmt"
 	"math"
 )
 
@@ -94,3 +95,38 @@ func DecodeFile(data []byte) (any, error) {
 
 // DecodeFileObject is DecodeFile for a value that must be an object.
 func DecodeFileObject(data []byte) (*Object, error) { return object(DecodeFile(data)) }
+
+// NonFinitePaths lists where a value built for the writers (floats, lists,
+// Objects) holds a NaN or an infinity, as paths below path ("x.a[2]"): a
+// check that a figure which could not be computed was left out or made
+// null rather than written as NaN.
+func NonFinitePaths(v any, path string) []string {
+	bad := func(f float64) bool { return math.IsNaN(f) || math.IsInf(f, 0) }
+	var out []string
+	switch x := v.(type) {
+	case float64:
+		if bad(x) {
+			out = append(out, path)
+		}
+	case []float64:
+		for i, f := range x {
+			if bad(f) {
+				out = append(out, fmt.Sprintf("%s[%d]", path, i))
+			}
+		}
+	case []any:
+		for i, e := range x {
+			out = append(out, NonFinitePaths(e, fmt.Sprintf("%s[%d]", path, i))...)
+		}
+	case []*Object:
+		for i, e := range x {
+			out = append(out, NonFinitePaths(e, fmt.Sprintf("%s[%d]", path, i))...)
+		}
+	case *Object:
+		for _, k := range x.Keys() {
+			e, _ := x.Get(k)
+			out = append(out, NonFinitePaths(e, path+"."+k)...)
+		}
+	}
+	return out
+}

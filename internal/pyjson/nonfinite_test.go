@@ -2,6 +2,7 @@ package pyjson
 
 import (
 	"math"
+	"slices"
 	"strings"
 	"testing"
 )
@@ -77,4 +78,20 @@ func FuzzDecodeFile(f *testing.F) {
 			t.Errorf("%s: %s then %s", data, out, out2)
 		}
 	})
+}
+
+func TestNonFinitePaths(t *testing.T) {
+	t.Parallel()
+	o := NewObject()
+	o.Set("ok", 1.5)
+	o.Set("nan", math.NaN())
+	inner := NewObject()
+	inner.Set("inf", math.Inf(1))
+	o.Set("list", []any{0.0, inner, []float64{1, math.Inf(-1)}})
+	o.Set("rows", []*Object{inner})
+	got := NonFinitePaths(o, "x")
+	want := []string{"x.nan", "x.list[1].inf", "x.list[2][1]", "x.rows[0].inf"}
+	if !slices.Equal(got, want) {
+		t.Errorf("NonFinitePaths = %q, want %q", got, want)
+	}
 }

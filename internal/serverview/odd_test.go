@@ -43,7 +43,7 @@ func serveView(t *testing.T, name string, start, end []byte, c Client, samples [
 		}()
 		o = Build(rep, c, samples)
 	}()
-	if bad := nonFinite(o, "server_view"); len(bad) > 0 {
+	if bad := pyjson.NonFinitePaths(o, "server_view"); len(bad) > 0 {
 		t.Errorf("%s: not finite: %v", name, bad)
 	}
 	saved, err := pyjson.AppendPython(nil, o)
@@ -61,40 +61,6 @@ func serveView(t *testing.T, name string, start, end []byte, c Client, samples [
 		}
 	}
 	return o, text.String()
-}
-
-// nonFinite lists the paths of the NaN and infinite numbers in a value
-// built for pyjson (which would write them as the strings "nan" and
-// "inf").
-func nonFinite(v any, path string) []string {
-	bad := func(f float64) bool { return math.IsNaN(f) || math.IsInf(f, 0) }
-	var out []string
-	switch x := v.(type) {
-	case float64:
-		if bad(x) {
-			out = append(out, path)
-		}
-	case []float64:
-		for i, f := range x {
-			if bad(f) {
-				out = append(out, fmt.Sprintf("%s[%d]", path, i))
-			}
-		}
-	case []any:
-		for i, e := range x {
-			out = append(out, nonFinite(e, fmt.Sprintf("%s[%d]", path, i))...)
-		}
-	case []*pyjson.Object:
-		for i, e := range x {
-			out = append(out, nonFinite(e, fmt.Sprintf("%s[%d]", path, i))...)
-		}
-	case *pyjson.Object:
-		for _, k := range x.Keys() {
-			e, _ := x.Get(k)
-			out = append(out, nonFinite(e, path+"."+k)...)
-		}
-	}
-	return out
 }
 
 // oddPage is a TTFT histogram with buckets 0.1 and +Inf and extra lines.
@@ -190,7 +156,7 @@ func FuzzServerView(f *testing.F) {
 		c := Client{Result: &metrics.Result{ActualOutputLens: []int{3}, Outputs: []metrics.Output{{Success: true, TTFT: ttft,
 			Latency: latency, ITL: []float64{latency - ttft}, ServerPromptTime: &prompt, ServerDecodeTime: &latency}}}, MaxConcurrency: 1}
 		o := Build(rep, c, []Sample{{At: ttft, Running: latency, Waiting: math.NaN(), KVMax: math.Inf(1)}})
-		if bad := nonFinite(o, "server_view"); len(bad) > 0 {
+		if bad := pyjson.NonFinitePaths(o, "server_view"); len(bad) > 0 {
 			t.Fatalf("not finite: %v", bad)
 		}
 		if _, err := pyjson.AppendPython(nil, o); err != nil {
