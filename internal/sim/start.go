@@ -60,6 +60,7 @@ func Start(ctx context.Context, cfg Config) (*Running, error) {
 		r.rec.abort()
 		return nil, err
 	}
+	ln = shedding(ln) // never a client left waiting on a process out of descriptors
 	r.srv, r.addr = srv, ln.Addr()
 	sctx, cancel := context.WithCancel(context.WithoutCancel(ctx))
 	r.cancel = cancel
