@@ -1,10 +1,12 @@
 package main
 
 import (
-	"os"
+	"path/filepath"
 	"runtime"
 	"runtime/pprof"
 	"time"
+
+	"github.com/gobench/gobench/internal/atomicfile"
 )
 
 // memProfileEnv names the hidden, documented (README "Client overhead")
@@ -22,13 +24,18 @@ func startMemProfile(path string) (stop func()) {
 		return func() {}
 	}
 	runtime.MemProfileRate = 64 << 10
+	// Replaced whole, never truncated in place: a reader (or the exit)
+	// never meets half a profile.
 	write := func() {
-		f, err := os.Create(path)
+		p, err := atomicfile.Prepare(filepath.Dir(path), filepath.Base(path))
 		if err != nil {
 			return
 		}
-		_ = pprof.Lookup("heap").WriteTo(f, 0)
-		_ = f.Close()
+		if err := pprof.Lookup("heap").WriteTo(p, 0); err != nil {
+			p.Abort()
+			return
+		}
+		_ = p.Commit(path)
 	}
 	var peak uint64
 	var ms runtime.MemStats

@@ -20,7 +20,8 @@
 // Prepare does before a run what can fail for reasons known before it (the
 // directory cannot be written) and takes the descriptors the save needs, so
 // that a run fails in seconds instead of after an hour, and a run that used
-// up its open-file limit can still save.
+// up its open-file limit can still save. Available reads the free space
+// there, so that a run whose result cannot fit is refused before it sends.
 //
 // Temporary files are named ".NAME.RANDOM.tmp" next to the destination. Only
 // a process killed with SIGKILL, or a crash, leaves one behind; the
