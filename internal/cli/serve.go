@@ -379,7 +379,7 @@ func runServe(ctx context.Context, deps *Deps, opts *ServeOptions, intr *interru
 	env := intr.env(run.Env{
 		Stdout: deps.Stdout, Stderr: deps.Stderr, Now: deps.Now, Getenv: deps.Getenv,
 		Progress: deps.IsTerminal, Version: deps.Version, Transport: deps.Transport,
-		Render: sg.renderer(deps),
+		Render: sg.renderer(deps), ServerInProcess: opts.Sim != nil,
 	})
 	if opts.Repeat.Runs > 1 {
 		return runRepeated(ctx, deps, opts.Repeat, o, env, sg, intr)

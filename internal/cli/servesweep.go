@@ -158,7 +158,8 @@ func runServeSweep(ctx context.Context, deps *Deps, opts *ServeOptions, intr *in
 		url = u
 	}
 	env := intr.env(run.Env{Stdout: deps.Stdout, Stderr: deps.Stderr, Now: deps.Now, Getenv: deps.Getenv,
-		Progress: deps.IsTerminal, Version: deps.Version, Transport: deps.Transport, Render: sg.renderer(deps)})
+		Progress: deps.IsTerminal, Version: deps.Version, Transport: deps.Transport, Render: sg.renderer(deps),
+		ServerInProcess: opts.Sim != nil})
 	var table []sweep.Point
 	var gateErr error
 	for i, p := range pts {

@@ -38,7 +38,7 @@ func runSLA(ctx context.Context, deps *Deps, o *SLAOptions, intr *interrupts) er
 	}
 	cfg := o.Search
 	cfg.Progress = deps.Stderr
-	pr := &slaPointRunner{deps: deps, base: base, dir: o.OutputDir, variable: cfg.Variable, intr: intr}
+	pr := &slaPointRunner{deps: deps, base: base, dir: o.OutputDir, variable: cfg.Variable, intr: intr, inProcess: o.Serve.Sim != nil}
 	res, err := capacity.Search(ctx, cfg, pr.run)
 	if res == nil {
 		return err
@@ -80,6 +80,8 @@ type slaPointRunner struct {
 	dir      string
 	variable capacity.Variable
 	intr     *interrupts
+	// inProcess tells that the simulator runs in this process (--sim).
+	inProcess bool
 }
 
 // options are the run options of point p.
@@ -120,7 +122,8 @@ func (r *slaPointRunner) run(ctx context.Context, p capacity.Point) (*capacity.M
 	stop, quick, release := pointStop(r.intr, p.Deadline)
 	defer release()
 	env := run.Env{Stdout: logFile, Stderr: logFile, Now: r.deps.Now, Getenv: r.deps.Getenv,
-		Version: r.deps.Version, Transport: r.deps.Transport, Stop: stop, Quick: quick, Abort: r.intr.abort}
+		Version: r.deps.Version, Transport: r.deps.Transport, Stop: stop, Quick: quick, Abort: r.intr.abort,
+		ServerInProcess: r.inProcess}
 	res, err := run.Serve(ctx, o, env)
 	switch {
 	case errors.Is(err, run.ErrInterrupted):

@@ -20,9 +20,12 @@ func (x *execution) loadLine() string {
 	o := &x.Options
 	var b strings.Builder
 	fmt.Fprintf(&b, "Sending %s %s", plural(len(x.jobs), "request"), x.pace())
-	if o.MaxConcurrency > 0 {
+	switch {
+	case x.fdBound:
+		fmt.Fprintf(&b, ", at most %d at a time (the open-file limit, see below)", x.inFlight)
+	case o.MaxConcurrency > 0:
 		fmt.Fprintf(&b, ", at most %d at a time", o.MaxConcurrency)
-	} else {
+	default:
 		b.WriteString(", with no limit on how many at a time")
 	}
 	in, out := 0, 0

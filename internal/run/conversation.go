@@ -38,7 +38,7 @@ func (x *execution) converse(ctx context.Context, bar *progress) dispatchResult 
 	o := &x.Options
 	t := x.talks
 	var sem *fifo
-	if n := o.conversationLimit(); n > 0 {
+	if n := x.conversationSlots(); n > 0 {
 		sem = newFIFO(n)
 	}
 	k := &talker{

@@ -3,6 +3,8 @@ package run
 import (
 	"context"
 	"errors"
+	"sync"
+	"sync/atomic"
 
 	"github.com/gobench/gobench/internal/backend"
 )
@@ -18,39 +20,32 @@ func testProbe(c *backend.Client, be backend.Backend, req *backend.Request, body
 	}
 }
 
-// warmUp sends n concurrent copies of the test request, bounded by their own
-// semaphore of size maxConcurrency (0 = unbounded), and discards the results.
-func warmUp(ctx context.Context, c requester, be backend.Backend, req *backend.Request, body []byte, n, maxConcurrency int, prog *progress) error {
-	var sem chan struct{}
-	if maxConcurrency > 0 {
-		sem = make(chan struct{}, maxConcurrency)
+// warmUpPool bounds the warm-ups in flight when nothing else does (no
+// --max-concurrency): vLLM sends them all at once, which for a large
+// --num-warmups is a goroutine and a connection per copy before the first
+// answer, and a stop that had to wait for all of them.
+const warmUpPool = 256
+
+// warmUp sends n copies of the test request from at most limit workers
+// (0: warmUpPool), each taking the next copy when its last one is answered,
+// and discards the results. Nothing is sized by n, and the workers stop
+// taking copies when ctx ends (the first interrupt), so a stop ends the
+// warm-ups with the copies in flight.
+func warmUp(ctx context.Context, c requester, be backend.Backend, req *backend.Request, body []byte, n, limit int, prog *progress) error {
+	if limit <= 0 {
+		limit = warmUpPool
 	}
-	errs := make(chan error, n)
-	for range n {
-		go func() {
-			if sem != nil {
-				select {
-				case sem <- struct{}{}:
-					defer func() { <-sem }()
-				case <-ctx.Done():
-					errs <- ctx.Err()
-					return
-				}
+	var taken atomic.Int64
+	var wg sync.WaitGroup
+	for range min(n, limit) {
+		wg.Go(func() {
+			for ctx.Err() == nil && taken.Add(1) <= int64(n) {
+				prog.sent()
+				out := c.Do(ctx, be, req, body)
+				prog.finished(&out)
 			}
-			prog.sent()
-			out := c.Do(ctx, be, req, body)
-			prog.finished(&out)
-			errs <- nil
-		}()
+		})
 	}
-	var first error
-	for range n {
-		if err := <-errs; err != nil && first == nil {
-			first = err
-		}
-	}
-	if first != nil && !errors.Is(first, context.Canceled) {
-		return first
-	}
+	wg.Wait()
 	return ctx.Err()
 }

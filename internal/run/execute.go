@@ -4,11 +4,11 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"math"
 	"slices"
 	"time"
 
 	"github.com/gobench/gobench/internal/backend"
+	"github.com/gobench/gobench/internal/diagnose"
 	"github.com/gobench/gobench/internal/exitcode"
 	"github.com/gobench/gobench/internal/fdlimit"
 	"github.com/gobench/gobench/internal/metrics"
@@ -42,18 +42,13 @@ type Result struct {
 
 // Serve plans the run described by opts and carries it out; a dry run
 // prints the plan's JSON lines on env.Stdout instead (and returns nil).
-// The first interrupt (env.Stop) cuts the planning short (model discovery,
-// a tokenizer download, prompt alignment): the run then ends as
-// interrupted, with nothing sent.
+// The first interrupt (env.Stop) ends the planning at once (model
+// discovery, a tokenizer download or load, the dataset, prompt alignment):
+// the run then ends as interrupted, with nothing sent (planUnlessStopped).
 func Serve(ctx context.Context, opts Options, env Env) (*Result, error) {
 	env = env.withDefaults()
-	planCtx, cancelPlan := untilClosed(ctx, env.Stop)
-	p, err := NewPlan(planCtx, opts, env)
-	cancelPlan()
+	p, err := planUnlessStopped(ctx, opts, env)
 	if err != nil {
-		if isClosed(env.Stop) {
-			return nil, fmt.Errorf("interrupted while preparing the run (nothing was sent): %w", ErrInterrupted)
-		}
 		return nil, err
 	}
 	if opts.DryRun {
@@ -113,20 +108,19 @@ func (p *Plan) Execute(ctx context.Context, env Env) (*Result, error) {
 	p.letPlanGo()
 	pre, cancelPre := untilClosed(ctx, x.env.Stop) // nothing is in flight yet
 	defer cancelPre()
-	if err := x.readyCheck(pre); err != nil && !x.stopped() {
+	if err := x.beforeRun(pre); err != nil {
 		return nil, err
 	}
-	if err := x.warmUp(pre); err != nil && !x.stopped() {
-		return nil, err
-	}
-	x.profile(pre, true)
-	fmt.Fprintln(x.out, x.loadLine())
-	x.warnOpenFiles(fdlimit.Soft())
 	if err := x.awaitStart(ctx); err != nil {
 		return nil, err
 	}
-	before := fetchMetrics(pre, x.api, x.clock.Seconds, x.env.Stderr)
-	x.noteNoMetrics(before)
+	var before scrape
+	if !x.stopped() { // a run stopped already sends nothing to count
+		before = fetchMetrics(pre, x.api, x.clock.Seconds, x.env.Stderr)
+		if !x.stopped() {
+			x.noteNoMetrics(before)
+		}
+	}
 	mon := x.startMonitor(ctx, before)
 	bar := newProgress(x.env, x.Options, len(x.jobs), "")
 	rampStart := isoformat(x.env.Now())
@@ -134,37 +128,94 @@ func (p *Plan) Execute(ctx context.Context, env Env) (*Result, error) {
 	cpu := startCPU()
 	res := x.dispatch(ctx, bar)
 	cpu.stop()
-	probe := probes.finish(res.interrupted)
+	r := ran{res: res, before: before, rampStart: rampStart, cpu: cpu}
+	r.probe = probes.finish(res.interrupted)
 	bar.finish()
-	samples := mon.finish()
+	r.samples = mon.finish()
 	// The run's connections are no longer needed: give their descriptors
 	// back before the last scrape and the save.
 	x.client.HTTP.CloseIdleConnections()
 	closeEngine()
-	post, cancelPost := x.afterRun(ctx, res.interrupted)
-	defer cancelPost()
-	after := fetchMetrics(post(), x.api, x.clock.Seconds, x.env.Stderr)
-	m, sentOffsets := x.measure(res, before, after)
-	m.Probe = probe
-	x.gobenchFigures(m, res, cpu)
-	x.turns = x.perTurn(res)
-	spec := specDecodeStats(before.spec, after.spec)
-	view := x.serverView(before, after, samples, m, spec)
-	if err := report.Block(x.env.Stderr, m, func() error {
-		return x.env.Render(x.env.Stdout, Block{Metrics: m, Spec: spec, ModelID: x.ModelID, Label: x.Options.Label, ServerView: view, MultiTurn: x.turns,
-			Steady: x.steady, Client: x.load})
-	}); err != nil {
-		return nil, err
+	return x.finish(ctx, r)
+}
+
+// beforeRun is what comes before the first request: the ready check, the
+// warm-ups, the profiler's start, the announcement. After the first
+// interrupt what is left of it is skipped and nil returned: the run then
+// sends nothing and saves that.
+func (x *execution) beforeRun(pre context.Context) error {
+	if err := x.readyCheck(pre); err != nil && !x.stopped() {
+		return err
 	}
-	x.profile(post(), false)
-	result, err := x.save(m, spec, res, rampStart, sentOffsets, view)
+	if err := x.warmUp(pre); err != nil && !x.stopped() {
+		return err
+	}
+	if x.stopped() {
+		return nil
+	}
+	x.profile(pre, true)
+	fmt.Fprintln(x.out, x.loadLine())
+	x.warnOpenFiles(fdlimit.Soft())
+	return nil
+}
+
+// ran is what the measured phase leaves for the end of the run.
+type ran struct {
+	res       dispatchResult
+	before    scrape
+	samples   []diagnose.State
+	probe     *metrics.Probe
+	cpu       *cpuMeter
+	rampStart string
+}
+
+// finish ends a run: the last scrape, the metrics, the optional stages,
+// the printed block and the save. The stages that add to the result (the
+// server's counters, gobench's figures, the per-turn table, the
+// speculative-decoding figures, the server view) and the printed block run
+// through optional or guard, so that none of them can lose the result; the
+// profiler is stopped after the save, since nothing of it goes into the
+// result.
+func (x *execution) finish(ctx context.Context, r ran) (*Result, error) {
+	post, cancelPost := x.afterRun(ctx)
+	defer cancelPost()
+	var after scrape
+	if !x.optional(stageCounters, func() error { after = fetchMetrics(post(), x.api, x.clock.Seconds, x.env.Stderr); return nil }) {
+		after = scrape{}
+	}
+	m, sentOffsets := x.measure(r.res, r.before, after)
+	m.Probe = r.probe
+	if !x.optional(stageFigures, func() error { x.gobenchFigures(m, r.res, r.cpu); return nil }) {
+		x.steady, x.load = nil, nil
+	}
+	if !x.optional(stageTurns, func() error { x.turns = x.perTurn(r.res); return nil }) {
+		x.turns = nil
+	}
+	var spec *report.SpecDecode
+	if !x.optional(stageSpec, func() error { spec = specDecodeStats(r.before.spec, after.spec); return nil }) {
+		spec = nil
+	}
+	var view *pyjson.Object
+	if !x.optional(stageView, func() error { view = x.serverView(r.before, after, r.samples, m, spec); return encodes(view) }) {
+		view = nil
+	}
+	blockErr := x.guard(stageBlock, func() error {
+		return report.Block(x.env.Stderr, m, func() error {
+			return x.env.Render(x.env.Stdout, Block{Metrics: m, Spec: spec, ModelID: x.ModelID, Label: x.Options.Label,
+				ServerView: view, MultiTurn: x.turns, Steady: x.steady, Client: x.load})
+		})
+	})
+	result, err := x.save(m, spec, r.res, r.rampStart, sentOffsets, view)
+	x.optional(stageProfile, func() error { x.profile(post(), false); return nil })
 	if terr := checkTokenizer(x.Tokenizer, "counting output tokens"); terr != nil {
 		fmt.Fprintf(x.env.Stderr, "WARNING: %v\n", terr)
 	}
 	switch {
 	case err != nil:
 		return result, err
-	case res.interrupted:
+	case blockErr != nil:
+		return result, fmt.Errorf("print the result block: %w", blockErr)
+	case r.res.interrupted:
 		return result, ErrInterrupted
 	case m.Completed == 0:
 		return result, ErrAllFailed
@@ -201,10 +252,11 @@ func untilClosed(ctx context.Context, ch <-chan struct{}) (context.Context, cont
 
 // afterRun returns a maker of contexts for the calls to the server after
 // the run (its counters, the profiler's stop): the second interrupt, which
-// cancelled the requests, does not cancel them; the third does; and after
-// an interrupted run each is bounded by afterInterrupt, so that saving
-// never waits on a server that stopped answering.
-func (x *execution) afterRun(ctx context.Context, interrupted bool) (func() context.Context, context.CancelFunc) {
+// cancelled the requests, does not cancel them; the third does; and from
+// the first interrupt on, whenever it comes, each is bounded by
+// afterInterrupt, so that saving never waits on a server that stopped
+// answering.
+func (x *execution) afterRun(ctx context.Context) (func() context.Context, context.CancelFunc) {
 	base, cancel := context.WithCancel(context.WithoutCancel(ctx))
 	go func() {
 		select {
@@ -213,21 +265,26 @@ func (x *execution) afterRun(ctx context.Context, interrupted bool) (func() cont
 		case <-base.Done():
 		}
 	}()
-	var cancels []context.CancelFunc
+	stop := x.env.Stop
 	next := func() context.Context {
-		if !interrupted {
-			return base
-		}
-		c, cancelCall := context.WithTimeout(base, afterInterrupt)
-		cancels = append(cancels, cancelCall)
+		c, cancelCall := context.WithCancel(base)
+		go func() {
+			select {
+			case <-stop:
+			case <-c.Done():
+				return
+			}
+			t := time.NewTimer(afterInterrupt)
+			defer t.Stop()
+			select {
+			case <-t.C:
+				cancelCall()
+			case <-c.Done():
+			}
+		}()
 		return c
 	}
-	return next, func() {
-		for _, c := range cancels {
-			c()
-		}
-		cancel()
-	}
+	return next, cancel
 }
 
 // readyCheck sends the test request until the endpoint answers, when
@@ -254,7 +311,7 @@ func (x *execution) warmUp(ctx context.Context) error {
 	}
 	fmt.Fprintf(x.out, "Warm-up: %d copies of the first request, not measured...\n", o.NumWarmups)
 	bar := newProgress(x.env, *o, o.NumWarmups, "warmup")
-	err := warmUp(ctx, x.engine, x.Backend.Impl, &x.test, x.testBody, o.NumWarmups, o.MaxConcurrency, bar)
+	err := warmUp(ctx, x.engine, x.Backend.Impl, &x.test, x.testBody, o.NumWarmups, x.inFlight, bar)
 	bar.finish()
 	if err != nil {
 		return fmt.Errorf("warm-up: %w", err)
@@ -280,32 +337,6 @@ func (x *execution) profile(ctx context.Context, start bool) {
 	fmt.Fprintf(x.out, "The server's profiler %s.\n", done)
 }
 
-// openFilesReserve is what a run needs open besides its connections: the
-// standard streams, the result's temporary file and directory, the side
-// endpoints' connections, the runtime's poller.
-const openFilesReserve = 32
-
-// warnOpenFiles warns when the run may hold more connections than the
-// open-file limit allows: the requests beyond it fail with "too many open
-// files" (they are counted, and the result is still saved).
-func (x *execution) warnOpenFiles(limit uint64) {
-	o := &x.Options
-	conns, why := len(x.jobs), "every request at once: --request-rate inf and no --max-concurrency"
-	switch {
-	case o.MaxConcurrency > 0 && o.MaxConcurrency < conns:
-		conns, why = o.MaxConcurrency, "--max-concurrency"
-	case o.MaxConcurrency == 0 && !math.IsInf(o.Schedule.RequestRate, 1):
-		return // how many overlap depends on the server's latency
-	}
-	if limit == 0 || uint64(conns)+openFilesReserve <= limit {
-		return
-	}
-	fmt.Fprintf(x.env.Stderr, "WARNING: the run may hold %d connections (%s), but this process may open only %d files "+
-		"(ulimit -n): requests beyond about %d at once will fail with \"too many open files\". "+
-		"Raise the limit (ulimit -n) or lower --max-concurrency.\n",
-		conns, why, limit, max(int64(limit)-openFilesReserve, 0))
-}
-
 // dispatch sends the requests on the schedule.
 func (x *execution) dispatch(ctx context.Context, bar *progress) dispatchResult {
 	if x.talks != nil {
@@ -313,8 +344,8 @@ func (x *execution) dispatch(ctx context.Context, bar *progress) dispatchResult 
 	}
 	o := &x.Options
 	var sem *fifo
-	if o.MaxConcurrency > 0 {
-		sem = newFIFO(o.MaxConcurrency)
+	if x.inFlight > 0 {
+		sem = newFIFO(x.inFlight)
 	}
 	d := &dispatcher{client: x.engine, be: x.Backend.Impl, sem: sem, stop: x.env.Stop, grace: o.InterruptGrace,
 		quick: x.env.Quick, progress: bar, hold: x.hold, startAt: o.Shard.StartAt, wall: x.env.Now}

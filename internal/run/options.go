@@ -551,6 +551,11 @@ type Env struct {
 	// Getenv reads the environment (SAVE_TO_PYTORCH_BENCHMARK_FORMAT); nil
 	// reads nothing.
 	Getenv func(string) string
+	// ServerInProcess tells that the server runs in this process (serve
+	// --sim): each connection then holds a descriptor at both ends under
+	// the one open-file limit, so the run holds at most half of what that
+	// limit leaves (inProcessConns).
+	ServerInProcess bool
 }
 
 // DefaultMetricsInterval is --metrics-interval's default: a GET /metrics

@@ -76,6 +76,16 @@ type Plan struct {
 	// hold, when set (tests only), runs before the dispatcher releases
 	// request i: a client made late on purpose (dispatcher.hold).
 	hold func(i int)
+	// failAt, when set (tests only), runs at the start of each optional
+	// stage at the end of a run, named by its stage constant: a stage
+	// made to fail on purpose (execution.optional).
+	failAt func(stage string)
+	// inFlight bounds the requests in flight (0: unbounded):
+	// --max-concurrency, or less when fdBound (limitConnections).
+	inFlight int
+	// fdBound tells that inFlight was lowered to fit both ends of every
+	// connection, the server being in this process, in the open-file limit.
+	fdBound bool
 	// shareIndices are the global indices of a shard's requests, nil
 	// when the run is not sharded; shareTotal the global plan's size
 	// (shard.go).
@@ -94,21 +104,30 @@ type Plan struct {
 // (re-aligned to the server's tokenizer where vLLM does that), the request
 // bodies and the arrival schedule. A dry run contacts nothing. A result
 // file to save is made ready first (prepareSave), so that a destination
-// that cannot be written fails before anything is sent.
-func NewPlan(ctx context.Context, opts Options, env Env) (_ *Plan, err error) {
+// that cannot be written fails before anything is sent, and the free space
+// there is checked against the result's size once the requests are known.
+func NewPlan(ctx context.Context, opts Options, env Env) (*Plan, error) {
 	if err := opts.Validate(); err != nil {
 		return nil, err
 	}
 	env = env.withDefaults()
-	p := &Plan{Options: opts, out: env.Stderr}
-	if p.pending, err = prepareSave(&p.Options, env); err != nil {
+	pending, err := prepareSave(&opts, env)
+	if err != nil {
 		return nil, err
 	}
-	defer func() {
-		if err != nil {
-			p.pending.abort()
-		}
-	}()
+	p, err := buildPlan(ctx, opts, env, pending)
+	if err != nil {
+		pending.abort()
+		return nil, err
+	}
+	return p, nil
+}
+
+// buildPlan is NewPlan after the save is made ready: it does not give
+// pending up on failure (its caller does), so that Serve can give it up
+// while a plan it left to finish alone still holds it.
+func buildPlan(ctx context.Context, opts Options, env Env, pending *pendingSave) (*Plan, error) {
+	p := &Plan{Options: opts, out: env.Stderr, pending: pending}
 	if err := p.target(env); err != nil {
 		return nil, err
 	}
@@ -119,7 +138,10 @@ func NewPlan(ctx context.Context, opts Options, env Env) (_ *Plan, err error) {
 		return nil, err
 	}
 	if opts.MultiTurn.Enabled {
-		return p, p.planConversations(env)
+		if err := p.planConversations(env); err != nil {
+			return nil, err
+		}
+		return p, p.checkSpace()
 	}
 	samples, err := p.samples(ctx, env)
 	if err != nil {
@@ -131,11 +153,15 @@ func NewPlan(ctx context.Context, opts Options, env Env) (_ *Plan, err error) {
 	if err := p.schedule(samples); err != nil {
 		return nil, err
 	}
-	return p, p.takeShare()
+	if err := p.takeShare(); err != nil {
+		return nil, err
+	}
+	return p, p.checkSpace()
 }
 
 // target resolves the server, the endpoint and the backend, and builds the
-// HTTP clients (one connection pool bounded by --max-concurrency).
+// HTTP clients (one connection pool bounded by --max-concurrency, or by
+// the open-file limit with the server in this process: limitConnections).
 func (p *Plan) target(env Env) error {
 	o := &p.Options
 	var err error
@@ -155,7 +181,10 @@ func (p *Plan) target(env Env) error {
 	if p.Dataset, err = dataset.Lookup(o.Dataset.Name); err != nil {
 		return err
 	}
-	hc := &http.Client{Transport: env.Transport(o.MaxConcurrency, o.Insecure)}
+	if err := p.limitConnections(env); err != nil {
+		return err
+	}
+	hc := &http.Client{Transport: env.Transport(p.inFlight, o.Insecure)}
 	p.clock = newClock()
 	p.client = &backend.Client{HTTP: hc, Now: p.clock.Seconds, APIKey: o.APIKey, ReadTimeout: o.ReadTimeout, Deadline: o.RequestTimeout}
 	p.api = &serverapi.Client{HTTP: hc, BaseURL: p.BaseURL, Header: p.client.Headers(p.headers, "")}

@@ -1,7 +1,11 @@
 package run
 
 import (
+	"errors"
 	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
 	"strings"
 	"time"
 
@@ -36,7 +40,7 @@ func (x *execution) save(m *metrics.Result, spec *report.SpecDecode, res dispatc
 		run.RampUp = fo.RampUp
 		run.RPSChangeEvents = rpsEvents(x.Arrivals, ru.StartRPS, rampStart, res.released)
 	}
-	obj := report.ResultObject(m, run)
+	obj := x.resultObject(m, run)
 	result := &Result{Metrics: m, Object: obj, EndReason: endReason, Spec: spec}
 	if !o.SaveResult && !o.AppendResult {
 		return result, nil
@@ -52,7 +56,7 @@ func (x *execution) save(m *metrics.Result, spec *report.SpecDecode, res dispatc
 	}
 	defer s.abort()
 	if err := report.Save(s.result, path, obj, o.AppendResult); err != nil {
-		return result, fmt.Errorf("save result: %w", err)
+		return result, x.keepCopy(result, path, obj, fmt.Errorf("save result: %w", err))
 	}
 	result.File = path
 	if s.pytorch != nil {
@@ -67,6 +71,62 @@ func (x *execution) save(m *metrics.Result, spec *report.SpecDecode, res dispatc
 	return result, nil
 }
 
+// resultObject is report.ResultObject; a panic while it writes the
+// optional parts is recovered by building the object again without them,
+// with a warning, so that they cannot cost the result.
+func (x *execution) resultObject(m *metrics.Result, run *report.Run) *pyjson.Object {
+	var obj *pyjson.Object
+	err := x.guard(stageParts, func() error { obj = report.ResultObject(m, run); return nil })
+	if err == nil {
+		return obj
+	}
+	fmt.Fprintf(x.env.Stderr, "WARNING: %s are left out of the result: %v\n", stageParts, err)
+	run.ServerView, run.Steady, run.Client, run.MultiTurn, run.SpecDecode = nil, nil, nil, nil, nil
+	return report.ResultObject(m, run)
+}
+
+// keepCopy writes the result that could not be saved at path to the
+// temporary directory (os.TempDir), so that a disk that filled up during
+// the run costs the file, not what was measured. It returns err saying
+// where the copy is (result.File is then the copy), or why there is none.
+func (x *execution) keepCopy(result *Result, path string, obj *pyjson.Object, err error) error {
+	dir := os.TempDir()
+	copyPath, cerr := freeName(dir, filepath.Base(path))
+	if cerr == nil && filepath.Clean(filepath.Dir(path)) == filepath.Clean(dir) {
+		cerr = errors.New("it is the directory that failed")
+	}
+	var p *atomicfile.Pending
+	if cerr == nil {
+		p, cerr = atomicfile.Prepare(dir, "gobench-result")
+	}
+	if cerr == nil {
+		cerr = report.Save(p, copyPath, obj, false)
+	}
+	if cerr != nil {
+		return fmt.Errorf("%w (and no copy could be kept in %s: %w)", err, dir, cerr)
+	}
+	result.File = copyPath
+	return fmt.Errorf("%w; the result was saved to %s instead", err, copyPath)
+}
+
+// freeName is a path in dir named name, or name-1, name-2... before its
+// extension when name is taken: the copy never replaces another file.
+func freeName(dir, name string) (string, error) {
+	ext := filepath.Ext(name)
+	stem := strings.TrimSuffix(name, ext)
+	for i := range 100 {
+		candidate := name
+		if i > 0 {
+			candidate = fmt.Sprintf("%s-%d%s", stem, i, ext)
+		}
+		path := filepath.Join(dir, candidate)
+		if _, err := os.Lstat(path); errors.Is(err, fs.ErrNotExist) {
+			return path, nil
+		}
+	}
+	return "", fmt.Errorf("%s and 99 other names are taken", name)
+}
+
 // pendingSave is the save of a run's result, made ready before the run
 // (prepareSave): the result directory exists and is writable, and the
 // descriptors the save needs are held, so that a run whose file cannot be
@@ -77,6 +137,11 @@ type pendingSave struct {
 	// pytorch is the .pytorch.json's, nil without
 	// SAVE_TO_PYTORCH_BENCHMARK_FORMAT.
 	pytorch *atomicfile.Pending
+	// free and freeErr are the free space of the result's directory, read
+	// when the save was made ready (checkSpace compares it with the
+	// result's size once the plan knows its requests).
+	free    uint64
+	freeErr error
 }
 
 // prepareSave readies the save that --save-result or --append-result ask
@@ -109,6 +174,7 @@ func prepareSave(o *Options, env Env) (*pendingSave, error) {
 			return fail("--result-filename", err)
 		}
 	}
+	s.free, s.freeErr = s.result.Available()
 	if env.Getenv("SAVE_TO_PYTORCH_BENCHMARK_FORMAT") != "" {
 		if s.pytorch, err = report.PrepareSave(dir); err != nil {
 			return fail(dirFlag, err)
