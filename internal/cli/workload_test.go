@@ -146,7 +146,8 @@ func TestResultRecordsWorkload(t *testing.T) {
 	golden.Check(t, append(bytes.ReplaceAll(b, []byte(dir), []byte("$DIR")), '\n'))
 	keys := saved.Keys()
 	i := slices.Index(keys, resultkey.GobenchWorkload)
-	if i < 0 || keys[i-1] != resultkey.NumWarmups || keys[i+1] != resultkey.GobenchVersion || !slices.Contains(keys[i+2:i+4], resultkey.ScheduledOffsets) {
+	if i < 0 || keys[i-1] != resultkey.NumWarmups || keys[i+1] != resultkey.GobenchVersion || keys[i+2] != resultkey.ResentRequests ||
+		!slices.Contains(keys[i+3:i+5], resultkey.ScheduledOffsets) {
 		t.Errorf("%s and %s are not between num_warmups and scheduled_offsets: %v", resultkey.GobenchWorkload, resultkey.GobenchVersion, keys)
 	}
 

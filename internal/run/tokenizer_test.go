@@ -155,7 +155,8 @@ func tokenizeServer(t *testing.T) *httptest.Server {
 				Special bool   `json:"add_special_tokens"`
 			}
 			json.NewDecoder(r.Body).Decode(&req)
-			json.NewEncoder(w).Encode(map[string]any{"tokens": tok.Encode(req.Prompt, req.Special)})
+			ids := tok.Encode(req.Prompt, req.Special)
+			json.NewEncoder(w).Encode(map[string]any{"count": len(ids), "max_model_len": 4096, "tokens": ids})
 		case "/detokenize":
 			var req struct {
 				Tokens []int `json:"tokens"`
