@@ -203,7 +203,6 @@ func TestWarmUpBounded(t *testing.T) {
 	}
 }
 
-
 // lockedBuffers is one output buffer for several goroutines.
 type lockedBuffers struct {
 	mu sync.Mutex
