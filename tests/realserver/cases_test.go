@@ -17,31 +17,44 @@ import (
 	"time"
 )
 
+// engines are the client engines every case runs on.
+var engines = []string{"net/http", "epoll"}
+
 // TestMultiTurn: conversations of three turns, each turn after the
-// answer before it with the whole history, all answered.
+// answer before it with the whole history, all answered, on both engines.
 func TestMultiTurn(t *testing.T) {
-	dir := t.TempDir()
-	const conversations, turns = 8, 3
-	args := serveArgs(the.server, dir, conversations, "--backend", "openai-chat", "--endpoint", "/v1/chat/completions",
-		"--multi-turn", "--multi-turn-num-turns", strconv.Itoa(turns), "--max-concurrency", "4")
-	r := gobench(t, deadline(t), args...)
-	if r.exit != 0 {
-		t.Fatalf("exit %d\n%s", r.exit, r.stderr)
-	}
-	res := readResult(t, filepath.Join(dir, "r.json"))
-	if num(res, "completed") != conversations*turns || num(res, "failed") != 0 {
-		t.Errorf("completed %v failed %v, want %d and 0\n%s", res["completed"], res["failed"], conversations*turns, r.stderr)
+	for _, engine := range engines {
+		t.Run(strings.ReplaceAll(engine, "/", ""), func(t *testing.T) {
+			dir := t.TempDir()
+			const conversations, turns = 8, 3
+			args := serveArgs(the.server, dir, conversations, "--backend", "openai-chat", "--endpoint", "/v1/chat/completions",
+				"--multi-turn", "--multi-turn-num-turns", strconv.Itoa(turns), "--max-concurrency", "4", "--client-engine", engine)
+			r := gobench(t, deadline(t), args...)
+			if r.exit != 0 {
+				t.Fatalf("exit %d\n%s", r.exit, r.stderr)
+			}
+			res := readResult(t, filepath.Join(dir, "r.json"))
+			if num(res, "completed") != conversations*turns || num(res, "failed") != 0 {
+				t.Errorf("completed %v failed %v, want %d and 0\n%s", res["completed"], res["failed"], conversations*turns, r.stderr)
+			}
+		})
 	}
 }
 
 // TestSweep: two points of --sweep-max-concurrency, below and above the
-// slots, each a whole run with nothing lost.
+// slots, each a whole run with nothing lost, on both engines.
 func TestSweep(t *testing.T) {
+	for _, engine := range engines {
+		t.Run(strings.ReplaceAll(engine, "/", ""), func(t *testing.T) { sweep(t, engine) })
+	}
+}
+
+func sweep(t *testing.T, engine string) {
 	dir := t.TempDir()
 	args := []string{"serve", "--base-url", the.server.url, "--model", "tiny-qwen2", "--tokenizer", the.tokenizer,
 		"--dataset-name", "random", "--random-input-len", "64", "--random-output-len", "16", "--ignore-eos",
 		"--num-prompts", "24", "--disable-tqdm", "--sweep-max-concurrency", "2," + strconv.Itoa(2*slots),
-		"--save-result", "--result-dir", dir}
+		"--save-result", "--result-dir", dir, "--client-engine", engine}
 	r := gobench(t, deadline(t), args...)
 	if r.exit != 0 {
 		t.Fatalf("exit %d\n%s", r.exit, r.stderr)

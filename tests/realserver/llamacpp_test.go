@@ -170,7 +170,7 @@ func deadline(t *testing.T) context.Context {
 func TestServe(t *testing.T) {
 	const n = 48
 	for _, backend := range []string{"openai", "openai-chat"} {
-		for _, engine := range []string{"net/http", "epoll"} {
+		for _, engine := range engines {
 			for _, conc := range []int{slots / 2, 2 * slots} {
 				name := fmt.Sprintf("%s/%s/%d", backend, strings.ReplaceAll(engine, "/", ""), conc)
 				t.Run(name, func(t *testing.T) {
