@@ -22,6 +22,15 @@ import (
 // syntheticRun is a detailed result of n requests, every seventh failed.
 func syntheticRun(t testing.TB, n int, label string) *resultfile.Run {
 	t.Helper()
+	r, err := resultfile.FromObject(label+".json", syntheticObject(n, label))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return r
+}
+
+// syntheticObject is syntheticRun's object.
+func syntheticObject(n int, label string) *pyjson.Object {
 	o := pyjson.NewObject()
 	o.Set("date", "20260101-000000")
 	o.Set("backend", "vllm")
@@ -63,11 +72,7 @@ func syntheticRun(t testing.TB, n int, label string) *resultfile.Run {
 	g.Set("ttft", 60.0)
 	w.Set("goodput", g)
 	o.Set("gobench_workload", w)
-	r, err := resultfile.FromObject(label+".json", o)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return r
+	return o
 }
 
 var (
@@ -85,6 +90,40 @@ func figures(t *testing.T, page string) map[string][2]int {
 		out[m[1]] = [2]int{s, p}
 	}
 	return out
+}
+
+// TestServerGaugesOnlyWhenPublished: a gauge the server does not publish
+// (a timeline column of nulls: llama.cpp has no KV-cache usage or
+// preemptions) draws no chart, and the ones it does publish are drawn.
+func TestServerGaugesOnlyWhenPublished(t *testing.T) {
+	o := syntheticObject(70, "a")
+	tl := pyjson.NewObject()
+	tl.Set("t", []any{0.0, 1.0, 2.0})
+	tl.Set("running", []any{1.0, 8.0, 8.0})
+	tl.Set("waiting", []any{0.0, 8.0, 2.0})
+	tl.Set("kv_cache_usage_perc", []any{nil, nil, nil})
+	tl.Set("preemptions", []any{nil, nil, nil})
+	view := pyjson.NewObject()
+	view.Set("timeline", tl)
+	view.Set("verdict", "queue/seq-limit")
+	o.Set("server_view", view)
+	r, err := resultfile.FromObject("a.json", o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var b bytes.Buffer
+	if err := Write(&b, Input{Runs: []*resultfile.Run{r}, Version: "test"}); err != nil {
+		t.Fatal(err)
+	}
+	got := figures(t, b.String())
+	if got["server-gauges"] != [2]int{2, 6} {
+		t.Errorf("chart-server-gauges: %v, want 2 series of 3 points", got["server-gauges"])
+	}
+	for _, id := range []string{"server-kv", "server-preemptions"} {
+		if _, ok := got[id]; ok {
+			t.Errorf("chart-%s drawn from a column of nulls: %v", id, got[id])
+		}
+	}
 }
 
 func TestSingleRunPage(t *testing.T) {

@@ -190,23 +190,39 @@ func serverTimeline(d *runData) gaugeSeries {
 	}
 	for i, name := range []string{"running", "waiting"} {
 		y := column(cols, name)
-		if len(y) == len(t) && len(t) > 0 {
+		if drawable(y, t) {
 			x, yy := MinMax(t, y, MaxPoints)
 			g.counts = append(g.counts, raw{label: prefix + name, color: d.color*3 + i, x: x, y: yy})
 		}
 	}
-	if y := column(cols, "kv_cache_usage_perc"); len(y) == len(t) && len(t) > 0 {
+	if y := column(cols, "kv_cache_usage_perc"); drawable(y, t) {
 		for i := range y {
 			y[i] *= 100
 		}
 		x, yy := MinMax(t, y, MaxPoints)
 		g.kv = append(g.kv, raw{label: prefix + "KV cache usage", color: d.color, x: x, y: yy})
 	}
-	if y := column(cols, "preemptions"); len(y) == len(t) && len(t) > 0 {
+	if y := column(cols, "preemptions"); drawable(y, t) {
 		x, yy := MinMax(t, y, MaxPoints)
 		g.preempted = append(g.preempted, raw{label: prefix + "preemptions", color: d.color, x: x, y: yy})
 	}
 	return g
+}
+
+// drawable reports whether a gauge column can be drawn against the times
+// t: one value per time, and at least one known. A server that does not
+// publish the gauge (llama.cpp has no KV-cache usage or preemptions) has
+// a column of nulls, which would be an empty chart.
+func drawable(y, t []float64) bool {
+	if len(y) != len(t) || len(t) == 0 {
+		return false
+	}
+	for _, v := range y {
+		if !math.IsNaN(v) {
+			return true
+		}
+	}
+	return false
 }
 
 // column is one list of numbers of a columns object, null as NaN.
