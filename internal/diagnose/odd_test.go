@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"math"
 	"os"
+	"path/filepath"
 	"strconv"
 	"strings"
 	"testing"
@@ -14,33 +15,34 @@ import (
 
 // oddPages are pages a server may legally expose that once made the
 // figures NaN (and gobench serve panic writing them): each is a window's
-// start and end as a live server would give them.
-func oddPages(t *testing.T) []struct {
+// start and end as a live server would give them (testdata/odd/README.md).
+func oddPages(t *testing.T) []oddPage { return readOddPages(t, "testdata/odd") }
+
+// oddPage is one window of testdata/odd.
+type oddPage struct {
 	name       string
 	start, end []byte
-} {
+}
+
+// readOddPages reads the windows of dir: NAME.start.prom and NAME.end.prom.
+func readOddPages(t *testing.T, dir string) []oddPage {
 	t.Helper()
-	ttft := func(le01, inf float64, extra string) []byte {
-		return fmt.Appendf(nil, "# TYPE vllm:time_to_first_token_seconds histogram\n"+
-			"vllm:time_to_first_token_seconds_bucket{le=\"0.1\"} %v\nvllm:time_to_first_token_seconds_bucket{le=\"+Inf\"} %v\n%s", le01, inf, extra)
+	starts, err := filepath.Glob(filepath.Join(dir, "*.start.prom"))
+	if err != nil || len(starts) == 0 {
+		t.Fatalf("no windows in %s: %v", dir, err)
 	}
-	seed, err := os.ReadFile("testdata/seed-sample.prom")
-	if err != nil {
-		t.Fatal(err)
+	var out []oddPage
+	for _, f := range starts {
+		p := oddPage{name: strings.TrimSuffix(filepath.Base(f), ".start.prom")}
+		if p.start, err = os.ReadFile(f); err == nil {
+			p.end, err = os.ReadFile(strings.TrimSuffix(f, ".start.prom") + ".end.prom")
+		}
+		if err != nil {
+			t.Fatal(err)
+		}
+		out = append(out, p)
 	}
-	nan := "vllm:time_to_first_token_seconds_sum NaN\nvllm:num_requests_running NaN\nvllm:kv_cache_usage_perc NaN\n"
-	return []struct {
-		name       string
-		start, end []byte
-	}{
-		{"buckets without _sum", ttft(0, 0, ""), ttft(2, 4, "")},
-		{"buckets and _count without _sum", ttft(0, 0, "vllm:time_to_first_token_seconds_count 0\n"),
-			ttft(2, 4, "vllm:time_to_first_token_seconds_count 4\n")},
-		{"NaN samples", ttft(0, 0, nan), ttft(2, 4, nan)},
-		{"seed sample, counters growing", scaleSeed(seed, 1), scaleSeed(seed, 2)},
-		{"mean of nothing", ttft(0, 0, "vllm:time_to_first_token_seconds_sum 0\nvllm:time_to_first_token_seconds_count 0\n"),
-			ttft(2, 4, "vllm:time_to_first_token_seconds_sum 0\nvllm:time_to_first_token_seconds_count 0\n")},
-	}
+	return out
 }
 
 // scaleSeed is the seed sample as its server's k-th scrape would show it:

@@ -6,7 +6,6 @@ import (
 	"math"
 	"os"
 	"path/filepath"
-	"strconv"
 	"strings"
 	"testing"
 
@@ -69,26 +68,33 @@ func oddPage(le01, inf float64, extra string) []byte {
 		"vllm:time_to_first_token_seconds_bucket{le=\"0.1\"} %v\nvllm:time_to_first_token_seconds_bucket{le=\"+Inf\"} %v\n%s", le01, inf, extra)
 }
 
-// scaledSeed is the design notes' sample scrape as its server's k-th
-// scrape would show it: counters and buckets k times the sample's, the
-// gauges as they are.
-func scaledSeed(t *testing.T, k float64) []byte {
+// oddWindow is a window of ../diagnose/testdata/odd (its README says
+// what each is): the scrapes before and after a run.
+type oddWindow struct {
+	name       string
+	start, end []byte
+}
+
+// oddWindows reads the windows diagnose's tests read too.
+func oddWindows(t *testing.T) []oddWindow {
 	t.Helper()
-	seed, err := os.ReadFile(filepath.Join("..", "diagnose", "testdata", "seed-sample.prom"))
-	if err != nil {
-		t.Fatal(err)
+	dir := filepath.Join("..", "diagnose", "testdata", "odd")
+	starts, err := filepath.Glob(filepath.Join(dir, "*.start.prom"))
+	if err != nil || len(starts) == 0 {
+		t.Fatalf("no windows in %s: %v", dir, err)
 	}
-	var out strings.Builder
-	for _, line := range strings.Split(strings.TrimSpace(string(seed)), "\n") {
-		i := strings.LastIndexByte(line, ' ')
-		v, err := strconv.ParseFloat(line[i+1:], 64)
-		if err != nil || strings.Contains(line, "num_requests_") || strings.Contains(line, "kv_cache_usage") {
-			out.WriteString(line + "\n")
-			continue
+	var out []oddWindow
+	for _, f := range starts {
+		w := oddWindow{name: strings.TrimSuffix(filepath.Base(f), ".start.prom")}
+		if w.start, err = os.ReadFile(f); err == nil {
+			w.end, err = os.ReadFile(strings.TrimSuffix(f, ".start.prom") + ".end.prom")
 		}
-		fmt.Fprintf(&out, "%s %v\n", line[:i], v*k)
+		if err != nil {
+			t.Fatal(err)
+		}
+		out = append(out, w)
 	}
-	return []byte(out.String())
+	return out
 }
 
 // TestOddPages: scrapes a server may legally give, before and after a
@@ -98,19 +104,7 @@ func scaledSeed(t *testing.T, k float64) []byte {
 // and "-" in the section.
 func TestOddPages(t *testing.T) {
 	t.Parallel()
-	nan := "vllm:time_to_first_token_seconds_sum NaN\nvllm:num_requests_running NaN\nvllm:kv_cache_usage_perc NaN\n"
-	empty := "vllm:time_to_first_token_seconds_sum 0\nvllm:time_to_first_token_seconds_count 0\n"
-	tests := []struct {
-		name       string
-		start, end []byte
-	}{
-		{"buckets without _sum", oddPage(0, 0, ""), oddPage(2, 4, "")},
-		{"buckets and _count without _sum", oddPage(0, 0, "vllm:time_to_first_token_seconds_count 0\n"),
-			oddPage(2, 4, "vllm:time_to_first_token_seconds_count 4\n")},
-		{"NaN samples", oddPage(0, 0, nan), oddPage(2, 4, nan)},
-		{"seed sample, counters growing", scaledSeed(t, 1), scaledSeed(t, 2)},
-		{"mean of nothing", oddPage(0, 0, empty), oddPage(2, 4, empty)},
-	}
+	tests := oddWindows(t)
 	for _, tt := range tests {
 		o, text := serveView(t, tt.name, tt.start, tt.end, client(), []Sample{{At: 1, Running: math.NaN(), Waiting: math.NaN(),
 			KVMean: math.NaN(), KVMax: math.NaN(), Preemptions: math.NaN()}})
@@ -121,7 +115,7 @@ func TestOddPages(t *testing.T) {
 			}
 		}
 		rows, _ := o.Get("client_vs_server")
-		if ttft := rows.([]*pyjson.Object)[0]; tt.name != "seed sample, counters growing" {
+		if ttft := rows.([]*pyjson.Object)[0]; tt.name != "seed-sample-counters-growing" {
 			server, _ := ttft.Get("server")
 			mean, _ := server.(*pyjson.Object).Get("mean")
 			if mean != nil {
