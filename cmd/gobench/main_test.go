@@ -16,7 +16,7 @@ import (
 )
 
 // TestSignalsSaveThroughTheBinary builds gobench and stops a real run with
-// SIGTERM and SIGHUP, as a supervisor does (issue 9, item 7): the process
+// SIGTERM and SIGHUP, as a supervisor does: the process
 // saves what it measured (end_reason "interrupted") and exits with 130,
 // although --interrupt-grace is far longer than the test waits.
 func TestSignalsSaveThroughTheBinary(t *testing.T) {

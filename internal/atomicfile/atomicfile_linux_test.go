@@ -9,7 +9,7 @@ import (
 	"testing"
 )
 
-// TestNoDescriptorNeededAtTheEnd (issue 9, item 4): a save prepared
+// TestNoDescriptorNeededAtTheEnd: a save prepared
 // before the open-file limit was used up still completes: Replace and a
 // held append use the descriptors Prepare and Target took, an append to
 // an existing file takes the temporary file's, a new file is hard-linked.

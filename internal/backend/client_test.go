@@ -51,7 +51,7 @@ func repeat(ev string) http.HandlerFunc {
 	}
 }
 
-// TestDoEndsAtDone: a [DONE] event ends the request (issue 9, item 5), with
+// TestDoEndsAtDone: a [DONE] event ends the request, with
 // its record complete, even when the server keeps the response open or
 // keeps sending after it; before, such a request waited for the end of the
 // body and was failed as "cancelled" when the run gave up on it.
@@ -132,7 +132,7 @@ func TestDoReusesConnectionAfterDone(t *testing.T) {
 }
 
 // TestDoDeadline: Deadline bounds the whole request, however steadily the
-// server streams (issue 9, item 6), and the wait for the answer too.
+// server streams, and the wait for the answer too.
 func TestDoDeadline(t *testing.T) {
 	t.Parallel()
 	tests := []struct {
@@ -190,7 +190,7 @@ func (c *lockstepClock) send(w http.ResponseWriter, at float64, ev string) {
 	<-c.read
 }
 
-// TestLatencyEndsAtLastToken is the decision on issue 9, item 17: E2EL
+// TestLatencyEndsAtLastToken is a decision: E2EL
 // (and so TPOT) ends at the last token event for completions and chat
 // alike, not at the usage chunk that follows it, as upstream fixed for
 // chat (vllm/benchmarks/lib/endpoint_request_func.py@02cfb534 "Only token
@@ -232,7 +232,7 @@ func TestLatencyEndsAtLastToken(t *testing.T) {
 // TestDoRedirects: a benchmark request never follows a redirect to another
 // host, which would receive the user's headers, nor one that turns its
 // POST into a GET; a same-host 307 or 308 is followed with the body sent
-// again (issue 9, item 10).
+// again.
 func TestDoRedirects(t *testing.T) {
 	t.Parallel()
 	var mu sync.Mutex

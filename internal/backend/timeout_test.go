@@ -131,7 +131,7 @@ func awaitBytes(t *testing.T, n *atomic.Int64, want int64) {
 }
 
 // TestDoReadTimeoutCountsProgress: --read-timeout is "no token (or final
-// event) for that long" (issue 9, item 6): bytes that are not progress (SSE
+// event) for that long": bytes that are not progress (SSE
 // comments, chunks with empty choices and no usage) do not hold a stalled
 // request open, and the wait for the first token counts too. The error says
 // what arrived instead. The server moves the timers' clock past the timeout

@@ -20,8 +20,8 @@ import (
 	"github.com/gobench/gobench/internal/tokenizer"
 )
 
-// These tests run `gobench serve` through Main against hostile servers
-// (issue 9, items 5, 6, 10 and 17). Each run is guarded by a context far
+// These tests run `gobench serve` through Main against hostile servers.
+// Each run is guarded by a context far
 // longer than a passing run takes, so a client that hangs fails the test
 // instead of the suite.
 

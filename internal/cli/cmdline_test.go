@@ -22,7 +22,7 @@ import (
 	"github.com/spf13/pflag"
 )
 
-// The command-line property (issue 9, item 14): whatever values the flags
+// The command-line property: whatever values the flags
 // of serve, sim, compare, check and analyze are given, gobench never
 // panics, exits 0 or 2 (1 only for a file it cannot read, which it names),
 // and every exit-2 message names a flag or a file. The grammar is every

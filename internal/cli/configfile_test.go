@@ -28,7 +28,7 @@ func argsOf(t *testing.T, args ...string) string {
 	return compact(t, o.Run.Args)
 }
 
-// TestServeConfig (issue 12, --config): a config file gives the same
+// TestServeConfig: a config file gives the same
 // arguments as the command line it stands for, with vLLM's key, boolean,
 // list and mapping handling, and the command line wins over it.
 func TestServeConfig(t *testing.T) {
@@ -67,7 +67,7 @@ func TestServeConfig(t *testing.T) {
 	}
 }
 
-// TestServeConfigRun (issue 12, --config): a run from a config file and an
+// TestServeConfigRun: a run from a config file and an
 // overriding flag records the effective command line, the file's flags
 // then the command line's, with the secrets redacted.
 func TestServeConfigRun(t *testing.T) {
@@ -111,7 +111,7 @@ disable_tqdm: true
 	golden.Check(t, append(bytes.ReplaceAll(b, []byte(dir), []byte("$DIR")), '\n'))
 }
 
-// TestServeConfigErrors (issue 12, --config): every error in a config
+// TestServeConfigErrors: every error in a config
 // file is a usage error (exit 2) naming the file, the key's line and the
 // flag.
 func TestServeConfigErrors(t *testing.T) {

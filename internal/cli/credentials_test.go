@@ -16,7 +16,7 @@ import (
 	"github.com/gobench/gobench/internal/tokenizer"
 )
 
-// TestBaseURLCredentialsRedacted (issue 9, item 11): the user and password
+// TestBaseURLCredentialsRedacted: the user and password
 // of --base-url http://user:pw@host authenticate the requests (HTTP Basic,
 // as aiohttp sends them) and appear in no output and no file, the
 // PyTorch-format file included, nor in the error of a server that cannot

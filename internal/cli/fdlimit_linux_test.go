@@ -10,7 +10,7 @@ import (
 	"time"
 )
 
-// TestOpenFileLimitCostsNoResult (issue 9, item 4): with an open-file limit
+// TestOpenFileLimitCostsNoResult: with an open-file limit
 // far below --max-concurrency (set as the hard limit, so it cannot be
 // raised), the run warns before it starts, the requests that cannot get a
 // connection fail with the error counted, and the result is still written.

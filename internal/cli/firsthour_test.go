@@ -23,7 +23,7 @@ var portRE = regexp.MustCompile(`127\.0\.0\.1:\d+`)
 var lagWarningRE = regexp.MustCompile(`(?m)^WARNING: schedule lag .*\n`)
 
 // TestServeStdoutIsTheResult: stdout carries the result block alone, and
-// stderr the transcript in gobench's words (issue 10 items 2, 3 and 11):
+// stderr the transcript in gobench's words:
 // no vLLM program names, no Python None, one line stating the load.
 func TestServeStdoutIsTheResult(t *testing.T) {
 	t.Parallel()
@@ -92,7 +92,7 @@ func TestServeFormatJSON(t *testing.T) {
 }
 
 // TestVersion: `gobench version` and --version print the version the
-// binary was given, with the toolchain and platform (issue 10 item 7).
+// binary was given, with the toolchain and platform.
 func TestVersion(t *testing.T) {
 	t.Parallel()
 	want := "gobench test (" + runtime.Version() + ", " + runtime.GOOS + "/" + runtime.GOARCH + ")\n"

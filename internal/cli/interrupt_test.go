@@ -124,7 +124,7 @@ func metricsCalled(h *hostile) <-chan struct{} {
 	return ch
 }
 
-// TestInterruptBeforeFirstRequest (issue 9, item 8): one or two Ctrl-Cs
+// TestInterruptBeforeFirstRequest: one or two Ctrl-Cs
 // while the run scrapes the server's counters before its first request
 // end it as interrupted (exit 130, end_reason "interrupted", no "every
 // request failed"), and no request is sent after "no new requests are
@@ -154,7 +154,7 @@ func TestInterruptBeforeFirstRequest(t *testing.T) {
 	}
 }
 
-// TestQuickSignalsSave (issue 9, item 7): SIGTERM and SIGHUP stop a run
+// TestQuickSignalsSave: SIGTERM and SIGHUP stop a run
 // whose streams stall, with --interrupt-grace 300, and the result is saved
 // long before the grace would end (at most run.QuickGrace for the requests
 // in flight, then at most a second per call to the server). The bound
@@ -185,7 +185,7 @@ func TestQuickSignalsSave(t *testing.T) {
 	}
 }
 
-// TestThirdInterruptSaves (issue 9, item 7): three Ctrl-Cs save what was
+// TestThirdInterruptSaves: three Ctrl-Cs save what was
 // measured and exit, even while the server holds its /metrics answer.
 func TestThirdInterruptSaves(t *testing.T) {
 	t.Parallel()

@@ -33,7 +33,7 @@ func serveProgress(t *testing.T, terminal bool, extra ...string) (string, string
 	return out.String(), errOut.String()
 }
 
-// TestServeProgressLines (issue 10, item 6): when stderr is not a
+// TestServeProgressLines: when stderr is not a
 // terminal, a run prints progress lines there, in a stable shape, the last
 // one the run's end; --disable-tqdm silences them.
 func TestServeProgressLines(t *testing.T) {
@@ -81,7 +81,7 @@ func TestServeProgressLines(t *testing.T) {
 	})
 }
 
-// TestServeProgressBar (issue 10, item 6): on a terminal the bar shows the
+// TestServeProgressBar: on a terminal the bar shows the
 // failures and the throughput, and ends on the run's last frame.
 func TestServeProgressBar(t *testing.T) {
 	t.Parallel()

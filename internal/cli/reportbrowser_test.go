@@ -1,4 +1,4 @@
-// The HTML report in a real browser (issue 14): gobench report's and
+// The HTML report in a real browser: gobench report's and
 // serve --report's pages opened from a file URL in headless Chromium
 // (internal/browsertest), which fails on a console error or any request.
 

@@ -52,7 +52,7 @@ func childServe(t *testing.T, deps Deps, limit func() error, args ...string) {
 	t.Logf("CHILD exit=%d stderr=%q", code, errOut.String())
 }
 
-// TestFailedSaveKeepsPrevious (issue 9, item 1): a save that fails part
+// TestFailedSaveKeepsPrevious: a save that fails part
 // way (here the file-size limit, as a full disk would) leaves the previous
 // result and the previous summary byte for byte, and no temporary file.
 func TestFailedSaveKeepsPrevious(t *testing.T) {
@@ -112,7 +112,7 @@ type roundTripFunc func(*http.Request) (*http.Response, error)
 
 func (f roundTripFunc) RoundTrip(r *http.Request) (*http.Response, error) { return f(r) }
 
-// TestSaveWithoutFreeDescriptors (issue 9, item 4, the save's part): when
+// TestSaveWithoutFreeDescriptors: when
 // the run has used up its open-file limit by the time it ends, the result
 // and its .pytorch.json are still written, with the descriptors taken
 // before the run.

@@ -50,7 +50,7 @@ func dirNames(t *testing.T, dir string) string {
 	return strings.Join(names, " ")
 }
 
-// TestResultDestinationCheckedFirst (issue 9, item 2): a result that
+// TestResultDestinationCheckedFirst: a result that
 // cannot be saved fails before the first request, with exit 2 naming the
 // flag and the path, and leaves nothing behind.
 func TestResultDestinationCheckedFirst(t *testing.T) {
@@ -96,7 +96,7 @@ func TestResultDestinationCheckedFirst(t *testing.T) {
 	}
 }
 
-// TestDamagedRunsFile (issue 9, item 3): a JSON Lines file with a garbage
+// TestDamagedRunsFile: a JSON Lines file with a garbage
 // line and a record cut short still serves its intact runs to compare,
 // check and analyze, by index (counting intact runs) and by label, with a
 // warning naming the file and line; a run appended after the cut record is

@@ -15,7 +15,7 @@ import (
 )
 
 // TestServeServerView: a run against a server with /metrics prints the
-// server view after vLLM's block and saves it as server_view (issue 11);
+// server view after vLLM's block and saves it as server_view;
 // --no-server-metrics leaves both out; a server without /metrics costs one
 // line on stderr and nothing else.
 func TestServeServerView(t *testing.T) {

@@ -112,7 +112,7 @@ func itoa(i int) string {
 	return string(b)
 }
 
-// TestServeWarnsOnWrongUsage (issue 9, item 16): a server whose usage
+// TestServeWarnsOnWrongUsage: a server whose usage
 // disagrees with the text it streamed is believed, as vLLM believes it,
 // but the run warns once, naming on how many requests; a healthy server
 // gets no such warning.

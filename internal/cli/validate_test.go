@@ -27,7 +27,7 @@ func dryRun(t *testing.T, args ...string) (stdout, stderr string, code int) {
 	return out.String(), errOut.String(), code
 }
 
-// TestServeRefusesAbsurdValues (issue 9, item 13): every value vLLM gives
+// TestServeRefusesAbsurdValues: every value vLLM gives
 // no meaning is refused before anything is planned, with exit status 2
 // and a message naming the flag and what is wrong; none panics.
 func TestServeRefusesAbsurdValues(t *testing.T) {
@@ -100,7 +100,7 @@ func TestServeRefusesAbsurdValues(t *testing.T) {
 	}
 }
 
-// TestServeKeepsVLLMMeanings (issue 9, item 13): the values vLLM gives a
+// TestServeKeepsVLLMMeanings: the values vLLM gives a
 // meaning keep it.
 func TestServeKeepsVLLMMeanings(t *testing.T) {
 	t.Parallel()
@@ -197,7 +197,7 @@ func TestReadTimeoutInfIsNone(t *testing.T) {
 	}
 }
 
-// TestHeaderRefused (issue 9, item 12): a --header net/http would not send
+// TestHeaderRefused: a --header net/http would not send
 // as given is refused with exit 2 naming --header and the header, before
 // anything reaches the server (it used to fail the GET /v1/models with
 // exit 1, "Failed to fetch models"), and its value is never printed.
@@ -247,7 +247,7 @@ func TestHeaderRefused(t *testing.T) {
 	}
 }
 
-// TestSimRefusesAbsurdValues (issue 9, item 13): gobench sim's seconds are
+// TestSimRefusesAbsurdValues: gobench sim's seconds are
 // finite durations, its port a port, and its sizes allocatable.
 func TestSimRefusesAbsurdValues(t *testing.T) {
 	t.Parallel()
@@ -293,7 +293,7 @@ func TestSimRefusesAbsurdValues(t *testing.T) {
 	}
 }
 
-// TestFileCommandsRefuseAbsurdValues (issue 9, item 13): the flags of
+// TestFileCommandsRefuseAbsurdValues: the flags of
 // compare and analyze.
 func TestFileCommandsRefuseAbsurdValues(t *testing.T) {
 	t.Parallel()

@@ -18,7 +18,7 @@ import (
 	"github.com/gobench/gobench/internal/resultkey"
 )
 
-// TestCheckComputesMissingStatistic (issue 10, item 5): a threshold on a
+// TestCheckComputesMissingStatistic: a threshold on a
 // statistic the file lacks is computed from its per-request data exactly
 // as `gobench analyze` computes it, and the output says so; without
 // per-request data the error says how to get the statistic.
@@ -84,7 +84,7 @@ func TestCheckComputesMissingStatistic(t *testing.T) {
 	}
 }
 
-// TestServeThresholdComputed (issue 10, item 5): `serve --threshold` on a
+// TestServeThresholdComputed: `serve --threshold` on a
 // statistic --percentile-metrics leaves out computes it from the run's
 // requests, with or without --save-detailed, to the value `check` computes
 // from the saved file.
@@ -116,7 +116,7 @@ func TestServeThresholdComputed(t *testing.T) {
 	}
 }
 
-// TestResultRecordsWorkload (issue 10, item 9): the saved result records
+// TestResultRecordsWorkload: the saved result records
 // its workload in gobench_workload (golden), vLLM's keys unchanged before
 // it; analyze keeps it and takes the run's SLOs and percentiles from it.
 func TestResultRecordsWorkload(t *testing.T) {
@@ -170,7 +170,7 @@ func TestResultRecordsWorkload(t *testing.T) {
 	}
 }
 
-// TestSavedCommandRedacted (issue 10, item 9): the saved command line
+// TestSavedCommandRedacted: the saved command line
 // keeps the flags that describe the run and no secret: neither a
 // credential-looking --header value, nor the credentials of --base-url or
 // of a URL's query, nor OPENAI_API_KEY's value wherever it was pasted.
@@ -240,7 +240,7 @@ func TestCommandLine(t *testing.T) {
 	}
 }
 
-// TestCompareWorkload (issue 10, item 9): compare lists the recorded
+// TestCompareWorkload: compare lists the recorded
 // workloads side by side, with the command lines under the settings, next
 // to a result that records none; rtfx, zero in every file, is left out.
 func TestCompareWorkload(t *testing.T) {

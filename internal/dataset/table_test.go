@@ -123,7 +123,7 @@ func TestValidate(t *testing.T) {
 	}
 }
 
-// TestValidateCounts (issue 9, item 13): --num-prompts and the token
+// TestValidateCounts: --num-prompts and the token
 // lengths of the dataset in use, with vLLM's meanings kept (custom's "every
 // sample" for 0 or less, -1 for each row's output length) and the others'
 // flags ignored, as vLLM ignores them.

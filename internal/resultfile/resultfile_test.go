@@ -20,7 +20,7 @@ import (
 //
 //	gobench_fast.json, gobench_slow.json  gobench serve --sim --save-detailed, 24 requests
 //	gobench_workload_a.json, _b.json      gobench serve --sim --save-result, 8 requests, with
-//	                                      gobench_workload (issue 10: the command lines in it)
+//	                                      gobench_workload
 //	vllm_detailed.json                    vLLM --save-detailed without latencies, bare Infinity
 //	vllm_runs.jsonl                       vLLM --append-result, three runs (labels base, tuned, tuned)
 //	server_*.json                         gobench serve --sim --sim-preset ... with server_view
@@ -380,7 +380,7 @@ func FuzzParse(f *testing.F) {
 	})
 }
 
-// TestDamagedLines (issue 9, item 3): a damaged line of a JSON Lines file
+// TestDamagedLines: a damaged line of a JSON Lines file
 // (a record cut short, garbage) is skipped with a warning naming the file
 // and the line; the intact runs are numbered among themselves.
 func TestDamagedLines(t *testing.T) {

@@ -12,7 +12,7 @@ import (
 	"github.com/gobench/gobench/internal/report"
 )
 
-// TestValidateProgrammatic (issue 9, items 12 and 13): Validate refuses
+// TestValidateProgrammatic: Validate refuses
 // what the command line refuses for a caller that builds Options itself,
 // as a usage error naming the flag; DefaultOptions pass.
 func TestValidateProgrammatic(t *testing.T) {

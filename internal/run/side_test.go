@@ -18,7 +18,7 @@ import (
 	"github.com/gobench/gobench/internal/tokenizer"
 )
 
-// TestSideCallsSayWhenTheyTimeOut (issue 9, item 9): a /metrics scrape that
+// TestSideCallsSayWhenTheyTimeOut: a /metrics scrape that
 // never answers is cut by its own timeout, the run goes on, and the user is
 // told which endpoint timed out and what is left out; an alignment whose
 // /tokenize never answers is skipped with a warning that says it timed out.

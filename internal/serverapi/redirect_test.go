@@ -9,7 +9,7 @@ import (
 )
 
 // TestRedirects: the side calls carry the user's headers, so they follow
-// package redirect's rule (issue 9, item 10): every call redirected to
+// package redirect's rule: every call redirected to
 // another host fails naming the Location and that host receives nothing
 // (Go's own client would re-send X-Tenant there, and Authorization too on
 // the same host name); a POST is never turned into a GET; a same-origin

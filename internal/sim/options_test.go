@@ -272,7 +272,7 @@ func TestKnobs(t *testing.T) {
 	}
 }
 
-// TestOptionsConfigBounds (issue 9, item 13): seconds must be durations
+// TestOptionsConfigBounds: seconds must be durations
 // (inf used to become a negative one, printed as such), the port a port,
 // and the sizes allocatable; in the config file too.
 func TestOptionsConfigBounds(t *testing.T) {

@@ -111,7 +111,7 @@ func TestCloseReportsRecord(t *testing.T) {
 	}
 }
 
-// TestRecordAppearsWhole (issue 9, item 1): while the simulator runs, its
+// TestRecordAppearsWhole: while the simulator runs, its
 // record grows under a temporary name next to the record's; Close renames
 // it, so the record's name never holds a half record (a simulator killed
 // with SIGKILL leaves only the temporary file).

@@ -1,7 +1,7 @@
 // Command benchtable prints `make bench`'s one table: every figure the
 // benchmark tools measured (tools/simbench for the client's CPU per event,
 // tools/membench for memory, tools/genbench for dataset generation and
-// start-up, and whatever else writes rows), each beside issue 15's target
+// start-up, and whatever else writes rows), each beside its target
 // and whether this run met it.
 //
 // The tools write the rows (package benchrow), one JSON object per line,

@@ -44,7 +44,7 @@ import (
 	"github.com/gobench/gobench/tools/internal/benchrow"
 )
 
-// Targets of issue 15, printed beside the figures.
+// Targets, printed beside the figures.
 const (
 	targetTokensPerCore = 3e6
 	targetLoad          = 100 * time.Millisecond

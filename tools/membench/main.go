@@ -3,7 +3,7 @@
 // prompts of 1,024 tokens, 16 out, at --max-concurrency 1400 (with the
 // built-in tokenizer, and with Qwen3's when its test copy is there), the
 // bytes a planned request keeps beyond its prompt, and the client's bytes
-// per idle stream with 10,000 streams open, each figure beside issue 15's
+// per idle stream with 10,000 streams open, each figure beside its
 // target. The figures are measurements of this machine, printed and never
 // asserted; with -rows FILE they are also appended to FILE as rows of
 // `make bench`'s table (tools/benchtable).
@@ -11,7 +11,7 @@
 // Peak resident sets come from the kernel (wait4's ru_maxrss) of the real
 // binary given with -gobench, the median of -runs runs. `serve` is measured
 // against `gobench sim` in a process of its own, so that the figure is the
-// client's alone, as issue 15's target and its bar (vLLM's Rust client,
+// client's alone, as the target and its bar (vLLM's Rust client,
 // under 100 MB at 1,400 concurrent requests) are; `serve --sim`, which runs
 // the simulator and its 1,400 server-side streams inside the client's
 // process, is printed beside it for information (-insim). The bytes per
@@ -49,7 +49,7 @@ import (
 	"github.com/gobench/gobench/tools/internal/benchrow"
 )
 
-// The workload of issue 15's memory figures.
+// The workload of the memory figures.
 const (
 	numPrompts     = 4096
 	inputLen       = 1024
@@ -57,7 +57,7 @@ const (
 	maxConcurrency = 1400
 )
 
-// Issue 15's targets.
+// The targets.
 const (
 	targetPeakMB    = 150
 	targetPerReqB   = 2048

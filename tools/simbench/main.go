@@ -66,7 +66,7 @@
 //
 // With -rows FILE the CPU figures are appended to FILE as the bench
 // table's JSON lines (group "cpu"): gobench's with its progress off at
-// every concurrency (the 512-stream one beside issue 15's target of 7 µs
+// every concurrency (the 512-stream one beside the target of 7 µs
 // per event), each reader's (met null), and, when the bare epoll loop ran
 // at 512 streams, each engine's 512-stream figure over the loop's (unit
 // "×", met null): the half of the target that the machine's speed on the

@@ -9,7 +9,7 @@ import (
 	"github.com/gobench/gobench/tools/internal/benchrow"
 )
 
-// cpuTarget is issue 15's target for the client's CPU per event, at
+// cpuTarget is the target for the client's CPU per event, at
 // targetStreams streams. The issue set it against a bare epoll loop it
 // measured at bareAssumed µs on the same kind of machine, so it also asks
 // for gobench within cpuTarget/bareAssumed (1.4) times that loop; the

@@ -16,7 +16,7 @@ import (
 // the Hub's own origin. Go's client drops Authorization when the host name
 // leaves the domain, not on another port or a sub-domain
 // (huggingface.co to cdn-lfs.huggingface.co), where huggingface_hub drops
-// it too (issue 9, item 10).
+// it too.
 func TestTokenStaysOnTheHub(t *testing.T) {
 	t.Parallel()
 	var mu sync.Mutex
