@@ -34,12 +34,11 @@ import (
 // count plus one (1 for "+", 2 for "*", so that 0 means "not a list"); a
 // flag whose value is a *List is one too.
 func Normalize(args []string, fs *pflag.FlagSet, lists map[string]int) ([]string, error) {
-	var out []string
-	dotted := map[string]*pyjson.Object{}
-	for i := 0; i < len(args); i++ {
-		a := args[i]
+	n := &normalizer{args: args, fs: fs, lists: lists, dotted: map[string]*pyjson.Object{}}
+	for ; n.i < len(args); n.i++ {
+		a := args[n.i]
 		if a == "--" {
-			return append(out, args[i:]...), nil
+			return append(n.out, args[n.i:]...), nil
 		}
 		if f := shorthand(fs, a); f != nil {
 			a = "--" + f.Name // -o FILE is --output FILE
@@ -48,77 +47,108 @@ func Normalize(args []string, fs *pflag.FlagSet, lists map[string]int) ([]string
 			if err := checkPositional(a); err != nil {
 				return nil, err
 			}
-			out = append(out, a)
+			n.out = append(n.out, a)
 			continue
 		}
-		name, val, hasVal := strings.Cut(a[2:], "=")
-		head, tail, isDotted := strings.Cut(name, ".")
-		head = strings.ReplaceAll(head, "_", "-")
-		f, err := resolveFlag(fs, head)
-		if err != nil {
+		if err := n.option(a); err != nil {
 			return nil, err
 		}
-		if f == nil {
-			out = append(out, a) // unknown: pflag reports it
-			continue
-		}
-		next := func() (string, error) {
-			if hasVal {
-				return val, nil
-			}
-			if i+1 >= len(args) || looksLikeOption(args[i+1]) {
-				return "", exitcode.Usagef("argument --%s: expected one argument", f.Name)
-			}
-			i++
-			return args[i], nil
-		}
-		switch {
-		case isDotted:
-			if _, ok := f.Value.(*JSON); !ok {
-				return nil, exitcode.Usagef("argument --%s: does not take dotted keys (--%s.%s)", f.Name, f.Name, tail)
-			}
-			v, err := next()
-			if err != nil {
-				return nil, err
-			}
-			arg, err := dottedArg(dotted, f.Name, tail, v)
-			if err != nil {
-				return nil, exitcode.Usagef("argument --%s.%s: %v", f.Name, tail, err)
-			}
-			out = append(out, arg)
-		case f.Value.Type() == "bool":
-			if hasVal {
-				out = append(out, "--"+f.Name+"="+val)
-			} else {
-				out = append(out, "--"+f.Name)
-			}
-		case lists[f.Name] > 0 || isList(f):
-			var vals []string
-			if hasVal {
-				vals = append(vals, val)
-			}
-			for i+1 < len(args) && !looksLikeOption(args[i+1]) && args[i+1] != "--" {
-				i++
-				vals = append(vals, args[i])
-			}
-			if len(vals) == 0 {
-				if lists[f.Name] == 1 {
-					return nil, exitcode.Usagef("argument --%s: expected at least one argument", f.Name)
-				}
-				vals = []string{EmptyList}
-			}
-			for _, v := range vals {
-				out = append(out, "--"+f.Name+"="+v)
-			}
-		default:
-			v, err := next()
-			if err != nil {
-				return nil, err
-			}
-			out = append(out, "--"+f.Name+"="+v)
-		}
 	}
-	return out, nil
+	return n.out, nil
+}
+
+// normalizer is Normalize's walk over the arguments: i is the argument
+// being read, out what has been written.
+type normalizer struct {
+	args   []string
+	i      int
+	fs     *pflag.FlagSet
+	lists  map[string]int
+	dotted map[string]*pyjson.Object
+	out    []string
+}
+
+// option writes the long option a (with its values) as --name=value.
+func (n *normalizer) option(a string) error {
+	name, val, hasVal := strings.Cut(a[2:], "=")
+	head, tail, isDotted := strings.Cut(name, ".")
+	head = strings.ReplaceAll(head, "_", "-")
+	f, err := resolveFlag(n.fs, head)
+	if err != nil {
+		return err
+	}
+	switch {
+	case f == nil:
+		n.out = append(n.out, a) // unknown: pflag reports it
+	case isDotted:
+		return n.dottedOption(f, tail, val, hasVal)
+	case f.Value.Type() == "bool":
+		if hasVal {
+			n.out = append(n.out, "--"+f.Name+"="+val)
+		} else {
+			n.out = append(n.out, "--"+f.Name)
+		}
+	case n.lists[f.Name] > 0 || isList(f):
+		return n.listOption(f, val, hasVal)
+	default:
+		v, err := n.value(f, val, hasVal)
+		if err != nil {
+			return err
+		}
+		n.out = append(n.out, "--"+f.Name+"="+v)
+	}
+	return nil
+}
+
+// value is the option's one value: after "=" or the next argument.
+func (n *normalizer) value(f *pflag.Flag, val string, hasVal bool) (string, error) {
+	if hasVal {
+		return val, nil
+	}
+	if n.i+1 >= len(n.args) || looksLikeOption(n.args[n.i+1]) {
+		return "", exitcode.Usagef("argument --%s: expected one argument", f.Name)
+	}
+	n.i++
+	return n.args[n.i], nil
+}
+
+// dottedOption writes --name.key value as the JSON object built so far.
+func (n *normalizer) dottedOption(f *pflag.Flag, tail, val string, hasVal bool) error {
+	if _, ok := f.Value.(*JSON); !ok {
+		return exitcode.Usagef("argument --%s: does not take dotted keys (--%s.%s)", f.Name, f.Name, tail)
+	}
+	v, err := n.value(f, val, hasVal)
+	if err != nil {
+		return err
+	}
+	arg, err := dottedArg(n.dotted, f.Name, tail, v)
+	if err != nil {
+		return exitcode.Usagef("argument --%s.%s: %v", f.Name, tail, err)
+	}
+	n.out = append(n.out, arg)
+	return nil
+}
+
+// listOption writes an nargs option's values, one --name=value each.
+func (n *normalizer) listOption(f *pflag.Flag, val string, hasVal bool) error {
+	var vals []string
+	if hasVal {
+		vals = append(vals, val)
+	}
+	for n.i+1 < len(n.args) && !looksLikeOption(n.args[n.i+1]) && n.args[n.i+1] != "--" {
+		n.i++
+		vals = append(vals, n.args[n.i])
+	}
+	if len(vals) == 0 {
+		if n.lists[f.Name] == 1 {
+			return exitcode.Usagef("argument --%s: expected at least one argument", f.Name)
+		}
+		vals = []string{EmptyList}
+	}
+	for _, v := range vals {
+		n.out = append(n.out, "--"+f.Name+"="+v)
+	}
+	return nil
 }
 
 // checkPositional refuses an argument that starts with one "-" as argparse
