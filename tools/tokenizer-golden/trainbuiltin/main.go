@@ -146,105 +146,123 @@ func (q *queue) Pop() any {
 	return x
 }
 
+// trainer is train's state: the vocabulary so far, each distinct word as
+// token ids with its frequency, and each pair's count and the words it is in.
+type trainer struct {
+	tokens    [][]byte
+	byBytes   map[string]int
+	words     [][]int
+	freq      []int
+	pairCount map[pair]int
+	where     map[pair]map[int]bool
+	q         *queue
+}
+
 // train learns merges until the vocabulary has size tokens. Ties between
 // equally frequent pairs are broken by the bytes of the pair, so the result
 // does not depend on map order.
 func train(counts map[string]int, size int) (tokens [][]byte, merges []pair) {
-	for b := 0; b < 256; b++ {
-		tokens = append(tokens, []byte{byte(b)})
-	}
-	byBytes := map[string]int{}
-	for id, t := range tokens {
-		byBytes[string(t)] = id
-	}
-	keys := slices.Sorted(maps.Keys(counts))
-	words := make([][]int, len(keys))
-	freq := make([]int, len(keys))
-	pairCount := map[pair]int{}
-	where := map[pair]map[int]bool{}
-	for i, w := range keys {
-		freq[i] = counts[w]
-		for j := 0; j < len(w); j++ {
-			words[i] = append(words[i], int(w[j]))
-		}
-		for j := 0; j+1 < len(words[i]); j++ {
-			p := pair{words[i][j], words[i][j+1]}
-			pairCount[p] += freq[i]
-			if where[p] == nil {
-				where[p] = map[int]bool{}
-			}
-			where[p][i] = true
-		}
-	}
-	keyOf := func(p pair) string {
-		return string(tokens[p.a]) + string(tokens[p.b]) + "\x00" + string(tokens[p.a])
-	}
-	q := &queue{}
-	for p, c := range pairCount {
-		*q = append(*q, candidate{p, c, keyOf(p)})
-	}
-	heap.Init(q)
-	for len(tokens) < size && q.Len() > 0 {
-		top := heap.Pop(q).(candidate)
-		if c := pairCount[top.p]; c != top.count {
+	t := newTrainer(counts)
+	for len(t.tokens) < size && t.q.Len() > 0 {
+		top := heap.Pop(t.q).(candidate)
+		if c := t.pairCount[top.p]; c != top.count {
 			if c > 0 {
-				heap.Push(q, candidate{top.p, c, top.key})
+				heap.Push(t.q, candidate{top.p, c, top.key})
 			}
 			continue
 		}
 		if top.count < 2 {
 			break
 		}
-		merged := append(slices.Clone(tokens[top.p.a]), tokens[top.p.b]...)
-		id, ok := byBytes[string(merged)]
-		if !ok {
-			id = len(tokens)
-			tokens = append(tokens, merged)
-			byBytes[string(merged)] = id
-		}
+		t.merge(top.p)
 		merges = append(merges, top.p)
-		changed := map[pair]bool{}
-		affected := make([]int, 0, len(where[top.p]))
-		for i := range where[top.p] {
-			affected = append(affected, i)
+	}
+	return t.tokens, merges
+}
+
+// newTrainer starts from the 256 bytes and every word spelled in them.
+func newTrainer(counts map[string]int) *trainer {
+	t := &trainer{byBytes: map[string]int{}, pairCount: map[pair]int{}, where: map[pair]map[int]bool{}, q: &queue{}}
+	for b := 0; b < 256; b++ {
+		t.tokens = append(t.tokens, []byte{byte(b)})
+		t.byBytes[string([]byte{byte(b)})] = b
+	}
+	keys := slices.Sorted(maps.Keys(counts))
+	t.words = make([][]int, len(keys))
+	t.freq = make([]int, len(keys))
+	for i, w := range keys {
+		t.freq[i] = counts[w]
+		for j := 0; j < len(w); j++ {
+			t.words[i] = append(t.words[i], int(w[j]))
 		}
-		slices.Sort(affected)
-		for _, i := range affected {
-			w := words[i]
-			for j := 0; j+1 < len(w); j++ {
-				pairCount[pair{w[j], w[j+1]}] -= freq[i]
-				changed[pair{w[j], w[j+1]}] = true
-			}
-			var nw []int
-			for j := 0; j < len(w); j++ {
-				if j+1 < len(w) && w[j] == top.p.a && w[j+1] == top.p.b {
-					nw = append(nw, id)
-					j++
-				} else {
-					nw = append(nw, w[j])
-				}
-			}
-			words[i] = nw
-			for j := 0; j+1 < len(nw); j++ {
-				p := pair{nw[j], nw[j+1]}
-				pairCount[p] += freq[i]
-				changed[p] = true
-				if where[p] == nil {
-					where[p] = map[int]bool{}
-				}
-				where[p][i] = true
-			}
+		t.addPairs(i, nil)
+	}
+	for p, c := range t.pairCount {
+		*t.q = append(*t.q, candidate{p, c, t.keyOf(p)})
+	}
+	heap.Init(t.q)
+	return t
+}
+
+// keyOf is a pair's tie-break key: its bytes, then its first token's.
+func (t *trainer) keyOf(p pair) string {
+	return string(t.tokens[p.a]) + string(t.tokens[p.b]) + "\x00" + string(t.tokens[p.a])
+}
+
+// addPairs counts the pairs of word i (noting them in changed, if given).
+func (t *trainer) addPairs(i int, changed map[pair]bool) {
+	w := t.words[i]
+	for j := 0; j+1 < len(w); j++ {
+		p := pair{w[j], w[j+1]}
+		t.pairCount[p] += t.freq[i]
+		if changed != nil {
+			changed[p] = true
 		}
-		delete(where, top.p)
-		for p := range changed {
-			if c := pairCount[p]; c > 0 {
-				heap.Push(q, candidate{p, c, keyOf(p)})
+		if t.where[p] == nil {
+			t.where[p] = map[int]bool{}
+		}
+		t.where[p][i] = true
+	}
+}
+
+// merge makes pair p one token in every word that has it and queues the
+// pairs whose counts changed.
+func (t *trainer) merge(p pair) {
+	merged := append(slices.Clone(t.tokens[p.a]), t.tokens[p.b]...)
+	id, ok := t.byBytes[string(merged)]
+	if !ok {
+		id = len(t.tokens)
+		t.tokens = append(t.tokens, merged)
+		t.byBytes[string(merged)] = id
+	}
+	changed := map[pair]bool{}
+	affected := slices.Sorted(maps.Keys(t.where[p]))
+	for _, i := range affected {
+		w := t.words[i]
+		for j := 0; j+1 < len(w); j++ {
+			t.pairCount[pair{w[j], w[j+1]}] -= t.freq[i]
+			changed[pair{w[j], w[j+1]}] = true
+		}
+		var nw []int
+		for j := 0; j < len(w); j++ {
+			if j+1 < len(w) && w[j] == p.a && w[j+1] == p.b {
+				nw = append(nw, id)
+				j++
 			} else {
-				delete(pairCount, p)
+				nw = append(nw, w[j])
 			}
+		}
+		t.words[i] = nw
+		t.addPairs(i, changed)
+	}
+	delete(t.where, p)
+	for c := range changed {
+		if n := t.pairCount[c]; n > 0 {
+			heap.Push(t.q, candidate{c, n, t.keyOf(c)})
+		} else {
+			delete(t.pairCount, c)
 		}
 	}
-	return tokens, merges
 }
 
 // byteLevel maps bytes to GPT-2's printable runes (bytes_to_unicode).
@@ -273,21 +291,9 @@ func jsonString(s string) string {
 	return strings.TrimSuffix(buf.String(), "\n")
 }
 
-// writeFiles writes tokenizer.json (one vocabulary entry or merge per line,
-// so diffs stay readable) and tokenizer_config.json.
-func writeFiles(dir string, tokens [][]byte, merges []pair) error {
-	bl := byteLevel()
-	names := make([]string, len(tokens))
-	for id, t := range tokens {
-		var b strings.Builder
-		for _, c := range t {
-			b.WriteRune(bl[c])
-		}
-		names[id] = b.String()
-	}
-	eos := len(tokens)
-	var b strings.Builder
-	fmt.Fprintf(&b, `{
+// tokenizerHead is tokenizer.json up to the vocabulary's entries; its verbs
+// are the end-of-text id, the split pattern (JSON) and the id again.
+const tokenizerHead = `{
   "version": "1.0",
   "truncation": null,
   "padding": null,
@@ -319,27 +325,10 @@ func writeFiles(dir string, tokens [][]byte, merges []pair) error {
     "byte_fallback": false,
     "ignore_merges": false,
     "vocab": {
-`, eos, jsonString(splitPattern), eos)
-	for id, name := range names {
-		sep := ","
-		if id == len(names)-1 {
-			sep = ""
-		}
-		fmt.Fprintf(&b, "      %s: %d%s\n", jsonString(name), id, sep)
-	}
-	b.WriteString("    },\n    \"merges\": [\n")
-	for i, m := range merges {
-		sep := ","
-		if i == len(merges)-1 {
-			sep = ""
-		}
-		fmt.Fprintf(&b, "      [%s, %s]%s\n", jsonString(names[m.a]), jsonString(names[m.b]), sep)
-	}
-	b.WriteString("    ]\n  }\n}\n")
-	if !json.Valid([]byte(b.String())) {
-		return fmt.Errorf("generated tokenizer.json is not valid JSON")
-	}
-	config := `{
+`
+
+// tokenizerConfig is tokenizer_config.json.
+const tokenizerConfig = `{
   "bos_token": "<|endoftext|>",
   "eos_token": "<|endoftext|>",
   "unk_token": null,
@@ -348,11 +337,46 @@ func writeFiles(dir string, tokens [][]byte, merges []pair) error {
   "tokenizer_class": "PreTrainedTokenizerFast"
 }
 `
+
+// writeFiles writes tokenizer.json (one vocabulary entry or merge per line,
+// so diffs stay readable) and tokenizer_config.json.
+func writeFiles(dir string, tokens [][]byte, merges []pair) error {
+	bl := byteLevel()
+	names := make([]string, len(tokens))
+	for id, t := range tokens {
+		var b strings.Builder
+		for _, c := range t {
+			b.WriteRune(bl[c])
+		}
+		names[id] = b.String()
+	}
+	eos := len(tokens)
+	var b strings.Builder
+	fmt.Fprintf(&b, tokenizerHead, eos, jsonString(splitPattern), eos)
+	for id, name := range names {
+		fmt.Fprintf(&b, "      %s: %d%s\n", jsonString(name), id, comma(id, len(names)))
+	}
+	b.WriteString("    },\n    \"merges\": [\n")
+	for i, m := range merges {
+		fmt.Fprintf(&b, "      [%s, %s]%s\n", jsonString(names[m.a]), jsonString(names[m.b]), comma(i, len(merges)))
+	}
+	b.WriteString("    ]\n  }\n}\n")
+	if !json.Valid([]byte(b.String())) {
+		return fmt.Errorf("generated tokenizer.json is not valid JSON")
+	}
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return err
 	}
 	if err := os.WriteFile(filepath.Join(dir, "tokenizer.json"), []byte(b.String()), 0o644); err != nil {
 		return err
 	}
-	return os.WriteFile(filepath.Join(dir, "tokenizer_config.json"), []byte(config), 0o644)
+	return os.WriteFile(filepath.Join(dir, "tokenizer_config.json"), []byte(tokenizerConfig), 0o644)
+}
+
+// comma separates list entries: every one but the last of n.
+func comma(i, n int) string {
+	if i == n-1 {
+		return ""
+	}
+	return ","
 }
