@@ -45,17 +45,23 @@ func (g *Generator) Integers(low, high int64) int64 {
 //
 // It panics if low >= high or n < 0.
 func (g *Generator) IntegersN(low, high int64, n int) []int64 {
+	return fillBounded(low, high, n, "IntegersN", g.boundedLemire)
+}
+
+// fillBounded is the array path of NumPy's bounded integers: n draws of
+// one element each, in [low, high).
+func fillBounded(low, high int64, n int, name string, draw func(rng uint64) uint64) []int64 {
 	if n < 0 {
-		panic(fmt.Sprintf("numpyrand: IntegersN size must be >= 0, got %d", n))
+		panic(fmt.Sprintf("numpyrand: %s size must be >= 0, got %d", name, n))
 	}
 	out := make([]int64, n)
 	if n == 0 {
 		// NumPy returns an empty array before validating or drawing.
 		return out
 	}
-	rng, off := span(low, high, "IntegersN")
+	rng, off := span(low, high, name)
 	for i := range out {
-		out[i] = int64(off + g.boundedLemire(rng))
+		out[i] = int64(off + draw(rng))
 	}
 	return out
 }

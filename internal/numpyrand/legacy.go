@@ -169,19 +169,7 @@ func (r *Legacy) RandInt(low, high int64) int64 {
 //
 // It panics if low >= high or n < 0.
 func (r *Legacy) RandIntN(low, high int64, n int) []int64 {
-	if n < 0 {
-		panic(fmt.Sprintf("numpyrand: RandIntN size must be >= 0, got %d", n))
-	}
-	out := make([]int64, n)
-	if n == 0 {
-		// NumPy returns an empty array before validating or drawing.
-		return out
-	}
-	rng, off := span(low, high, "RandIntN")
-	for i := range out {
-		out[i] = int64(off + r.boundedMasked(rng))
-	}
-	return out
+	return fillBounded(low, high, n, "RandIntN", r.boundedMasked)
 }
 
 // boundedMasked is one element of random_bounded_uint64_fill with
