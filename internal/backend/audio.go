@@ -2,7 +2,6 @@ package backend
 
 import (
 	"bytes"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -79,7 +78,7 @@ func (Audio) Body(req *Request) []byte {
 	values := make([]string, len(keys))
 	for i, k := range keys {
 		v, _ := o.Get(k)
-		values[i] = pyStr(v)
+		values[i] = pyfmt.Str(v)
 	}
 	var b bytes.Buffer
 	b.Grow(len(req.AudioWAV) + 160*len(keys) + 256)
@@ -146,61 +145,4 @@ func formBoundary(wav []byte, keys, values []string) string {
 			return b
 		}
 	}
-}
-
-// pyStr is Python's str() of a payload value (vLLM adds each form field
-// as str(value)): strings as they are, True/False/None, Python's float
-// text, and the repr of lists and dicts.
-func pyStr(v any) string {
-	if s, ok := v.(string); ok {
-		return s
-	}
-	return string(appendPyRepr(nil, v))
-}
-
-// appendPyRepr appends Python's repr() of a decoded JSON value.
-func appendPyRepr(dst []byte, v any) []byte {
-	switch x := v.(type) {
-	case nil:
-		return append(dst, "None"...)
-	case bool:
-		if x {
-			return append(dst, "True"...)
-		}
-		return append(dst, "False"...)
-	case int:
-		return strconv.AppendInt(dst, int64(x), 10)
-	case int64:
-		return strconv.AppendInt(dst, x, 10)
-	case json.Number:
-		return append(dst, x...)
-	case float64:
-		return pyfmt.AppendFloat(dst, x)
-	case string:
-		return append(dst, pyfmt.StrRepr(x)...)
-	case []any:
-		dst = append(dst, '[')
-		for i, e := range x {
-			if i > 0 {
-				dst = append(dst, ", "...)
-			}
-			dst = appendPyRepr(dst, e)
-		}
-		return append(dst, ']')
-	case *pyjson.Object:
-		dst = append(dst, '{')
-		for i, k := range x.Keys() {
-			if i > 0 {
-				dst = append(dst, ", "...)
-			}
-			e, _ := x.Get(k)
-			dst = append(dst, pyfmt.StrRepr(k)...)
-			dst = append(dst, ": "...)
-			dst = appendPyRepr(dst, e)
-		}
-		return append(dst, '}')
-	}
-	// Other types do not come out of pyjson.Decode; JSON is the closest.
-	b, _ := json.Marshal(v)
-	return append(dst, b...)
 }

@@ -265,7 +265,7 @@ func (m *mediaReader) contentPart(part *pyjson.Object) (*pyjson.Object, error) {
 		}
 		return nil, errors.New("Image URL content parts must contain an 'image_url' string or dictionary.")
 	}
-	return nil, fmt.Errorf("Content parts must have type 'text', 'image', or 'image_url'. Found: %s.", pyRepr(t))
+	return nil, fmt.Errorf("Content parts must have type 'text', 'image', or 'image_url'. Found: %s.", pyfmt.Repr(t))
 }
 
 // image is vLLM's process_image for a string: a URL is kept, a path
@@ -275,7 +275,7 @@ func (m *mediaReader) contentPart(part *pyjson.Object) (*pyjson.Object, error) {
 func (m *mediaReader) image(v any) (*pyjson.Object, error) {
 	ref, ok := v.(string)
 	if !ok {
-		return nil, fmt.Errorf("Invalid image input %s. Must be a PIL.Image.Image, str (URL, file path, or base64 data URL), or dictionary with raw image bytes.", pyRepr(v))
+		return nil, fmt.Errorf("Invalid image input %s. Must be a PIL.Image.Image, str (URL, file path, or base64 data URL), or dictionary with raw image bytes.", pyfmt.Repr(v))
 	}
 	url := ref
 	if !hasAnyPrefix(ref, "http://", "https://", "file://", "data:image/") {
@@ -342,7 +342,7 @@ func shareGPTMedia(image, video json.RawMessage) ([]*pyjson.Object, error) {
 		}
 		ref, ok := v.(string)
 		if !ok {
-			return nil, fmt.Errorf("Invalid video input %s. Must be a string of local path/remote url, or a dictionary with raw video bytes in the form of `{'bytes': raw_video_bytes}`.", pyRepr(v))
+			return nil, fmt.Errorf("Invalid video input %s. Must be a string of local path/remote url, or a dictionary with raw video bytes in the form of `{'bytes': raw_video_bytes}`.", pyfmt.Repr(v))
 		}
 		if !hasAnyPrefix(ref, "http://", "https://", "file://") {
 			ref = "file://" + ref
@@ -397,21 +397,4 @@ func pyTypeName(v any) string {
 		return "<class 'NoneType'>"
 	}
 	return "<class 'int'>"
-}
-
-// pyRepr is a short Python repr of a decoded JSON value, for messages.
-func pyRepr(v any) string {
-	switch x := v.(type) {
-	case nil:
-		return "None"
-	case string:
-		return pyfmt.StrRepr(x)
-	case bool:
-		if x {
-			return "True"
-		}
-		return "False"
-	}
-	b, _ := pyjson.AppendPython(nil, v)
-	return string(b)
 }

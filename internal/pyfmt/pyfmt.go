@@ -1,5 +1,6 @@
 // Package pyfmt reproduces Python's text forms of numbers and strings:
-// str(float), float(str), int(str) and repr(str). vLLM prints floats into messages
+// str(float), float(str), int(str), repr(str) and the repr of the values
+// decoded JSON holds (Repr). vLLM prints floats into messages
 // ("Invalid value found, ttft: -1.0"), result keys ("p99.9_ttft_ms"), file
 // names ("10.0qps") and result files, and gobench reproduces them verbatim.
 // No Go library does: strconv's shortest 'g' form switches to exponents at
@@ -230,42 +231,4 @@ func isPySpace(r rune) bool {
 // trimPySpace is Python's str.strip() with no argument.
 func trimPySpace(s string) string {
 	return strings.TrimFunc(s, isPySpace)
-}
-
-// StrRepr is Python's repr() of a str, as it appears inside error
-// messages: single quotes unless the text contains a single quote and no
-// double quote, backslash escapes for the quote, backslash and control
-// characters. Printable non-ASCII characters are kept (Python 3 repr).
-func StrRepr(s string) string {
-	quote := byte('\'')
-	if strings.IndexByte(s, '\'') >= 0 && strings.IndexByte(s, '"') < 0 {
-		quote = '"'
-	}
-	var b strings.Builder
-	b.WriteByte(quote)
-	for _, r := range s {
-		switch {
-		case r == rune(quote) || r == '\\':
-			b.WriteByte('\\')
-			b.WriteRune(r)
-		case r == '\n':
-			b.WriteString(`\n`)
-		case r == '\r':
-			b.WriteString(`\r`)
-		case r == '\t':
-			b.WriteString(`\t`)
-		case r < 0x20 || r == 0x7f:
-			b.WriteString(`\x`)
-			b.WriteString(hex2(int(r)))
-		default:
-			b.WriteRune(r)
-		}
-	}
-	b.WriteByte(quote)
-	return b.String()
-}
-
-func hex2(v int) string {
-	const digits = "0123456789abcdef"
-	return string([]byte{digits[v>>4&0xf], digits[v&0xf]})
 }

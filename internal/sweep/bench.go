@@ -10,6 +10,7 @@ import (
 	"path/filepath"
 
 	"github.com/gobench/gobench/internal/atomicfile"
+	"github.com/gobench/gobench/internal/pyfmt"
 	"github.com/gobench/gobench/internal/pyjson"
 	"github.com/gobench/gobench/internal/readlimit"
 )
@@ -57,7 +58,7 @@ func (s *sweeper) linked(sc, bc Comb) bool {
 	for _, lv := range s.o.LinkVars {
 		a, okA := sc.Get(lv[0])
 		b, okB := bc.Get(lv[1])
-		if !okA || !okB || pyRepr(a) != pyRepr(b) {
+		if !okA || !okB || pyfmt.Repr(a) != pyfmt.Repr(b) {
 			return false
 		}
 	}
@@ -97,7 +98,7 @@ func (s *sweeper) runBenchmark(ctx context.Context, sess *session, sc, bc Comb, 
 	cmd := append(bc.Apply(s.o.BenchCmd), "--percentile-metrics", "ttft,tpot,itl,e2el",
 		"--save-result", "--result-dir", filepath.Dir(path), "--result-filename", filepath.Base(path))
 	fmt.Fprintf(s.log, "[BEGIN BENCHMARK]\nBenchmark overrides: %s\nRun Number: %d\nBenchmark command: %s\nOutput file: %s\n",
-		pyRepr(bc.o), run, pyRepr(anyList(cmd)), path)
+		pyfmt.Repr(bc.o), run, pyfmt.Repr(anyList(cmd)), path)
 	if exists(path) {
 		fmt.Fprintln(s.log, "Found existing results.\n[SKIPPED BENCHMARK]")
 		d, err := readRun(path)

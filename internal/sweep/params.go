@@ -7,6 +7,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/gobench/gobench/internal/pyfmt"
 	"github.com/gobench/gobench/internal/pyjson"
 	"github.com/gobench/gobench/internal/readlimit"
 )
@@ -51,7 +52,7 @@ func (c Comb) With(key string, v any) Comb {
 // "key=value" joined by "-" (ParameterSweepItem.name).
 func (c Comb) Name() string {
 	if v, ok := c.o.Get(nameKey); ok {
-		return pyStr(v)
+		return pyfmt.Str(v)
 	}
 	return c.Text("-")
 }
@@ -64,7 +65,7 @@ func (c Comb) Text(sep string) string {
 			continue
 		}
 		v, _ := c.o.Get(k)
-		parts = append(parts, k+"="+pyStr(v))
+		parts = append(parts, k+"="+pyfmt.Str(v))
 	}
 	return strings.Join(parts, sep)
 }
@@ -123,7 +124,7 @@ func flagWords(key string, v any) []string {
 			return []string{flagCandidates(key)[0], string(b)}
 		}
 	}
-	return []string{flagCandidates(key)[0], pyStr(v)}
+	return []string{flagCandidates(key)[0], pyfmt.Str(v)}
 }
 
 // Apply is cmd with the combination's parameters applied, vLLM's
@@ -217,10 +218,10 @@ func paramsOf(v any) (Params, error) {
 			return nil, fmt.Errorf("item %d of the parameter sweep is not an object", i)
 		}
 		if n, ok := o.Get(nameKey); ok {
-			if seen[pyStr(n)] {
-				return nil, fmt.Errorf("duplicate %s value %q: every name must be unique", nameKey, pyStr(n))
+			if seen[pyfmt.Str(n)] {
+				return nil, fmt.Errorf("duplicate %s value %q: every name must be unique", nameKey, pyfmt.Str(n))
 			}
-			seen[pyStr(n)] = true
+			seen[pyfmt.Str(n)] = true
 		}
 		p = append(p, NewComb(o))
 	}

@@ -150,5 +150,5 @@ func (k columnKind) cell(v any, ok bool) string {
 			return pyfmt.Float(x)
 		}
 	}
-	return pyStr(v)
+	return pyfmt.Str(v)
 }

@@ -9,6 +9,7 @@ import (
 	"path/filepath"
 
 	"github.com/gobench/gobench/internal/exitcode"
+	"github.com/gobench/gobench/internal/pyfmt"
 	"github.com/gobench/gobench/internal/pyjson"
 )
 
@@ -142,7 +143,7 @@ func (s *sweeper) startSession(ctx context.Context, sc Comb) (*session, error) {
 		return &session{}, nil
 	}
 	argv := sc.Apply(s.o.ServeCmd)
-	fmt.Fprintf(s.log, "[BEGIN SERVER]\nServer overrides: %s\nServer command: %s\n", pyRepr(sc.o), pyRepr(anyList(argv)))
+	fmt.Fprintf(s.log, "[BEGIN SERVER]\nServer overrides: %s\nServer command: %s\n", pyfmt.Repr(sc.o), pyfmt.Repr(anyList(argv)))
 	if s.o.DryRun {
 		return &session{started: true}, nil
 	}
@@ -176,7 +177,7 @@ func (s *sweeper) needsServer(sc Comb) bool {
 	return false
 }
 
-// anyList is a list of words as the []any that pyRepr takes.
+// anyList is a list of words as the []any that pyfmt.Repr takes.
 func anyList(words []string) []any {
 	out := make([]any, len(words))
 	for i, w := range words {

@@ -69,7 +69,7 @@ func cell(v any) string {
 	case nil:
 		return "-" // absent, or None: no limit, no --goodput
 	}
-	return pyStr(v)
+	return pyfmt.Str(v)
 }
 
 // WriteTable prints the table of points to w.
@@ -116,7 +116,7 @@ func tableCSV(points []Point) ([]byte, error) {
 			case isFloat(v):
 				row = append(row, pyfmt.Float(v.(float64)))
 			default:
-				row = append(row, pyStr(v))
+				row = append(row, pyfmt.Str(v))
 			}
 		}
 		if err := w.Write(row); err != nil {

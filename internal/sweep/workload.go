@@ -8,6 +8,8 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+
+	"github.com/gobench/gobench/internal/pyfmt"
 )
 
 // defaultNumPrompts is vLLM's DEFAULT_NUM_PROMPTS, the dataset size when
@@ -73,7 +75,7 @@ func (s *sweeper) runWorkload(ctx context.Context, sess *session, sc, bc Comb, v
 func datasetSize(bc Comb, cmd []string) (int, error) {
 	text := strconv.Itoa(defaultNumPrompts)
 	if v, ok := bc.Get("num_prompts"); ok {
-		text = pyStr(v)
+		text = pyfmt.Str(v)
 	} else {
 		for i, a := range cmd {
 			if a == "--num-prompts" && i+1 < len(cmd) {
