@@ -13,6 +13,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/gobench/gobench/internal/servermetrics"
 	"github.com/gobench/gobench/internal/tokenizer"
 )
 
@@ -40,15 +41,10 @@ func TestReadyCheckFailureStopsRun(t *testing.T) {
 
 func TestParseSpecDecode(t *testing.T) {
 	t.Parallel()
-	before := parseSpecDecode(strings.NewReader(`# HELP x
-vllm:spec_decode_num_drafts_total{engine="0"} 10.0
-vllm:spec_decode_num_draft_tokens_total{engine="0"} 30.0
-vllm:spec_decode_num_accepted_tokens_total{engine="0"} 15.0
-vllm:spec_decode_num_accepted_tokens_per_pos_total{engine="0",position="0"} 8.0
-vllm:spec_decode_num_accepted_tokens_per_pos_total{engine="0",position="1"} 7.0
-vllm:spec_decode_num_drafts_total{engine="1"} 10.0 1700000000
-`))
-	after := parseSpecDecode(strings.NewReader(`vllm:spec_decode_num_drafts_total{engine="0"} 50.0
+	// The page's reading is servermetrics' (TestSpecDecode there): here
+	// the counters of the first scrape as it reads them.
+	before := &servermetrics.SpecDecode{Drafts: 10, DraftTokens: 30, Accepted: 15, PerPosition: map[int]int{0: 8, 1: 7}}
+	after, _ := readCounters([]byte(`vllm:spec_decode_num_drafts_total{engine="0"} 50.0
 vllm:spec_decode_num_draft_tokens_total{engine="0"} 150.0
 vllm:spec_decode_num_accepted_tokens_total{engine="0"} 95.0
 vllm:spec_decode_num_accepted_tokens_per_pos_total{engine="0",position="0"} 40.0
@@ -65,7 +61,7 @@ vllm:spec_decode_num_accepted_tokens_per_pos_total{engine="0",position="2"} 24.0
 	if want := []float64{32.0 / 40, 24.0 / 40, 24.0 / 40}; fmt.Sprint(s.PerPositionAcceptanceRates) != fmt.Sprint(want) {
 		t.Errorf("per position %v, want %v", s.PerPositionAcceptanceRates, want)
 	}
-	if parseSpecDecode(strings.NewReader("vllm:num_requests_running 3\n")) != nil {
+	if spec, _ := readCounters([]byte("vllm:num_requests_running 3\n")); spec != nil {
 		t.Error("counters found where there are none")
 	}
 }
@@ -73,7 +69,7 @@ vllm:spec_decode_num_accepted_tokens_per_pos_total{engine="0",position="2"} 24.0
 // TestWarmPrefixCache follows test_serve_warm_prefix_cache.py@5634106f.
 func TestWarmPrefixCache(t *testing.T) {
 	t.Parallel()
-	c := parsePrefixCache(strings.NewReader(`# HELP vllm:prefix_cache_queries_total Prefix cache queries
+	_, c := readCounters([]byte(`# HELP vllm:prefix_cache_queries_total Prefix cache queries
 vllm:prefix_cache_queries_total{engine="0"} 100
 vllm:prefix_cache_queries_total{engine="1"} 50
 vllm:prefix_cache_hits_total{engine="0"} 40
@@ -84,7 +80,7 @@ vllm:external_prefix_cache_hits_total{engine="0"} 1000
 		t.Fatalf("%+v", c)
 	}
 	for _, text := range []string{"# none\n", "vllm:prefix_cache_queries_total 100\n", "vllm:prefix_cache_hits_total 50\n"} {
-		if parsePrefixCache(strings.NewReader(text)) != nil {
+		if _, c := readCounters([]byte(text)); c != nil {
 			t.Errorf("%q parsed as counters", text)
 		}
 	}

@@ -1,30 +1,21 @@
 package run
 
 import (
-	"bufio"
-	"bytes"
 	"context"
 	"errors"
 	"fmt"
 	"io"
 	"sort"
-	"strconv"
-	"strings"
 
 	"github.com/gobench/gobench/internal/report"
 	"github.com/gobench/gobench/internal/serverapi"
+	"github.com/gobench/gobench/internal/servermetrics"
 )
-
-// specCounters are the vllm:spec_decode_* counters of one /metrics scrape.
-type specCounters struct {
-	drafts, draftTokens, accepted int
-	perPos                        map[int]int
-}
 
 // scrape is one read of the server's Prometheus metrics: the counters the
 // run compares before and after.
 type scrape struct {
-	spec   *specCounters
+	spec   *servermetrics.SpecDecode
 	prefix *prefixCounters
 	// text is the page as served (nil without one), for the server view;
 	// at is when it was read, on the run's clock, and err why there is
@@ -49,98 +40,44 @@ func fetchMetrics(ctx context.Context, api *serverapi.Client, now func() float64
 	if err != nil {
 		return scrape{at: at, err: err}
 	}
-	return scrape{spec: parseSpecDecode(bytes.NewReader(text)), prefix: parsePrefixCache(bytes.NewReader(text)), text: text, at: at}
+	spec, prefix := readCounters(text)
+	return scrape{spec: spec, prefix: prefix, text: text, at: at}
 }
 
-// parseSpecDecode reads the Prometheus text format the way vLLM does: lines
-// starting with "vllm:spec_decode" whose name ends in _total, value
-// int(float(...)), summed across label sets, matched by substring in the
-// order num_drafts, num_draft_tokens, num_accepted_tokens_per_pos (by its
-// position label), num_accepted_tokens. No matching line gives nil.
-func parseSpecDecode(r io.Reader) *specCounters {
-	c := &specCounters{perPos: map[int]int{}}
-	found := false
-	sc := bufio.NewScanner(r)
-	sc.Buffer(make([]byte, 64<<10), 4<<20)
-	for sc.Scan() {
-		line := strings.TrimSpace(sc.Text())
-		if line == "" || line[0] == '#' || !strings.HasPrefix(line, "vllm:spec_decode") {
-			continue
-		}
-		fields := strings.Fields(line)
-		if len(fields) != 2 {
-			continue // a trailing timestamp makes float() fail in vLLM too
-		}
-		name := fields[0]
-		if i := strings.IndexByte(name, '{'); i >= 0 {
-			name = name[:i]
-		}
-		if !strings.HasSuffix(name, "_total") {
-			continue
-		}
-		f, err := strconv.ParseFloat(fields[1], 64)
-		if err != nil {
-			continue
-		}
-		v := int(f)
-		switch {
-		case strings.Contains(name, "num_drafts"):
-			c.drafts += v
-		case strings.Contains(name, "num_draft_tokens"):
-			c.draftTokens += v
-		case strings.Contains(name, "num_accepted_tokens_per_pos"):
-			pos := label(fields[0], "position")
-			p, err := strconv.Atoi(pos)
-			if err != nil {
-				continue
-			}
-			c.perPos[p] += v
-		case strings.Contains(name, "num_accepted_tokens"):
-			c.accepted += v
-		default:
-			continue
-		}
-		found = true
+// readCounters reads the counters the run compares off one page with
+// servermetrics (the parser of the server view too); a page it cannot
+// parse has none.
+func readCounters(text []byte) (*servermetrics.SpecDecode, *prefixCounters) {
+	page, err := servermetrics.Parse(text)
+	if err != nil {
+		return nil, nil
 	}
-	if !found {
-		return nil
+	var prefix *prefixCounters
+	if q, h, ok := page.PrefixCache(); ok {
+		prefix = &prefixCounters{queries: q, hits: h}
 	}
-	return c
-}
-
-// label returns the value of label key in a sample name like
-// `m{a="1",position="2"}`.
-func label(series, key string) string {
-	i := strings.Index(series, key+`="`)
-	if i < 0 {
-		return ""
-	}
-	rest := series[i+len(key)+2:]
-	if j := strings.IndexByte(rest, '"'); j >= 0 {
-		return rest[:j]
-	}
-	return ""
+	return page.SpecDecode(), prefix
 }
 
 // specDecodeStats computes the acceptance figures from two scrapes, as
 // vLLM's benchmark() does; nil unless both scrapes had counters and draft
 // tokens were proposed in between.
-func specDecodeStats(before, after *specCounters) *report.SpecDecode {
+func specDecodeStats(before, after *servermetrics.SpecDecode) *report.SpecDecode {
 	if before == nil || after == nil {
 		return nil
 	}
 	s := &report.SpecDecode{
-		NumDrafts:      after.drafts - before.drafts,
-		DraftTokens:    after.draftTokens - before.draftTokens,
-		AcceptedTokens: after.accepted - before.accepted,
+		NumDrafts:      after.Drafts - before.Drafts,
+		DraftTokens:    after.DraftTokens - before.DraftTokens,
+		AcceptedTokens: after.Accepted - before.Accepted,
 	}
 	if s.NumDrafts > 0 {
 		var pos []int
 		seen := map[int]bool{}
-		for p := range before.perPos {
+		for p := range before.PerPosition {
 			seen[p] = true
 		}
-		for p := range after.perPos {
+		for p := range after.PerPosition {
 			seen[p] = true
 		}
 		for p := range seen {
@@ -148,8 +85,8 @@ func specDecodeStats(before, after *specCounters) *report.SpecDecode {
 		}
 		sort.Ints(pos)
 		for _, p := range pos {
-			b := before.perPos[p]
-			a, ok := after.perPos[p]
+			b := before.PerPosition[p]
+			a, ok := after.PerPosition[p]
 			if !ok {
 				a = b
 			}
@@ -168,41 +105,6 @@ func specDecodeStats(before, after *specCounters) *report.SpecDecode {
 
 // prefixCounters are vLLM's prefix cache counters summed over engines.
 type prefixCounters struct{ queries, hits float64 }
-
-// parsePrefixCache sums vllm:prefix_cache_queries_total and
-// vllm:prefix_cache_hits_total over engines (not the external_ ones); nil
-// unless both are present (later upstream _parse_prefix_cache_counters,
-// test_serve_warm_prefix_cache.py@5634106f).
-func parsePrefixCache(r io.Reader) *prefixCounters {
-	var c prefixCounters
-	var hasQ, hasH bool
-	sc := bufio.NewScanner(r)
-	sc.Buffer(make([]byte, 64<<10), 4<<20)
-	for sc.Scan() {
-		fields := strings.Fields(sc.Text())
-		if len(fields) < 2 || strings.HasPrefix(fields[0], "#") {
-			continue
-		}
-		name := fields[0]
-		if i := strings.IndexByte(name, '{'); i >= 0 {
-			name = name[:i]
-		}
-		v, err := strconv.ParseFloat(fields[1], 64)
-		if err != nil {
-			continue
-		}
-		switch name {
-		case "vllm:prefix_cache_queries_total":
-			c.queries, hasQ = c.queries+v, true
-		case "vllm:prefix_cache_hits_total":
-			c.hits, hasH = c.hits+v, true
-		}
-	}
-	if !hasQ || !hasH {
-		return nil
-	}
-	return &c
-}
 
 // warmPrefixCache returns a warning when a random-dataset run hit the
 // server's prefix cache far more than its prompts can explain: the cache

@@ -44,6 +44,11 @@
 // carries the bounds of the bucket it came from, because a quantile in a
 // wide bucket is only known to lie inside it.
 //
+// The run's own counters are read here too: vLLM's speculative-decoding
+// counters as vLLM's benchmark client reads them (SpecDecode) and the
+// prefix cache's lookups and hits (PrefixCache), so that one parser reads
+// every /metrics page gobench fetches.
+//
 // Samples that are not numbers a server can mean (NaN, ±Inf counters,
 // negative or NaN bucket counts) are dropped at parse time with a note, so
 // nothing downstream meets them.

@@ -62,6 +62,9 @@ const (
 	SpecDraftTokens = "vllm:spec_decode_num_draft_tokens"
 	// SpecAcceptedTokens counts draft tokens accepted.
 	SpecAcceptedTokens = "vllm:spec_decode_num_accepted_tokens"
+	// SpecAcceptedPerPos counts draft tokens accepted by their position
+	// in the draft (the position label, from 0).
+	SpecAcceptedPerPos = "vllm:spec_decode_num_accepted_tokens_per_pos"
 
 	// Running is the number of requests in the running batch.
 	Running = "vllm:num_requests_running"
@@ -107,7 +110,7 @@ func Aliases(name string) []string {
 func knownCounter(name string) bool {
 	switch name {
 	case PromptTokens, GenerationTokens, PrefixQueries, PrefixHits, Preemptions, RequestSuccess,
-		SpecDrafts, SpecDraftTokens, SpecAcceptedTokens, "vllm:spec_decode_num_accepted_tokens_per_pos",
+		SpecDrafts, SpecDraftTokens, SpecAcceptedTokens, SpecAcceptedPerPos,
 		"vllm:spec_decode_num_emitted_tokens", "vllm:gpu_prefix_cache_queries", "vllm:gpu_prefix_cache_hits",
 		"vllm:prompt_tokens_by_source", "vllm:prompt_tokens_cached", "vllm:corrupted_requests",
 		"vllm:external_prefix_cache_queries", "vllm:external_prefix_cache_hits":

@@ -235,7 +235,7 @@ func (b *builder) addScalars(exposed string, declared Kind, mf *dto.MetricFamily
 			continue
 		}
 		if labels := labelsOf(m, ""); b.fresh(name, exposed, labels) {
-			series = append(series, Series{Labels: labels, Value: v})
+			series = append(series, Series{Labels: labels, Value: v, Timestamped: m.TimestampMs != nil})
 		}
 	}
 	if len(series) > 0 {

@@ -64,6 +64,10 @@ type Series struct {
 	Labels map[string]string
 	Value  float64
 	Hist   *Histogram
+	// Timestamped: the page gave a counter's or gauge's sample a
+	// timestamp of its own, which vLLM's benchmark client cannot read
+	// (SpecDecode skips it, as that client does).
+	Timestamped bool
 }
 
 // Histogram is a classic Prometheus histogram: cumulative bucket counts
