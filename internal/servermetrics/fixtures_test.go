@@ -93,6 +93,13 @@ func TestRealFixtures(t *testing.T) {
 		}
 		checkQuantiles(t, "tokens per step", it, 136*0.5, 136*0.9, 136*0.95, 136*0.99)
 	})
+}
+
+// TestRealFixturesLater: the gauges, counters and histograms of the later
+// excerpts, like TestRealFixtures.
+func TestRealFixturesLater(t *testing.T) {
+	t.Parallel()
+	nan := math.NaN()
 	t.Run("V1 gauges under V0 names", func(t *testing.T) {
 		s := parseFile(t, "ps318-gauges.prom")
 		for _, name := range []string{Running, Waiting, KVUsage} {
