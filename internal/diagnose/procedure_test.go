@@ -31,15 +31,43 @@ func smoothITL() []float64 { return obs(0.02, 1000) }
 // the finding that gives it.
 func TestVerdicts(t *testing.T) {
 	t.Parallel()
+	for _, tt := range verdictCases() {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			if tt.want == "" { // the deferred case: a labelled gauge the page helper cannot write
+				tt.page.extra = append(tt.page.extra, `vllm:num_requests_waiting_by_reason{engine="0",model_name="m",reason="deferred"} 5`)
+				tt.want = QueueHeadOfLine
+			}
+			o := DefaultOptions()
+			o.MaxNumSeqs, o.Thresholds.ExpectedPrefixHitRate = tt.maxNumSeqs, tt.expectHit
+			r, err := FromScrapes(Input{Sources: []string{"p"}, End: [][]byte{tt.page.bytes()}}, o)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if r.Verdict != tt.want {
+				t.Fatalf("verdict %s, want %s\n%s", r.Verdict, tt.want, findingsText(r))
+			}
+			if tt.step > 0 && r.Findings[tt.step-1].Verdict != tt.want {
+				t.Errorf("question %d does not give the verdict\n%s", tt.step, findingsText(r))
+			}
+		})
+	}
+}
+
+// verdictCase is a page built for a verdict, and the question that gives it.
+type verdictCase struct {
+	name       string
+	page       *page
+	maxNumSeqs int
+	want       Verdict
+	step       int
+	expectHit  float64 // --expected-prefix-hit-rate; 0, the default, is not known
+}
+
+// verdictCases are TestVerdicts' pages, one or more a verdict.
+func verdictCases() []verdictCase {
 	queued := func() *page { return scenario(1.2, 1.0, 0.1, smoothITL()).gauge(sm.Waiting, 40) }
-	tests := []struct {
-		name       string
-		page       *page
-		maxNumSeqs int
-		want       Verdict
-		step       int
-		expectHit  float64 // --expected-prefix-hit-rate; 0, the default, is not known
-	}{
+	return []verdictCase{
 		// TTFT 50 ms of which the queue is 1 ms (inside the lowest bucket),
 		// prefill 30 ms; ITL even at 20 ms.
 		{"healthy", scenario(0.05, 0.001, 0.03, smoothITL()), 0, Healthy, 0, 0},
@@ -97,27 +125,6 @@ func TestVerdicts(t *testing.T) {
 			p.hists[sm.Queue] = append(obs(0.01, 50), obs(0.13, 50)...)
 			return p
 		}(), 0, StreamBatchOrCPU, 5, 0},
-	}
-	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			t.Parallel()
-			if tt.want == "" { // the deferred case: a labelled gauge the page helper cannot write
-				tt.page.extra = append(tt.page.extra, `vllm:num_requests_waiting_by_reason{engine="0",model_name="m",reason="deferred"} 5`)
-				tt.want = QueueHeadOfLine
-			}
-			o := DefaultOptions()
-			o.MaxNumSeqs, o.Thresholds.ExpectedPrefixHitRate = tt.maxNumSeqs, tt.expectHit
-			r, err := FromScrapes(Input{Sources: []string{"p"}, End: [][]byte{tt.page.bytes()}}, o)
-			if err != nil {
-				t.Fatal(err)
-			}
-			if r.Verdict != tt.want {
-				t.Fatalf("verdict %s, want %s\n%s", r.Verdict, tt.want, findingsText(r))
-			}
-			if tt.step > 0 && r.Findings[tt.step-1].Verdict != tt.want {
-				t.Errorf("question %d does not give the verdict\n%s", tt.step, findingsText(r))
-			}
-		})
 	}
 }
 
