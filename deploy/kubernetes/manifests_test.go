@@ -140,6 +140,18 @@ func TestManifests(t *testing.T) {
 		t.Error("--result-filename is not on a mounted volume")
 	}
 
+	checkConfigMap(t, c, k)
+	shard, ok := vars["SHARD"]
+	if !ok || shard.ValueFrom == nil || shard.ValueFrom.FieldRef == nil ||
+		shard.ValueFrom.FieldRef.FieldPath != "metadata.annotations['batch.kubernetes.io/job-completion-index']" {
+		t.Errorf("SHARD is not the pod's completion index: %+v", shard)
+	}
+}
+
+// checkConfigMap: the ConfigMap the container reads is the one
+// kustomization.yaml makes from start.env, with the keys it reads.
+func checkConfigMap(t *testing.T, c corev1.Container, k kustomization) {
+	t.Helper()
 	if len(k.ConfigMapGenerator) != 1 || !slices.Equal(k.Resources, []string{"job.yaml"}) {
 		t.Fatalf("kustomization: resources %v, %d generators", k.Resources, len(k.ConfigMapGenerator))
 	}
@@ -159,11 +171,6 @@ func TestManifests(t *testing.T) {
 	}
 	if _, err := time.Parse(time.RFC3339, env["START_AT"]); err != nil {
 		t.Errorf("start.env START_AT: %v", err)
-	}
-	shard, ok := vars["SHARD"]
-	if !ok || shard.ValueFrom == nil || shard.ValueFrom.FieldRef == nil ||
-		shard.ValueFrom.FieldRef.FieldPath != "metadata.annotations['batch.kubernetes.io/job-completion-index']" {
-		t.Errorf("SHARD is not the pod's completion index: %+v", shard)
 	}
 }
 
