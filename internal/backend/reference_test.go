@@ -63,28 +63,6 @@ func referenceDecode(eventType string, data []byte, c *Chunk, chat bool) error {
 			c.ServerTTFTMS = *ev.Metrics.TTFTMS
 		}
 	}
-	usage := func() error {
-		var u struct {
-			PromptTokens        *int `json:"prompt_tokens"`
-			CompletionTokens    *int `json:"completion_tokens"`
-			PromptTokensDetails *struct {
-				CachedTokens *int `json:"cached_tokens"`
-			} `json:"prompt_tokens_details"`
-		}
-		if err := json.Unmarshal(ev.Usage, &u); err != nil {
-			return err
-		}
-		if u.CompletionTokens != nil {
-			c.CompletionTokens = *u.CompletionTokens
-		}
-		if u.PromptTokens != nil {
-			c.PromptTokens = *u.PromptTokens
-		}
-		if u.PromptTokensDetails != nil && u.PromptTokensDetails.CachedTokens != nil {
-			c.CachedTokens = *u.PromptTokensDetails.CachedTokens
-		}
-		return nil
-	}
 	if len(ev.Choices) > 0 {
 		c.Token = true
 		ch := ev.Choices[0]
@@ -97,13 +75,37 @@ func referenceDecode(eventType string, data []byte, c *Chunk, chat bool) error {
 			c.Text = *ch.Message.Content
 		}
 		if !isEmptyObject(ev.Usage) {
-			return usage()
+			return referenceUsage(ev.Usage, c)
 		}
 		return nil
 	}
 	if !isEmptyObject(ev.Usage) {
 		c.Usage = true
-		return usage()
+		return referenceUsage(ev.Usage, c)
+	}
+	return nil
+}
+
+// referenceUsage reads an event's usage object into c.
+func referenceUsage(raw json.RawMessage, c *Chunk) error {
+	var u struct {
+		PromptTokens        *int `json:"prompt_tokens"`
+		CompletionTokens    *int `json:"completion_tokens"`
+		PromptTokensDetails *struct {
+			CachedTokens *int `json:"cached_tokens"`
+		} `json:"prompt_tokens_details"`
+	}
+	if err := json.Unmarshal(raw, &u); err != nil {
+		return err
+	}
+	if u.CompletionTokens != nil {
+		c.CompletionTokens = *u.CompletionTokens
+	}
+	if u.PromptTokens != nil {
+		c.PromptTokens = *u.PromptTokens
+	}
+	if u.PromptTokensDetails != nil && u.PromptTokensDetails.CachedTokens != nil {
+		c.CachedTokens = *u.PromptTokensDetails.CachedTokens
 	}
 	return nil
 }
