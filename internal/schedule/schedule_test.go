@@ -114,14 +114,46 @@ func TestOffsetsMatchNumPy(t *testing.T) {
 }
 
 func TestValidate(t *testing.T) {
+	for _, tc := range validateCases() {
+		t.Run(tc.name, func(t *testing.T) {
+			err := Validate(tc.p)
+			switch {
+			case tc.want == "" && err != nil:
+				t.Fatalf("Validate: unexpected error %q", err)
+			case tc.want != "" && err == nil:
+				t.Fatalf("Validate: no error, want %q", tc.want)
+			case tc.want != "" && err.Error() != tc.want:
+				t.Fatalf("Validate error\n got: %q\nwant: %q", err, tc.want)
+			}
+			// Offsets reports the same error, wrapped.
+			_, oerr := Offsets(tc.p, numpyrand.NewLegacy(0))
+			if tc.want == "" {
+				return
+			}
+			var ve *ValidationError
+			if !errors.As(err, &ve) || ve.Msg != tc.want {
+				t.Fatalf("Validate error %#v is not a *ValidationError with the message", err)
+			}
+			if !errors.As(oerr, &ve) || ve.Msg != tc.want {
+				t.Fatalf("Offsets error %v does not wrap the *ValidationError", oerr)
+			}
+		})
+	}
+}
+
+// validateCase is a schedule's parameters and Validate's message ("" for valid).
+type validateCase struct {
+	name string
+	p    Params
+	want string
+}
+
+// validateCases are TestValidate's cases, in vLLM's order of checks.
+func validateCases() []validateCase {
 	nan := math.NaN()
 	inf := math.Inf(1)
 	ramp := func(s string, a, b float64) *RampUp { return &RampUp{Strategy: s, StartRPS: a, EndRPS: b} }
-	tests := []struct {
-		name string
-		p    Params
-		want string // "" means valid
-	}{
+	return []validateCase{
 		// Poisson at 4 req/s.
 		{"poisson", Params{NumRequests: 10, RequestRate: 4, Burstiness: 1}, ""},
 		// Unlimited rate, the vLLM default.
@@ -183,31 +215,6 @@ func TestValidate(t *testing.T) {
 		{"zero rate", Params{NumRequests: 3, RequestRate: 0, Burstiness: 1}, "Obtained non-positive request rate 0.0."},
 		// A negative rate likewise.
 		{"negative rate", Params{NumRequests: 3, RequestRate: -2.5, Burstiness: 1}, "Obtained non-positive request rate -2.5."},
-	}
-	for _, tc := range tests {
-		t.Run(tc.name, func(t *testing.T) {
-			err := Validate(tc.p)
-			switch {
-			case tc.want == "" && err != nil:
-				t.Fatalf("Validate: unexpected error %q", err)
-			case tc.want != "" && err == nil:
-				t.Fatalf("Validate: no error, want %q", tc.want)
-			case tc.want != "" && err.Error() != tc.want:
-				t.Fatalf("Validate error\n got: %q\nwant: %q", err, tc.want)
-			}
-			// Offsets reports the same error, wrapped.
-			_, oerr := Offsets(tc.p, numpyrand.NewLegacy(0))
-			if tc.want == "" {
-				return
-			}
-			var ve *ValidationError
-			if !errors.As(err, &ve) || ve.Msg != tc.want {
-				t.Fatalf("Validate error %#v is not a *ValidationError with the message", err)
-			}
-			if !errors.As(oerr, &ve) || ve.Msg != tc.want {
-				t.Fatalf("Offsets error %v does not wrap the *ValidationError", oerr)
-			}
-		})
 	}
 }
 
