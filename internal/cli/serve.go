@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"math"
-	"slices"
 	"strings"
 	"time"
 
@@ -287,33 +286,17 @@ func readTimeout(what string, v float64) (time.Duration, error) {
 }
 
 // datasetOptions applies vLLM's mapping of --input-len and --output-len onto
-// the dataset flags (main_async) and parses --random-range-ratio, which only
-// the datasets that read it refuse when it is malformed.
+// the dataset flags (dataset.ApplyLengths) and has the dataset parse the
+// flags whose malformed text only the datasets that read them refuse
+// (dataset.ParseFlagTexts).
 func (f *serveFlags) datasetOptions() error {
 	d := &f.opts.Dataset
-	if f.inputLen.Given() {
-		d.RandomInputLen = f.inputLen.Value()
-		d.SonnetInputLen = f.inputLen.Value()
+	dataset.ApplyLengths(d, f.inputLen.Ptr(), f.outputLen.Ptr())
+	texts := make(map[string]string, len(f.datasetTexts))
+	for name, text := range f.datasetTexts {
+		texts[name] = *text
 	}
-	if f.outputLen.Given() {
-		d.RandomOutputLen = f.outputLen.Value()
-		v := f.outputLen.Value()
-		d.SharegptOutputLen = &v
-		d.HFOutputLen = &v
-		d.CustomOutputLen = v
-		d.PrefixRepetitionOutputLen = v
-		d.SonnetOutputLen = v
-		d.SpecBenchOutputLen = v
-	}
-	rr, err := dataset.ParseRangeRatio(f.randomRangeRatio)
-	if spec, _ := dataset.Lookup(d.Name); err != nil && spec != nil && slices.Contains(spec.Flags, "random-range-ratio") {
-		if !strings.HasPrefix(err.Error(), "--random-range-ratio") {
-			return argErrorf("argument --random-range-ratio: %w", err)
-		}
-		return exitcode.Usage(err)
-	}
-	d.RandomRangeRatio = rr
-	return nil
+	return exitcode.Usage(dataset.ParseFlagTexts(d, texts))
 }
 
 // simOptions adds `--sim`: gobench's simulator, answering to the model the

@@ -27,14 +27,17 @@ type serveFlags struct {
 
 	// Converted after parsing: they depend on each other, on the order
 	// vLLM checks them in, or on the environment.
-	servedModelName, randomRangeRatio, percentileMetrics string
-	header, goodput, metadata, loraModules               *argparse.List
-	maxConcurrency, inputLen, outputLen                  *argparse.Int
-	logprobs, rampUpStart, rampUpEnd                     *argparse.Int
-	rampUpStrategy                                       *argparse.Choice
-	readTimeout                                          *argparse.Float
-	chatTemplateKwargs                                   *argparse.JSON
-	sampling                                             samplingFlags
+	servedModelName, percentileMetrics     string
+	header, goodput, metadata, loraModules *argparse.List
+	maxConcurrency, inputLen, outputLen    *argparse.Int
+	logprobs, rampUpStart, rampUpEnd       *argparse.Int
+	rampUpStrategy                         *argparse.Choice
+	readTimeout                            *argparse.Float
+	chatTemplateKwargs                     *argparse.JSON
+	sampling                               samplingFlags
+	// datasetTexts are the texts of the dataset flags the dataset parses
+	// itself (dataset.Flag.Parse), by name.
+	datasetTexts map[string]*string
 
 	// gobench's own.
 	sim    bool
@@ -59,7 +62,7 @@ var listFlags = map[string]int{"header": 2, "metadata": 2, "goodput": 1, "lora-m
 
 // newServeFlags returns the flags with vLLM's defaults.
 func newServeFlags() *serveFlags {
-	return &serveFlags{opts: run.DefaultOptions()}
+	return &serveFlags{opts: run.DefaultOptions(), datasetTexts: map[string]*string{}}
 }
 
 // freshServeFlags is a new set of serve's flags, on which
@@ -296,6 +299,12 @@ func (f *serveFlags) registerDataset(s flagSet) {
 			registerPendingDataset(s, fl)
 			continue
 		}
+		if fl.Parse != nil {
+			text := fl.Default
+			f.datasetTexts[fl.Name] = &text
+			s.str(&text, fl.Name, fl.Help)
+			continue
+		}
 		switch p := fl.Field(d).(type) {
 		case *int:
 			s.val(argparse.BindInt(fl.Name, p), fl.Name, fl.Help)
@@ -315,9 +324,6 @@ func (f *serveFlags) registerDataset(s flagSet) {
 			s.boolean(p, fl.Name, fl.Help)
 		case **int:
 			s.val(argparse.BindOptionalInt(fl.Name, p), fl.Name, fl.Help)
-		case *dataset.RangeRatio:
-			f.randomRangeRatio = "0.0"
-			s.str(&f.randomRangeRatio, fl.Name, fl.Help)
 		default:
 			panic(fmt.Sprintf("dataset flag --%s: no flag type for %T", fl.Name, p))
 		}

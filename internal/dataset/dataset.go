@@ -8,9 +8,12 @@
 //
 // Every dataset is described once, by its Spec in table.go: what it needs
 // (a file, a tokenizer, the vocabulary), what the run must do for it
-// (re-align prompts, force ignore_eos), its flags and its loader. vLLM's
-// datasets that gobench does not have yet have a Spec without a loader and
-// are refused with exitcode.ErrNotSupported.
+// (re-align prompts, force ignore_eos), its flags and which of them
+// --input-len and --output-len set, the checks of their values, what the
+// run may assume of its prompts (a shared prefix), its conversations and
+// its loader. The run and the command line ask the Spec and name no
+// dataset. vLLM's datasets that gobench does not have yet have a Spec
+// without a loader and are refused with exitcode.ErrNotSupported.
 package dataset
 
 import (
@@ -18,7 +21,6 @@ import (
 	"fmt"
 	"io"
 	"math"
-	"slices"
 
 	"github.com/gobench/gobench/internal/numpyrand"
 	"github.com/gobench/gobench/internal/pyjson"
@@ -225,9 +227,11 @@ const (
 
 // Validate checks what can be checked before anything is loaded: that the
 // dataset exists and is supported, that --dataset-path is given or absent
-// as it must be, the number of prompts, and the values of the dataset's own
-// flags (a flag of another dataset is ignored, as in vLLM). The run calls
-// it before the server is contacted.
+// as it must be, the values of the dataset's own flags (its Spec.Check),
+// the flags of other datasets that vLLM refuses (their
+// Spec.CheckElsewhere; any other flag of another dataset is ignored, as in
+// vLLM), and the number of prompts. The run calls it before the server is
+// contacted.
 func Validate(opts Options) error {
 	spec, err := Lookup(opts.Name)
 	if err != nil {
@@ -241,61 +245,19 @@ func Validate(opts Options) error {
 	case spec.Path == PathRequired && opts.Path == "":
 		return fmt.Errorf("--dataset-name %s needs --dataset-path", opts.Name)
 	}
-	if slices.Contains(spec.Flags, "random-range-ratio") {
-		if err := opts.RandomRangeRatio.Validate(); err != nil {
-			return fmt.Errorf("argument --random-range-ratio: %w", err)
+	if spec.Check != nil {
+		if err := spec.Check(opts); err != nil {
+			return err
 		}
 	}
-	if err := validateBatches(spec, opts); err != nil {
-		return err
-	}
-	if err := validateLengths(spec, opts); err != nil {
-		return err
-	}
-	if err := validateTimedTrace(opts); err != nil {
-		return err
-	}
-	if n := opts.PrefixRepetitionNumPrefixes; slices.Contains(spec.Flags, "prefix-repetition-num-prefixes") && (n < 1 || n > MaxSamples) {
-		// vLLM divides by it (ZeroDivisionError) or makes no prefix.
-		return fmt.Errorf("argument --prefix-repetition-num-prefixes: must be between 1 and %d (got %d)", MaxSamples, n)
+	for i := range specs {
+		if other := &specs[i]; other != spec && other.CheckElsewhere != nil {
+			if err := other.CheckElsewhere(opts); err != nil {
+				return err
+			}
+		}
 	}
 	return validateNumPrompts(spec, opts.NumPrompts)
-}
-
-// tokenIDBackends are the backends that send Sample.PromptTokenIDs: the
-// completions API takes a list of ids as its prompt.
-var tokenIDBackends = []string{"openai", "vllm"}
-
-// validateBatches checks --random-batch-size, --no-reranker and
-// --prompt-token-ids for the datasets that read them: a batch holds at
-// least one prompt (vLLM's range(0, n, batchsize) fails on 0), random-rerank
-// without a reranker needs a query and a document from each batch and
-// more than one request (vLLM asserts), and token ids (vLLM's Rust client)
-// go one prompt per request to the completions backends only.
-func validateBatches(spec *Spec, opts Options) error {
-	if !slices.Contains(spec.Flags, "random-batch-size") {
-		return nil
-	}
-	switch b := opts.RandomBatchSize; {
-	case b < 1:
-		return fmt.Errorf("argument --random-batch-size: must be at least 1 (got %d)", b)
-	case b > MaxSamples:
-		return fmt.Errorf("argument --random-batch-size: must be at most %d (got %d)", MaxSamples, b)
-	case slices.Contains(spec.Flags, "no-reranker") && opts.NoReranker && (b < 2 || opts.NumPrompts < 2):
-		return fmt.Errorf("--no-reranker: each batch's first prompt is its query, so --random-batch-size (%d) and --num-prompts (%d) must both be at least 2", b, opts.NumPrompts)
-	}
-	if !opts.PromptTokenIDs {
-		return nil
-	}
-	switch {
-	case !slices.Contains(spec.Flags, "prompt-token-ids"):
-		return fmt.Errorf("--prompt-token-ids: only the random dataset sends token ids (got --dataset-name %s)", spec.Name)
-	case opts.RandomBatchSize > 1:
-		return fmt.Errorf("--prompt-token-ids: a request carries the token ids of one prompt, so --random-batch-size must be 1 (got %d)", opts.RandomBatchSize)
-	case opts.Backend != "" && !slices.Contains(tokenIDBackends, opts.Backend):
-		return fmt.Errorf("--prompt-token-ids: --backend %s sends text; token ids go to the completions backends (openai, vllm) only", opts.Backend)
-	}
-	return nil
 }
 
 // validateNumPrompts checks --num-prompts: at least one request, except
@@ -307,51 +269,6 @@ func validateNumPrompts(spec *Spec, n int) error {
 		return fmt.Errorf("argument --num-prompts: must be at most %d (got %d)", MaxSamples, n)
 	case n < 1 && !spec.NumPromptsAll:
 		return fmt.Errorf("argument --num-prompts: must be at least 1 for the %s dataset (got %d)", spec.Name, n)
-	}
-	return nil
-}
-
-// validateLengths checks the token lengths the dataset reads: none is
-// negative (vLLM would clamp a negative output length to 1, subtract a
-// negative prefix from every prompt, and send a negative max_tokens), the
-// custom dataset's -1 (each row's output_tokens) excepted, and none is
-// above MaxTokens.
-func validateLengths(spec *Spec, opts Options) error {
-	type length struct {
-		flag   string
-		v, min int
-	}
-	lengths := []length{
-		{"random-input-len", opts.RandomInputLen, 0},
-		{"random-output-len", opts.RandomOutputLen, 0},
-		{"random-prefix-len", opts.RandomPrefixLen, 0},
-		{"custom-output-len", opts.CustomOutputLen, -1},
-		{"prefix-repetition-prefix-len", opts.PrefixRepetitionPrefixLen, 0},
-		{"prefix-repetition-suffix-len", opts.PrefixRepetitionSuffixLen, 0},
-		{"prefix-repetition-output-len", opts.PrefixRepetitionOutputLen, 0},
-		{"sonnet-input-len", opts.SonnetInputLen, 0},
-		{"sonnet-output-len", opts.SonnetOutputLen, 0},
-		{"sonnet-prefix-len", opts.SonnetPrefixLen, 0},
-		{"spec-bench-output-len", opts.SpecBenchOutputLen, 0},
-		{"speed-bench-output-len", opts.SpeedBenchOutputLen, 0},
-	}
-	if opts.SharegptOutputLen != nil {
-		lengths = append(lengths, length{"sharegpt-output-len", *opts.SharegptOutputLen, 0})
-	}
-	if opts.HFOutputLen != nil {
-		lengths = append(lengths, length{"hf-output-len", *opts.HFOutputLen, 0})
-	}
-	for _, l := range lengths {
-		switch {
-		case !slices.Contains(spec.Flags, l.flag):
-		case l.v > MaxTokens:
-			return fmt.Errorf("argument --%s: must be at most %d tokens (got %d)", l.flag, MaxTokens, l.v)
-		case l.v >= l.min:
-		case l.min < 0:
-			return fmt.Errorf("argument --%s: must be %d (each row's output_tokens) or a number of tokens (got %d)", l.flag, l.min, l.v)
-		default:
-			return fmt.Errorf("argument --%s: must not be negative (got %d)", l.flag, l.v)
-		}
 	}
 	return nil
 }

@@ -12,15 +12,21 @@ type Flag struct {
 	// Help is the flag's help text.
 	Help string
 	// Field returns the field of o the flag sets: *int, *float64, *string,
-	// *bool, **int (a value that defaults to None) or *RangeRatio. nil
+	// *bool, **int (a value that defaults to None) or *RangeRatio (with
+	// Parse). nil
 	// marks a flag of a dataset gobench does not have yet: the command
 	// line registers it with Kind and Default and refuses it when given.
 	Field func(o *Options) any
 	// Choices limits a string flag's values.
 	Choices []string
 	// Kind ("int", "float", "string", "bool") and Default (vLLM's, as
-	// text) describe a flag without a Field.
+	// text) describe a flag without a Field; Default is also the text of
+	// a flag with Parse when it is not given.
 	Kind, Default string
+	// Parse, when set, reads the flag's text into its Field once the
+	// dataset is known (ParseFlagTexts): the command line keeps the text,
+	// because only the datasets that read the flag refuse a malformed one.
+	Parse func(o *Options, text string) error
 }
 
 // Pending reports whether the flag belongs to a dataset gobench does not
@@ -48,7 +54,7 @@ var flags = []Flag{
 		Help: "Random dataset: input tokens per request (special tokens the tokenizer adds are subtracted)."},
 	{Name: "random-output-len", Field: func(o *Options) any { return &o.RandomOutputLen },
 		Help: "Random dataset: output tokens per request."},
-	{Name: "random-range-ratio", Field: func(o *Options) any { return &o.RandomRangeRatio },
+	{Name: "random-range-ratio", Field: func(o *Options) any { return &o.RandomRangeRatio }, Parse: parseRangeRatioFlag, Default: "0.0",
 		Help: `Random dataset: lengths are drawn uniformly from [len·(1-r), len·(1+r)]; a float or '{"input": r1, "output": r2}', each in [0, 1).`},
 	{Name: "random-prefix-len", Field: func(o *Options) any { return &o.RandomPrefixLen },
 		Help: "Random dataset: tokens of a random prefix shared by every prompt."},

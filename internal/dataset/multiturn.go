@@ -10,6 +10,7 @@ import (
 	"os"
 	"slices"
 	"strconv"
+	"strings"
 
 	"github.com/gobench/gobench/internal/exitcode"
 	"github.com/gobench/gobench/internal/jsonlist"
@@ -71,28 +72,30 @@ func (m MultiTurnOptions) TurnBounds() (lo, hi int) {
 	return lo, hi
 }
 
-// MultiTurnDatasets are the datasets that make conversations: random
-// (synthetic), sharegpt (every turn of each conversation) and custom (a
-// conversation trace, JSONL).
-var MultiTurnDatasets = []string{"random", "sharegpt", "custom"}
+// MultiTurnDatasets lists the datasets that make conversations (a
+// Spec.Conversations), in the table's order.
+func MultiTurnDatasets() []string {
+	var names []string
+	for _, s := range specs {
+		if s.Conversations != nil {
+			names = append(names, s.Name)
+		}
+	}
+	return names
+}
 
-// Conversations builds --num-prompts conversations from the dataset
-// (random, sharegpt or custom; see MultiTurnDatasets). tok is nil with
+// Conversations builds --num-prompts conversations with the dataset's
+// Spec.Conversations (see MultiTurnDatasets). tok is nil with
 // --skip-tokenizer-init (custom traces only).
 func Conversations(opts Options, mt MultiTurnOptions, tok tokenizer.Tokenizer, g *Globals, warn io.Writer) ([]Conversation, error) {
-	_, g, warn, err := prepare(opts, tok, g, warn)
+	spec, g, warn, err := prepare(opts, tok, g, warn)
 	if err != nil {
 		return nil, err
 	}
-	switch opts.Name {
-	case "random":
-		return syntheticConversations(opts, mt, tok, warn)
-	case "sharegpt":
-		return shareGPTConversations(opts, mt, tok, g)
-	case "custom":
-		return traceConversations(opts, tok)
+	if spec.Conversations == nil {
+		return nil, exitcode.Usagef("--multi-turn with --dataset-name %s: multi-turn conversations come from the %s datasets", opts.Name, strings.Join(MultiTurnDatasets(), ", "))
 	}
-	return nil, exitcode.Usagef("--multi-turn with --dataset-name %s: multi-turn conversations come from the random, sharegpt or custom (a conversation trace) datasets", opts.Name)
+	return spec.Conversations(opts, mt, tok, g, warn)
 }
 
 // syntheticConversations draws each conversation's number of turns with
@@ -103,7 +106,7 @@ func Conversations(opts Options, mt MultiTurnOptions, tok tokenizer.Tokenizer, g
 // --per-turn-input-len, no prefix), in conversation order. So each turn's
 // text is vLLM's own random prompt, and the shared prefix opens every
 // conversation once, as in vLLM's Rust client.
-func syntheticConversations(opts Options, mt MultiTurnOptions, tok tokenizer.Tokenizer, warn io.Writer) ([]Conversation, error) {
+func syntheticConversations(opts Options, mt MultiTurnOptions, tok tokenizer.Tokenizer, _ *Globals, warn io.Writer) ([]Conversation, error) {
 	lo, hi := mt.TurnBounds()
 	n := opts.NumPrompts
 	if opts.Seed < 0 {
@@ -160,7 +163,7 @@ type shareGPTMessage struct {
 // least 1) or --sharegpt-output-len; --multi-turn-max-turns caps the turns;
 // conversations of fewer than two turns are left out. No oversampling: a
 // file with fewer conversations gives fewer.
-func shareGPTConversations(opts Options, mt MultiTurnOptions, tok tokenizer.Tokenizer, g *Globals) ([]Conversation, error) {
+func shareGPTConversations(opts Options, mt MultiTurnOptions, tok tokenizer.Tokenizer, g *Globals, _ io.Writer) ([]Conversation, error) {
 	if opts.Path == "" {
 		return nil, errors.New("--dataset-name sharegpt needs --dataset-path to a ShareGPT JSON file")
 	}
@@ -254,7 +257,7 @@ type traceTurn struct {
 // before it, whichever is later. output_tokens is read with
 // --custom-output-len -1, else --custom-output-len is every turn's.
 // --num-prompts takes the first conversations (0 or less: all).
-func traceConversations(opts Options, tok tokenizer.Tokenizer) ([]Conversation, error) {
+func traceConversations(opts Options, _ MultiTurnOptions, tok tokenizer.Tokenizer, _ *Globals, _ io.Writer) ([]Conversation, error) {
 	f, err := os.Open(opts.Path)
 	if err != nil {
 		return nil, fmt.Errorf("--dataset-path: %w", err)

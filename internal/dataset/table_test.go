@@ -40,6 +40,11 @@ func TestSpecs(t *testing.T) {
 			}
 			read[name] = true
 		}
+		for _, name := range []string{s.InputLen, s.OutputLen} {
+			if f, ok := described[name]; name != "" && (!ok || f.Pending() || !isLength(f)) {
+				t.Errorf("%s: --input-len or --output-len sets --%s, which is no length flag", s.Name, name)
+			}
+		}
 	}
 	general := []string{"dataset-name", "dataset-path", "no-oversample", "disable-shuffle", "skip-chat-template", "enable-multimodal-chat"}
 	for name, f := range described {
@@ -53,6 +58,16 @@ func TestSpecs(t *testing.T) {
 			t.Errorf("--%s has a field and a Kind", name)
 		}
 	}
+}
+
+// isLength reports whether f sets a number of tokens (an int, or an int
+// that defaults to None).
+func isLength(f Flag) bool {
+	switch f.Field(&Options{}).(type) {
+	case *int, **int:
+		return true
+	}
+	return false
 }
 
 // TestFlagFields: every bound flag sets a field of the options, of a type

@@ -189,22 +189,26 @@ func (e *chunkExpander) chunk(h int64) []int {
 // SelfTimed reports whether the run sends each request at its trace
 // timestamp (Sample.Timestamp) instead of the --request-rate schedule:
 // vLLM's --self-timed, on by default for timed_trace
-// (vllm/benchmarks/serve.py@11dfa3169 main_async); validateTimedTrace
-// refuses the flags for other datasets.
+// (vllm/benchmarks/serve.py@11dfa3169 main_async); the other datasets
+// refuse the flags (checkSelfTimedElsewhere).
 func SelfTimed(opts Options) bool {
 	return opts.Name == "timed_trace" && !opts.NoSelfTimed
 }
 
-// validateTimedTrace checks the timed_trace flags: --self-timed and
-// --no-self-timed belong to timed_trace alone (vLLM raises for any other
-// dataset) and exclude each other; a chunk holds at least one token; the
-// multiplier is a positive finite number.
-func validateTimedTrace(opts Options) error {
-	switch {
-	case (opts.SelfTimed || opts.NoSelfTimed) && opts.Name != "timed_trace":
+// checkSelfTimedElsewhere refuses --self-timed and --no-self-timed with
+// another dataset than timed_trace, as vLLM raises.
+func checkSelfTimedElsewhere(opts Options) error {
+	if opts.SelfTimed || opts.NoSelfTimed {
 		return errors.New("--self-timed/--no-self-timed is only supported with --dataset-name=timed_trace")
-	case opts.Name != "timed_trace":
-		return nil
+	}
+	return nil
+}
+
+// checkTimedTrace checks the timed_trace flags: --self-timed and
+// --no-self-timed exclude each other; a chunk holds at least one token;
+// the multiplier is a positive finite number.
+func checkTimedTrace(opts Options) error {
+	switch {
 	case opts.SelfTimed && opts.NoSelfTimed:
 		return errors.New("argument --no-self-timed: not allowed with argument --self-timed")
 	case opts.TimedTraceChunkHashSize < 1 || opts.TimedTraceChunkHashSize > MaxTokens:

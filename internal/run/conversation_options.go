@@ -3,7 +3,6 @@ package run
 import (
 	"errors"
 	"fmt"
-	"slices"
 	"strings"
 
 	"github.com/gobench/gobench/internal/dataset"
@@ -60,7 +59,8 @@ func (o *Options) validateMultiTurn() error {
 	if !m.Enabled {
 		return nil
 	}
-	if lo, hi := t.TurnBounds(); o.Dataset.Name == "random" {
+	spec, _ := dataset.Lookup(o.Dataset.Name) // validateLoad found it
+	if lo, hi := t.TurnBounds(); spec != nil && spec.DrawsTurns {
 		switch {
 		case lo > hi:
 			return fmt.Errorf("argument --multi-turn-min-turns: %d is more than --multi-turn-max-turns %d", lo, hi)
@@ -72,9 +72,9 @@ func (o *Options) validateMultiTurn() error {
 	if o.Backend != "openai-chat" {
 		return fmt.Errorf("--multi-turn needs --backend openai-chat (got %s): a conversation's history is sent as chat messages, which the completions API has no place for", o.Backend)
 	}
-	if !slices.Contains(dataset.MultiTurnDatasets, o.Dataset.Name) {
+	if spec == nil || spec.Conversations == nil {
 		return fmt.Errorf("--multi-turn with --dataset-name %s: conversations come from %s (custom: a conversation trace)",
-			o.Dataset.Name, strings.Join(dataset.MultiTurnDatasets, ", "))
+			o.Dataset.Name, strings.Join(dataset.MultiTurnDatasets(), ", "))
 	}
 	return nil
 }

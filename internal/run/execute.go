@@ -387,8 +387,7 @@ func (x *execution) measure(res dispatchResult, before, after scrape) (*metrics.
 	if w := usageWarning(outputs, x.Tokenizer); w != "" {
 		m.Warnings = append(m.Warnings, w)
 	}
-	d := o.Dataset
-	if w := warmPrefixCache(d.Name, d.RandomPrefixLen, d.RandomInputLen, before.prefix, after.prefix); w != "" {
+	if w := warmPrefixCache(o.Dataset, before.prefix, after.prefix); w != "" {
 		m.Warnings = append(m.Warnings, w)
 	}
 	return &m, sentOffsets

@@ -287,9 +287,7 @@ func (p *Plan) samples(ctx context.Context, env Env) ([]dataset.Sample, error) {
 	if err := checkTokenizer(p.Tokenizer, "--dataset-name "+d.Name); err != nil {
 		return nil, err
 	}
-	if p.Dataset.RealignToServer && !o.DryRun && d.RandomBatchSize <= 1 && !d.PromptTokenIDs {
-		// Batched prompts are lists, which vLLM's alignment cannot send to
-		// /tokenize; token ids are sent as they are, never re-tokenized.
+	if p.Dataset.Realign(d) && !o.DryRun {
 		api := p.api.WithHTTP(&http.Client{Transport: env.Transport(alignConcurrency, o.Insecure)})
 		samples = alignPrompts(ctx, api, p.servedModel(), samples, p.out)
 	}

@@ -7,6 +7,7 @@ import (
 	"net/http"
 	"time"
 
+	"github.com/gobench/gobench/internal/dataset"
 	"github.com/gobench/gobench/internal/diagnose"
 	"github.com/gobench/gobench/internal/metrics"
 	"github.com/gobench/gobench/internal/pyjson"
@@ -122,16 +123,28 @@ func (x *execution) serverView(before, after scrape, samples []diagnose.State, m
 }
 
 // expectedPrefixHitRate is what the prefix cache should hit for this
-// run's workload, as far as gobench knows it: a random dataset with
-// --random-prefix-len P shares P of each prompt's P + --random-input-len
-// tokens, of which the cache should serve at least 80 % (the first
-// request of each prefix misses, and the cache works in whole blocks).
-// 0 (not known) for the other workloads: the diagnosis then does not
-// judge the hit rate.
+// run's workload, as far as its dataset says (dataset.Spec.SharedPrefix):
+// prompts that share P of their T tokens and are otherwise fresh (the
+// random dataset's --random-prefix-len before --random-input-len) should
+// be served at least 80 % of P/T from the cache (the first request of each
+// prefix misses, and the cache works in whole blocks). 0 (not known) for
+// the other workloads: the diagnosis then does not judge the hit rate.
 func expectedPrefixHitRate(o *Options) float64 {
-	d := o.Dataset
-	if d.Name != "random" || d.RandomPrefixLen <= 0 {
+	shared, prompt, ok := sharedPrefix(o.Dataset)
+	if !ok || shared <= 0 {
 		return 0
 	}
-	return 0.8 * float64(d.RandomPrefixLen) / float64(d.RandomPrefixLen+d.RandomInputLen)
+	return 0.8 * float64(shared) / float64(prompt)
+}
+
+// sharedPrefix is how many of each prompt's tokens (prompt) the others
+// share (shared), as the dataset's Spec says; ok is false when it does not
+// say.
+func sharedPrefix(d dataset.Options) (shared, prompt int, ok bool) {
+	spec, err := dataset.Lookup(d.Name)
+	if err != nil || spec.SharedPrefix == nil {
+		return 0, 0, false
+	}
+	shared, prompt = spec.SharedPrefix(d)
+	return shared, prompt, true
 }

@@ -7,6 +7,7 @@ import (
 	"io"
 	"sort"
 
+	"github.com/gobench/gobench/internal/dataset"
 	"github.com/gobench/gobench/internal/report"
 	"github.com/gobench/gobench/internal/serverapi"
 	"github.com/gobench/gobench/internal/servermetrics"
@@ -106,15 +107,17 @@ func specDecodeStats(before, after *servermetrics.SpecDecode) *report.SpecDecode
 // prefixCounters are vLLM's prefix cache counters summed over engines.
 type prefixCounters struct{ queries, hits float64 }
 
-// warmPrefixCache returns a warning when a random-dataset run hit the
-// server's prefix cache far more than its prompts can explain: the cache
-// was warm (the same --seed was run before), so TTFT is too good to be true
-// (vllm #52884). A random prompt shares only its --random-prefix-len tokens
-// with the others, so the expected hit rate is at most prefix/(prefix+input);
-// the warning fires 25 points above that (and at least at 50 %). Decreasing
-// counters (a restarted server) never warn.
-func warmPrefixCache(dataset string, prefixLen, inputLen int, before, after *prefixCounters) string {
-	if dataset != "random" || before == nil || after == nil {
+// warmPrefixCache returns a warning when a run hit the server's prefix
+// cache far more than its prompts can explain: the cache was warm (the
+// same --seed was run before), so TTFT is too good to be true. It is
+// asked only of a dataset whose prompts are fresh tokens but for a
+// shared prefix (dataset.Spec.SharedPrefix: the random dataset's
+// --random-prefix-len), so the expected hit rate is at most
+// shared/(shared+fresh); the warning fires 25 points above that (and at
+// least at 50 %). Decreasing counters (a restarted server) never warn.
+func warmPrefixCache(d dataset.Options, before, after *prefixCounters) string {
+	shared, prompt, ok := sharedPrefix(d)
+	if !ok || before == nil || after == nil {
 		return ""
 	}
 	dq, dh := after.queries-before.queries, after.hits-before.hits
@@ -123,13 +126,13 @@ func warmPrefixCache(dataset string, prefixLen, inputLen int, before, after *pre
 	}
 	rate := dh / dq
 	expected := 0.0
-	if prefixLen > 0 {
-		expected = float64(prefixLen) / float64(prefixLen+max(inputLen, 1))
+	if shared > 0 {
+		expected = float64(shared) / float64(shared+max(prompt-shared, 1))
 	}
 	if rate < max(0.5, expected+0.25) {
 		return ""
 	}
-	return fmt.Sprintf("%.1f%% prefix cache hit rate during a random-dataset run: the server's prefix cache was warm "+
+	return fmt.Sprintf("%.1f%% prefix cache hit rate during a %s-dataset run: the server's prefix cache was warm "+
 		"(the same prompts were sent before, e.g. an earlier run with this --seed), so TTFT reads too low. "+
-		"Reset the cache (POST /reset_prefix_cache on vLLM) or use another --seed.", 100*rate)
+		"Reset the cache (POST /reset_prefix_cache on vLLM) or use another --seed.", 100*rate, d.Name)
 }
