@@ -10,6 +10,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"net"
 	"net/http"
 	"os"
 	"strings"
@@ -43,6 +44,10 @@ type Deps struct {
 	// Transport overrides the HTTP transport (tests); nil uses
 	// run.NewTransport.
 	Transport func(maxConns int, insecure bool) http.RoundTripper
+	// SimListen overrides how the simulator of serve --sim listens
+	// (tests: an in-memory listener that Transport dials); nil listens on
+	// a loopback TCP port.
+	SimListen func(ctx context.Context, network, addr string) (net.Listener, error)
 	// args is the command line as normalizeFor rewrote it, which Main
 	// sets: serve saves it, redacted (commandLine).
 	args []string

@@ -32,6 +32,9 @@ func serveSimConfig(fs *pflag.FlagSet, sx *simFlags, seed int64, model string) (
 // record, cfg.RecordPath); stop shuts it down, warning on deps.Stderr when
 // the record could not be written.
 func startEmbeddedSim(ctx context.Context, deps *Deps, cfg *sim.Config) (url string, stop func(), err error) {
+	if deps.SimListen != nil {
+		cfg.Listen = deps.SimListen
+	}
 	r, err := sim.Start(ctx, *cfg)
 	if err != nil {
 		return "", nil, fmt.Errorf("start the simulator: %w", err)

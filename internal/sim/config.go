@@ -1,8 +1,10 @@
 package sim
 
 import (
+	"context"
 	"fmt"
 	"io"
+	"net"
 	"time"
 
 	"github.com/gobench/gobench/internal/tokenizer"
@@ -116,6 +118,10 @@ type Config struct {
 	// Addr is the host:port Start listens on. Default "127.0.0.1:0", a free
 	// loopback port. NewServer and Serve, which take a listener, ignore it.
 	Addr string
+	// Listen, when set, is how Start listens on Addr ("tcp"): tests give
+	// an in-memory listener, to run in a testing/synctest bubble. nil is
+	// net.ListenConfig's Listen.
+	Listen func(ctx context.Context, network, addr string) (net.Listener, error)
 	// RecordPath, when set and Record is not, is the file Start creates
 	// and writes the record to, and Running.Close closes. NewServer ignores
 	// it.

@@ -51,8 +51,11 @@ func Start(ctx context.Context, cfg Config) (*Running, error) {
 	srv, err := NewServer(cfg)
 	var ln net.Listener
 	if err == nil {
-		var lc net.ListenConfig
-		if ln, err = lc.Listen(ctx, "tcp", addr); err != nil {
+		listen := cfg.Listen
+		if listen == nil {
+			listen = new(net.ListenConfig).Listen
+		}
+		if ln, err = listen(ctx, "tcp", addr); err != nil {
 			err = fmt.Errorf("sim: listen on %s: %w", addr, err)
 		}
 	}
