@@ -17,8 +17,13 @@ import (
 // Options bound and shape one Check. The zero value is usable.
 type Options struct {
 	// Timeout bounds the whole check: start, load, drawing, hovers and the
-	// screenshot (default 60 s).
+	// screenshot (default 2 min: Chromium starts in a second on an idle
+	// machine, but has taken tens of seconds on a loaded one).
 	Timeout time.Duration
+	// ReadyTimeout, when set, bounds only the wait for body.dataset.ready
+	// once the page has loaded, so that a check of a page that never gets
+	// ready fails for that, however long the browser took to start.
+	ReadyTimeout time.Duration
 	// Width and Height are the window's size in CSS pixels (default
 	// 1280x900).
 	Width, Height int
@@ -33,7 +38,7 @@ type Options struct {
 
 func (o Options) withDefaults() Options {
 	if o.Timeout <= 0 {
-		o.Timeout = 60 * time.Second
+		o.Timeout = 2 * time.Minute
 	}
 	if o.Width <= 0 {
 		o.Width = 1280
@@ -138,7 +143,7 @@ func visit(tab context.Context, fileURL string, o Options, res *Result) []error 
 	if err := chromedp.Do(tab, chromedp.Navigate(fileURL)); err != nil {
 		return []error{fmt.Errorf("navigate: %w", err)}
 	}
-	if err := waitReady(tab); err != nil {
+	if err := waitReady(tab, o.ReadyTimeout); err != nil {
 		return []error{err}
 	}
 	res.LoadTime = time.Since(start)
@@ -166,9 +171,16 @@ func visit(tab context.Context, fileURL string, o Options, res *Result) []error 
 	return problems
 }
 
-// waitReady polls body.dataset until the page says ready or error; the
-// check's context bounds it.
-func waitReady(tab context.Context) error {
+// waitReady polls body.dataset until the page says ready or error, for at
+// most bound when it is set; the check's context bounds it too.
+func waitReady(tab context.Context, bound time.Duration) error {
+	if bound > 0 {
+		// A context derived from a tab that has run bounds the calls made
+		// with it, not the browser.
+		var cancel context.CancelFunc
+		tab, cancel = context.WithTimeout(tab, bound)
+		defer cancel()
+	}
 	const expr = `document.body ? (document.body.dataset.error ? "error: " + document.body.dataset.error : document.body.dataset.ready || "") : ""`
 	for {
 		state, err := chromedp.Run(tab, chromedp.Evaluate[string](expr))

@@ -97,7 +97,10 @@ func TestCheckFailures(t *testing.T) {
 			}
 			o := Options{}
 			if tt.name == "never ready" {
-				o.Timeout = 3 * time.Second
+				// The page cannot get ready, so this wait always runs out:
+				// 3 s of polling shows it, and the browser's start, slow
+				// on a loaded machine, is bounded by Timeout alone.
+				o.ReadyTimeout = 3 * time.Second
 			}
 			res, err := Check(context.Background(), browser, path, o)
 			if err == nil || !strings.Contains(err.Error(), tt.want) {
