@@ -16,6 +16,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/gobench/gobench/internal/metrics"
 	"github.com/gobench/gobench/internal/pyjson"
 	"github.com/gobench/gobench/internal/resultfile"
 	"github.com/gobench/gobench/internal/resultkey"
@@ -501,9 +502,8 @@ func hasMetricData(d *resultfile.Detailed, metric string) bool {
 }
 
 // RequestValues returns, per successful request, its values of metric in
-// milliseconds, as metrics.Calculate derives them: TTFT, TPOT
-// ((latency−TTFT)/(tokens−1), only with more than one token), every ITL,
-// E2EL, client queue time, and E2EL plus queue time.
+// milliseconds, as metrics.Calculate derives them
+// (metrics.RequestLatencies; TPOT from the request's own output tokens).
 func RequestValues(d *resultfile.Detailed, metric string) [][]float64 {
 	var out [][]float64
 	for i := range d.Outputs {
@@ -511,25 +511,13 @@ func RequestValues(d *resultfile.Detailed, metric string) [][]float64 {
 		if !o.Success {
 			continue
 		}
-		var v []float64
-		switch metric {
-		case resultkey.MetricTTFT:
-			v = []float64{o.TTFT * 1000}
-		case resultkey.MetricTPOT:
-			if o.OutputTokens > 1 {
-				v = []float64{(o.Latency - o.TTFT) / float64(o.OutputTokens-1) * 1000}
-			}
-		case resultkey.MetricITL:
-			v = make([]float64, len(o.ITL))
-			for k, x := range o.ITL {
+		seconds, _ := metrics.RequestLatencies(o, o.OutputTokens, metric)
+		var v []float64 // nil for none
+		if len(seconds) > 0 {
+			v = make([]float64, len(seconds))
+			for k, x := range seconds {
 				v[k] = x * 1000
 			}
-		case resultkey.MetricE2EL:
-			v = []float64{o.Latency * 1000}
-		case resultkey.MetricClientQueueTime:
-			v = []float64{o.ClientQueueTime * 1000}
-		case resultkey.MetricE2ELIncludingClientQueue:
-			v = []float64{(o.Latency + o.ClientQueueTime) * 1000}
 		}
 		out = append(out, v)
 	}

@@ -5,6 +5,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/gobench/gobench/internal/diagnose"
 	"github.com/gobench/gobench/internal/pyjson"
 	"github.com/gobench/gobench/internal/resultfile"
 	"github.com/gobench/gobench/internal/resultkey"
@@ -40,27 +41,20 @@ const (
 	VerdictNotComparable = "not comparable"
 )
 
-// healthy is the verdict of a run in which the diagnosis located nothing;
-// unknown that of a run in which it could not ask its questions.
-const (
-	healthy = "healthy"
-	unknown = "unknown"
-)
-
 // VerdictChange says how run j's verdict differs from the baseline's: one
 // of the Verdict constants, or "" when either run has no server_view.
 func (s *ServerView) VerdictChange(j int) string {
-	a, b := s.Verdicts[0], s.Verdicts[j]
+	a, b := diagnose.Verdict(s.Verdicts[0]), diagnose.Verdict(s.Verdicts[j])
 	switch {
 	case a == "" || b == "":
 		return ""
 	case a == b:
 		return VerdictSame
-	case a == unknown || b == unknown:
+	case a == diagnose.Unknown || b == diagnose.Unknown:
 		return VerdictNotComparable
-	case a == healthy:
+	case a == diagnose.Healthy:
 		return VerdictWorse
-	case b == healthy:
+	case b == diagnose.Healthy:
 		return VerdictBetter
 	}
 	return VerdictChanged

@@ -31,13 +31,13 @@ func TestServerView(t *testing.T) {
 	if diff := cmp.Diff([]string{VerdictWorse, "", VerdictSame}, changes); diff != "" {
 		t.Errorf("verdict changes (-want +got):\n%s", diff)
 	}
-	other := &ServerView{Verdicts: []string{"queue/seq-limit", healthy, "queue/memory-full", unknown}}
+	other := &ServerView{Verdicts: []string{"queue/seq-limit", "healthy", "queue/memory-full", "unknown"}}
 	if got := []string{other.VerdictChange(1), other.VerdictChange(2), other.VerdictChange(3)}; !cmp.Equal(got, []string{VerdictBetter, VerdictChanged, VerdictNotComparable}) {
 		t.Errorf("from queue/seq-limit: %q", got)
 	}
 	// A diagnosis that could not ask its questions says nothing of a change,
 	// not even from healthy.
-	fromHealthy := &ServerView{Verdicts: []string{healthy, unknown}}
+	fromHealthy := &ServerView{Verdicts: []string{"healthy", "unknown"}}
 	if got := fromHealthy.VerdictChange(1); got != VerdictNotComparable {
 		t.Errorf("healthy -> unknown: %q, want %q", got, VerdictNotComparable)
 	}
