@@ -14,6 +14,7 @@ import (
 	"github.com/gobench/gobench/internal/report"
 	"github.com/gobench/gobench/internal/resultfile"
 	"github.com/gobench/gobench/internal/run"
+	"github.com/gobench/gobench/internal/runner"
 	"github.com/gobench/gobench/internal/runset"
 	"github.com/spf13/pflag"
 )
@@ -96,7 +97,7 @@ func setStem(o run.Options) string {
 // too; the set file is written over the runs made either way. The outcome
 // is the interrupt, else that failure, else the first run's error (every
 // request failed, a failed threshold).
-func runRepeated(ctx context.Context, deps *Deps, rep Repeat, o run.Options, env run.Env, sg *serveGate, intr *interrupts) error {
+func runRepeated(ctx context.Context, deps *Deps, rep Repeat, o run.Options, rn *runner.Runner, sg *serveGate) error {
 	set := &runset.Set{NumRuns: rep.Runs, Seed: o.Seed, SameSeed: rep.SameSeed, Confidence: runset.DefaultConfidence, EndReason: runset.Completed}
 	stem := setStem(o)
 	var outcome error
@@ -104,7 +105,7 @@ func runRepeated(ctx context.Context, deps *Deps, rep Repeat, o run.Options, env
 		ro := RepeatedRun(o, k, rep, stem)
 		seed := runset.ScheduleSeed(o.Seed, k, rep.SameSeed)
 		fmt.Fprintf(deps.Stderr, "Run %d of %d (arrivals seed %d)\n", k, rep.Runs, seed)
-		res, err := runPlanned(ctx, ro, env, intr)
+		res, err := rn.Run(ctx, runner.Job{Options: ro})
 		if res != nil && res.File != "" {
 			if stem == "" {
 				stem = strings.TrimSuffix(res.File, ".json")
@@ -118,7 +119,7 @@ func runRepeated(ctx context.Context, deps *Deps, rep Repeat, o run.Options, env
 			}
 		}
 		err = sg.finish(deps, res, err)
-		if errors.Is(err, run.ErrInterrupted) || isClosed(intr.stop) {
+		if errors.Is(err, run.ErrInterrupted) || rn.Stopped() {
 			set.EndReason, outcome = runset.Interrupted, err
 			break
 		}
@@ -137,16 +138,6 @@ func runRepeated(ctx context.Context, deps *Deps, rep Repeat, o run.Options, env
 		outcome = run.ErrInterrupted
 	}
 	return outcome
-}
-
-// isClosed reports whether ch is closed.
-func isClosed(ch <-chan struct{}) bool {
-	select {
-	case <-ch:
-		return true
-	default:
-		return false
-	}
 }
 
 // renameFirst moves the first run's file, saved under vLLM's name, to

@@ -346,69 +346,9 @@ func runServe(ctx context.Context, deps *Deps, opts *ServeOptions, intr *interru
 	if opts.Sweep != nil {
 		return runServeSweep(ctx, deps, opts, intr)
 	}
-	o := opts.Run
-	sg, err := opts.Gate.prepare(deps.Stderr)
-	if err != nil {
-		return err
-	}
-	if opts.Sim != nil && !o.DryRun { // a dry run sends nothing, so needs no server
-		url, stopSim, err := startEmbeddedSim(ctx, deps, opts.Sim)
-		if err != nil {
-			return err
-		}
-		defer stopSim()
-		o.BaseURL = url
-	}
-	env := intr.env(run.Env{
-		Stdout: deps.Stdout, Stderr: deps.Stderr, Now: deps.Now, Getenv: deps.Getenv,
-		Progress: deps.IsTerminal, Version: deps.Version, Transport: deps.Transport,
-		Render: sg.renderer(deps), ServerInProcess: opts.Sim != nil,
-	})
-	if opts.Repeat.Runs > 1 {
-		return runRepeated(ctx, deps, opts.Repeat, o, env, sg, intr)
-	}
-	pending, err := opts.Report.prepare()
-	if err != nil {
-		return err
-	}
-	res, err := runPlanned(ctx, o, env, intr)
-	if res != nil && res.File != "" {
-		fmt.Fprintf(deps.Stderr, "Saved the result to %s\n", res.File)
-	}
-	if rerr := opts.Report.write(deps, &o, res, pending); rerr != nil && err == nil {
-		err = rerr
-	}
-	return sg.finish(deps, res, err)
+	_, err := serveRuns(ctx, deps, opts, intr)
+	return err
 }
-
-// runPlanned carries out the run (run.Serve); after the third interrupt it
-// waits at most abortWait for the run to save.
-func runPlanned(ctx context.Context, o run.Options, env run.Env, intr *interrupts) (*run.Result, error) {
-	type outcome struct {
-		res *run.Result
-		err error
-	}
-	done := make(chan outcome, 1)
-	go func() {
-		res, err := run.Serve(ctx, o, env)
-		done <- outcome{res, err}
-	}()
-	select {
-	case out := <-done:
-		return out.res, out.err
-	case <-intr.abort:
-	}
-	select {
-	case out := <-done:
-		return out.res, out.err
-	case <-time.After(abortWait):
-		return nil, fmt.Errorf("the run did not save within %s of the third interrupt: %w", abortWait, run.ErrInterrupted)
-	}
-}
-
-// abortWait bounds how long the third interrupt waits for the run to save
-// what it measured.
-const abortWait = 5 * time.Second
 
 // argsObject is the argument namespace as vLLM's vars(args) holds it: every
 // flag under its Python name, unset optional values as None, and --header

@@ -12,6 +12,7 @@ import (
 	"github.com/gobench/gobench/internal/exitcode"
 	"github.com/gobench/gobench/internal/pyfmt"
 	"github.com/gobench/gobench/internal/run"
+	"github.com/gobench/gobench/internal/runner"
 	"github.com/gobench/gobench/internal/serverapi"
 	"github.com/gobench/gobench/internal/sweep"
 )
@@ -148,33 +149,22 @@ func runServeSweep(ctx context.Context, deps *Deps, opts *ServeOptions, intr *in
 	if err != nil {
 		return err
 	}
-	url := opts.Run.ServerURL()
-	if opts.Sim != nil && !opts.Run.DryRun {
-		u, stopSim, err := startEmbeddedSim(ctx, deps, opts.Sim)
-		if err != nil {
-			return err
-		}
-		defer stopSim()
-		url = u
+	rn, stopSim, err := startRunner(ctx, deps, simToStart(opts), intr.env(serveEnv(deps, sg)))
+	if err != nil {
+		return err
 	}
-	env := intr.env(run.Env{Stdout: deps.Stdout, Stderr: deps.Stderr, Now: deps.Now, Getenv: deps.Getenv,
-		Progress: deps.IsTerminal, Version: deps.Version, Transport: deps.Transport, Render: sg.renderer(deps),
-		ServerInProcess: opts.Sim != nil})
+	defer stopSim()
 	var table []sweep.Point
 	var gateErr error
 	for i, p := range pts {
 		if p.label != "" {
 			fmt.Fprintf(deps.Stderr, "---- sweep point %d/%d: %s ----\n", i+1, len(pts), p.label)
 		}
-		if opts.Sweep.ResetPrefixCache && !p.opts.DryRun {
-			c := &serverapi.Client{HTTP: &http.Client{Transport: sideTransport(deps, p.opts.Insecure)}, BaseURL: url}
-			if err := c.ResetPrefixCache(ctx); err != nil {
-				return fmt.Errorf("--reset-prefix-cache: %w", err)
-			}
+		job := runner.Job{Options: p.opts}
+		if err := opts.Sweep.resetCache(ctx, deps, rn.Options(job)); err != nil {
+			return err
 		}
-		o := p.opts
-		o.BaseURL = url
-		res, runErr := runPlanned(ctx, o, env, intr)
+		res, runErr := rn.Run(ctx, job)
 		if res != nil && res.File != "" {
 			fmt.Fprintf(deps.Stderr, "Saved the result to %s\n", res.File)
 		}
@@ -189,12 +179,25 @@ func runServeSweep(ctx context.Context, deps *Deps, opts *ServeOptions, intr *in
 			writeSweepTable(deps, opts, table)
 			return err
 		}
-		if isClosed(intr.stop) {
+		if rn.Stopped() {
 			break
 		}
 	}
 	writeSweepTable(deps, opts, table)
 	return gateErr
+}
+
+// resetCache posts /reset_prefix_cache to the server of o before a point,
+// when --reset-prefix-cache asks for it.
+func (sw *ServeSweep) resetCache(ctx context.Context, deps *Deps, o run.Options) error {
+	if !sw.ResetPrefixCache || o.DryRun {
+		return nil
+	}
+	c := &serverapi.Client{HTTP: &http.Client{Transport: sideTransport(deps, o.Insecure)}, BaseURL: o.ServerURL()}
+	if err := c.ResetPrefixCache(ctx); err != nil {
+		return fmt.Errorf("--reset-prefix-cache: %w", err)
+	}
+	return nil
 }
 
 // writeSweepTable prints the table of the points measured (not with

@@ -260,14 +260,27 @@ func readSLAParams(path string) ([]string, error) {
 	return out, nil
 }
 
-// serveWords are the spellings of the command the serve line may start
+// serveWords are the spellings of the command a serve line may start
 // with.
-var serveWords = [][]string{{"vllm", "bench", "serve"}, {"gobench", "serve"}, {"serve"}}
+func serveWords() [][]string {
+	return [][]string{{"vllm", "bench", "serve"}, {"gobench", "serve"}, {"serve"}}
+}
 
-// parseServeLine parses the serve command line as `gobench serve` would
-// (vLLM's spellings, prefixes, --config), without running it.
+// parseServeLine parses the serve command line after "--" as `gobench
+// serve` would (vLLM's spellings, prefixes, --config), without running it.
 func parseServeLine(ctx context.Context, deps *Deps, args []string) (*ServeOptions, error) {
-	for _, w := range serveWords {
+	so, _, err := parseServeArgs(ctx, deps, args)
+	if err != nil {
+		return nil, fmt.Errorf("the serve command line after --: %w", err)
+	}
+	return so, nil
+}
+
+// parseServeArgs parses a serve command line, with or without its command
+// words, as `gobench serve` would, without running it; words is the line
+// as serve normalizes it ("serve", "--name=value", ...).
+func parseServeArgs(ctx context.Context, deps *Deps, args []string) (*ServeOptions, []string, error) {
+	for _, w := range serveWords() {
 		if len(args) >= len(w) && slices.Equal(args[:len(w)], w) {
 			args = args[len(w):]
 			break
@@ -294,7 +307,7 @@ func parseServeLine(ctx context.Context, deps *Deps, args []string) (*ServeOptio
 		err = argErrorf("--help is not a serve run")
 	}
 	if err != nil {
-		return nil, fmt.Errorf("the serve command line after --: %w", err)
+		return nil, nil, err
 	}
-	return got, nil
+	return got, append([]string{"serve"}, norm...), nil
 }

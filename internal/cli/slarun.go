@@ -15,6 +15,7 @@ import (
 	"github.com/gobench/gobench/internal/capacity"
 	"github.com/gobench/gobench/internal/pyjson"
 	"github.com/gobench/gobench/internal/run"
+	"github.com/gobench/gobench/internal/runner"
 )
 
 // slaSummaryFile is the search's JSON file in the output directory.
@@ -27,18 +28,15 @@ func runSLA(ctx context.Context, deps *Deps, o *SLAOptions, intr *interrupts) er
 	if err := os.MkdirAll(o.OutputDir, 0o755); err != nil {
 		return argErrorf("argument --output-dir: %v", err)
 	}
-	base := o.Serve.Run
-	if o.Serve.Sim != nil {
-		url, stopSim, err := startEmbeddedSim(ctx, deps, o.Serve.Sim)
-		if err != nil {
-			return err
-		}
-		defer stopSim()
-		base.BaseURL = url
+	rn, stopSim, err := startRunner(ctx, deps, o.Serve.Sim, run.Env{Now: deps.Now, Getenv: deps.Getenv,
+		Version: deps.Version, Transport: deps.Transport, Abort: intr.abort})
+	if err != nil {
+		return err
 	}
+	defer stopSim()
 	cfg := o.Search
 	cfg.Progress = deps.Stderr
-	pr := &slaPointRunner{deps: deps, base: base, dir: o.OutputDir, variable: cfg.Variable, intr: intr, inProcess: o.Serve.Sim != nil}
+	pr := &slaPointRunner{rn: rn, base: o.Serve.Run, dir: o.OutputDir, variable: cfg.Variable, intr: intr}
 	res, err := capacity.Search(ctx, cfg, pr.run)
 	if res == nil {
 		return err
@@ -75,13 +73,11 @@ func writePythonJSON(path string, o *pyjson.Object) error {
 // point's load and requests, saved with per-request data in its own
 // directory, its transcript in a log file beside the result.
 type slaPointRunner struct {
-	deps     *Deps
+	rn       *runner.Runner
 	base     run.Options
 	dir      string
 	variable capacity.Variable
 	intr     *interrupts
-	// inProcess tells that the simulator runs in this process (--sim).
-	inProcess bool
 }
 
 // options are the run options of point p.
@@ -121,10 +117,7 @@ func (r *slaPointRunner) run(ctx context.Context, p capacity.Point) (*capacity.M
 	defer logFile.Close()
 	stop, quick, release := pointStop(r.intr, p.Deadline)
 	defer release()
-	env := run.Env{Stdout: logFile, Stderr: logFile, Now: r.deps.Now, Getenv: r.deps.Getenv,
-		Version: r.deps.Version, Transport: r.deps.Transport, Stop: stop, Quick: quick, Abort: r.intr.abort,
-		ServerInProcess: r.inProcess}
-	res, err := run.Serve(ctx, o, env)
+	res, err := r.rn.Run(ctx, runner.Job{Options: o, Transcript: logFile, Stop: stop, Quick: quick})
 	switch {
 	case errors.Is(err, run.ErrInterrupted):
 		m := &capacity.Measurement{Cut: true}

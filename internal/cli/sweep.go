@@ -3,11 +3,9 @@ package cli
 import (
 	"context"
 	"fmt"
-	"io"
 	"time"
 
 	"github.com/gobench/gobench/internal/argparse"
-	"github.com/gobench/gobench/internal/exitcode"
 	"github.com/gobench/gobench/internal/sweep"
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
@@ -18,6 +16,9 @@ import (
 type SweepOptions struct {
 	// Sweep holds the commands, combinations and layout.
 	Sweep sweep.Options
+	// bench is the bench command, parsed once; each run sets its
+	// parameters on a copy of its options.
+	bench *benchLine
 }
 
 const sweepLong = `Run gobench serve over combinations of server and benchmark parameters, as
@@ -96,7 +97,7 @@ func newSweepServeCmd(deps *Deps, workload bool, runF func(context.Context, *Swe
 		Example: sweepServeExample,
 		Args:    noArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			o, err := f.options(deps)
+			o, err := f.options(cmd.Context(), deps)
 			if err != nil {
 				return err
 			}
@@ -126,21 +127,26 @@ func runSweep(ctx context.Context, deps *Deps, o *SweepOptions, intr *interrupts
 		case <-ctx.Done():
 		}
 	}()
-	env := sweep.Env{Stdout: deps.Stdout, Stderr: deps.Stderr, Now: deps.Now, Run: benchRunner(deps)}
+	env := sweep.Env{Stdout: deps.Stdout, Stderr: deps.Stderr, Now: deps.Now, Run: o.bench.runner(deps)}
 	return sweep.Run(ctx, o.Sweep, env)
 }
 
-// benchRunner runs a sweep's benchmark command through Main, in this
-// process, with this process's surroundings but no signals of its own
-// (the sweep's context carries an interrupt) and no progress bar.
-func benchRunner(deps *Deps) sweep.Runner {
-	return func(ctx context.Context, args []string, stdout io.Writer) error {
-		d := Deps{Stdout: stdout, Stderr: deps.Stderr, Getenv: deps.Getenv, Now: deps.Now, Version: deps.Version,
-			Transport: deps.Transport}
-		if code := Main(ctx, args, d); code != 0 {
-			return exitcode.With(fmt.Errorf("gobench %s exited with status %d (see above)", args[0], code), exitcode.Code(code))
+// runner runs a sweep's benchmark runs in this process, each one serve
+// run of the bench command's options with the run's parameters set, as
+// `gobench serve` carries it out (printed, reported, gated; the simulator
+// started for it when the command says --sim), with this process's
+// surroundings but no interrupt steps of its own (the sweep's context
+// carries an interrupt) and no progress bar.
+func (b *benchLine) runner(deps *Deps) sweep.Runner {
+	return func(ctx context.Context, bench sweep.Bench) error {
+		so, err := b.apply(bench.Params)
+		if err != nil {
+			return err
 		}
-		return nil
+		d := *deps
+		d.Stdout, d.IsTerminal, d.Signals = bench.Stdout, false, nil
+		_, err = serveRuns(ctx, &d, so, newInterrupts())
+		return err
 	}
 }
 
@@ -198,9 +204,10 @@ func (f *sweepFlags) register(fs *pflag.FlagSet) {
 	}
 }
 
-// options splits the commands, reads the parameter files and checks the
-// values.
-func (f *sweepFlags) options(deps *Deps) (*SweepOptions, error) {
+// options splits the commands, reads the parameter files, parses the
+// bench command and checks the values, every bench combination's among
+// them.
+func (f *sweepFlags) options(ctx context.Context, deps *Deps) (*SweepOptions, error) {
 	if f.benchCmd == "" {
 		return nil, argErrorf("the following arguments are required: --bench-cmd")
 	}
@@ -233,7 +240,15 @@ func (f *sweepFlags) options(deps *Deps) (*SweepOptions, error) {
 	if f.experimentName == "" {
 		o.ExperimentName = deps.Now().Format("20060102_150405")
 	}
-	return &SweepOptions{Sweep: o}, nil
+	bench, err := parseBenchLine(ctx, deps, o.BenchCmd)
+	if err != nil {
+		return nil, err
+	}
+	if err := bench.checkParams(o.BenchParams); err != nil {
+		return nil, err
+	}
+	o.BenchNumPrompts = bench.base.Run.NumPrompts
+	return &SweepOptions{Sweep: o, bench: bench}, nil
 }
 
 // readParams reads a parameter file, or gives the one empty combination

@@ -248,6 +248,8 @@ func TestSweepFlagErrors(t *testing.T) {
 	dir := t.TempDir()
 	bad := filepath.Join(dir, "bad.json")
 	_ = os.WriteFile(bad, []byte(`[{"_benchmark_name": "a"}, {"_benchmark_name": "a"}]`), 0o644)
+	unknown := filepath.Join(dir, "unknown.json")
+	_ = os.WriteFile(unknown, []byte(`[{"request_rate": 1}, {"num_promptz": 5}]`), 0o644)
 	for _, tt := range []struct {
 		args []string
 		want string
@@ -256,6 +258,7 @@ func TestSweepFlagErrors(t *testing.T) {
 		{[]string{"sweep", "serve", "--bench-cmd", "curl http://x"}, "--bench-cmd must be a gobench serve command line"},
 		{[]string{"sweep", "serve", "--bench-cmd", "gobench serve 'x"}, "argument --bench-cmd: no closing quotation"},
 		{[]string{"sweep", "serve", "--bench-cmd", "gobench serve", "--bench-params", bad}, "duplicate _benchmark_name"},
+		{[]string{"sweep", "serve", "--bench-cmd", "gobench serve", "--bench-params", unknown}, `bench parameter "num_promptz": gobench serve has no flag`},
 		{[]string{"sweep", "serve", "--bench-cmd", "gobench serve", "--num-runs", "0"}, "--num-runs should be at least 1"},
 		{[]string{"sweep", "serve", "--bench-cmd", "gobench serve", "-o", dir, "-e", "none", "--resume"}, "cannot resume"},
 		{[]string{"sweep", "serve_workload", "--bench-cmd", "gobench serve", "--workload-iters", "1"}, "--workload-iters should be at least 2"},

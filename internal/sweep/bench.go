@@ -95,10 +95,9 @@ func (s *sweeper) runOne(ctx context.Context, sess *session, sc, bc Comb, run in
 // path is read back instead (--resume). The file is the run's result with
 // run_number and the combinations' parameters added.
 func (s *sweeper) runBenchmark(ctx context.Context, sess *session, sc, bc Comb, run int, path string) (*pyjson.Object, error) {
-	cmd := append(bc.Apply(s.o.BenchCmd), "--percentile-metrics", "ttft,tpot,itl,e2el",
-		"--save-result", "--result-dir", filepath.Dir(path), "--result-filename", filepath.Base(path))
+	params := benchParams(bc, path)
 	fmt.Fprintf(s.log, "[BEGIN BENCHMARK]\nBenchmark overrides: %s\nRun Number: %d\nBenchmark command: %s\nOutput file: %s\n",
-		pyfmt.Repr(bc.o), run, pyfmt.Repr(anyList(cmd)), path)
+		pyfmt.Repr(bc.o), run, pyfmt.Repr(anyList(params.Apply(s.o.BenchCmd))), path)
 	if exists(path) {
 		fmt.Fprintln(s.log, "Found existing results.\n[SKIPPED BENCHMARK]")
 		d, err := readRun(path)
@@ -117,8 +116,7 @@ func (s *sweeper) runBenchmark(ctx context.Context, sess *session, sc, bc Comb, 
 	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
 		return nil, fmt.Errorf("combination folder: %w", err)
 	}
-	args, _ := benchArgs(cmd) // checked by Options.check
-	err := s.env.Run(ctx, args, s.showStdout())
+	err := s.env.Run(ctx, Bench{Params: params, Stdout: s.showStdout()})
 	if ctx.Err() != nil {
 		// Cut short by the interrupt, the run saved what it measured (and
 		// may even have succeeded): a partial run is no result, and the
@@ -144,6 +142,14 @@ func (s *sweeper) runBenchmark(ctx context.Context, sess *session, sc, bc Comb, 
 	}
 	fmt.Fprintln(s.log, "[END BENCHMARK]")
 	return d, nil
+}
+
+// benchParams are a run's parameters: the bench combination's, then what
+// vLLM's sweep adds to every benchmark command (the four percentile
+// metrics that plot reads, and the result file at path).
+func benchParams(bc Comb, path string) Comb {
+	return bc.With("percentile_metrics", "ttft,tpot,itl,e2el").With("save_result", true).
+		With("result_dir", filepath.Dir(path)).With("result_filename", filepath.Base(path))
 }
 
 // withParams is vLLM's _update_run_data: run_number, then the serve and

@@ -7,14 +7,26 @@ import (
 	"time"
 )
 
-// Runner runs one gobench command line in-process: args without the
-// program name ("serve", "--model", ...), its standard output to stdout.
-// The cli passes one that calls its own Main, so that a sweep's benchmark
-// runs are gobench serve runs exactly, with no binary to find, no second
-// process competing with the client for the CPU, and the sweep's context
-// (an interrupt) reaching the run. A run that fails returns an error that
+// Bench is one benchmark run of a sweep.
+type Bench struct {
+	// Params are the run's parameters under vLLM's names (num_prompts,
+	// request_rate, ...), each a flag of the bench command to set: the
+	// bench combination's (and its _benchmark_name, which is none), then
+	// the sweep's own, percentile_metrics, save_result, result_dir and
+	// result_filename, which say where the result file goes.
+	Params Comb
+	// Stdout receives what the run prints on its standard output.
+	Stdout io.Writer
+}
+
+// Runner carries out one benchmark run: the bench command's options with
+// b.Params set, its result saved where they say. The cli passes one that
+// parsed the bench command once and runs each run in this process as
+// gobench serve runs it, so that no binary is needed, no second process
+// competes with the client for the CPU, and the sweep's context (an
+// interrupt) reaches the run. A run that fails returns an error that
 // carries its exit status.
-type Runner func(ctx context.Context, args []string, stdout io.Writer) error
+type Runner func(ctx context.Context, b Bench) error
 
 // Env is what a sweep needs of the process around it.
 type Env struct {

@@ -16,8 +16,12 @@ type Options struct {
 	// server is already running (gobench's; vLLM requires one).
 	ServeCmd []string
 	// BenchCmd is a gobench serve command line (gobench serve ... or vllm
-	// bench serve ...).
+	// bench serve ...), as the sweep prints it; the Runner runs it.
 	BenchCmd []string
+	// BenchNumPrompts is the bench command's --num-prompts: the dataset
+	// size of serve_workload where a combination does not set num_prompts
+	// (vLLM's default when 0).
+	BenchNumPrompts int
 	// AfterBenchCmd runs after each benchmark run instead of the cache
 	// resets; empty for the resets.
 	AfterBenchCmd []string
@@ -96,14 +100,14 @@ func (o *Options) check() error {
 			}
 		}
 	}
-	_, err := benchArgs(o.BenchCmd)
+	_, err := BenchArgs(o.BenchCmd)
 	return err
 }
 
-// benchArgs are gobench's arguments for a bench command: "gobench serve
+// BenchArgs are gobench's arguments for a bench command: "gobench serve
 // ..." (gobench as a name or a path) or vLLM's spelling "vllm bench serve
 // ...", both as "serve ...".
-func benchArgs(cmd []string) ([]string, error) {
+func BenchArgs(cmd []string) ([]string, error) {
 	prog := ""
 	if len(cmd) > 0 {
 		prog = filepath.Base(cmd[0])

@@ -12,9 +12,9 @@ import (
 	"github.com/gobench/gobench/internal/readlimit"
 )
 
-// nameKey names a combination in the dict form of a parameter file; it is
+// NameKey names a combination in the dict form of a parameter file; it is
 // no parameter.
-const nameKey = "_benchmark_name"
+const NameKey = "_benchmark_name"
 
 // Comb is one combination of parameters (vLLM's ParameterSweepItem): keys
 // in the file's order, each a flag's name in either spelling (max_num_seqs
@@ -51,7 +51,7 @@ func (c Comb) With(key string, v any) Comb {
 // Name is the combination's _benchmark_name, else its parameters as
 // "key=value" joined by "-" (ParameterSweepItem.name).
 func (c Comb) Name() string {
-	if v, ok := c.o.Get(nameKey); ok {
+	if v, ok := c.o.Get(NameKey); ok {
 		return pyfmt.Str(v)
 	}
 	return c.Text("-")
@@ -61,7 +61,7 @@ func (c Comb) Name() string {
 func (c Comb) Text(sep string) string {
 	var parts []string
 	for _, k := range c.o.Keys() {
-		if k == nameKey {
+		if k == NameKey {
 			continue
 		}
 		v, _ := c.o.Get(k)
@@ -133,7 +133,7 @@ func flagWords(key string, v any) []string {
 func (c Comb) Apply(cmd []string) []string {
 	cmd = slices.Clone(cmd)
 	for _, k := range c.o.Keys() {
-		if k == nameKey {
+		if k == NameKey {
 			continue
 		}
 		v, _ := c.o.Get(k)
@@ -201,7 +201,7 @@ func paramsOf(v any) (Params, error) {
 				return nil, fmt.Errorf("the combination %q is not an object", name)
 			}
 			rec := pyjson.NewObject()
-			rec.Set(nameKey, name)
+			rec.Set(NameKey, name)
 			rec.Update(o)
 			records = append(records, rec)
 		}
@@ -217,9 +217,9 @@ func paramsOf(v any) (Params, error) {
 		if !ok {
 			return nil, fmt.Errorf("item %d of the parameter sweep is not an object", i)
 		}
-		if n, ok := o.Get(nameKey); ok {
+		if n, ok := o.Get(NameKey); ok {
 			if seen[pyfmt.Str(n)] {
-				return nil, fmt.Errorf("duplicate %s value %q: every name must be unique", nameKey, pyfmt.Str(n))
+				return nil, fmt.Errorf("duplicate %s value %q: every name must be unique", NameKey, pyfmt.Str(n))
 			}
 			seen[pyfmt.Str(n)] = true
 		}

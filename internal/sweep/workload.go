@@ -7,7 +7,6 @@ import (
 	"math"
 	"slices"
 	"strconv"
-	"strings"
 
 	"github.com/gobench/gobench/internal/pyfmt"
 )
@@ -25,7 +24,7 @@ func (s *sweeper) exploreWorkloads(ctx context.Context, sess *session, sc, bc Co
 	wl := s.o.Workload
 	fmt.Fprintf(s.log, "[WL START]\nServe parameters: %s\nBench parameters: %s\nNumber of workload iterations: %d\n",
 		orNone(sc.Text(", ")), orNone(bc.Text(", ")), wl.Iters)
-	size, err := datasetSize(bc, s.o.BenchCmd)
+	size, err := datasetSize(bc, s.o.BenchNumPrompts)
 	if err != nil {
 		return nil, err
 	}
@@ -71,26 +70,18 @@ func (s *sweeper) runWorkload(ctx context.Context, sess *session, sc, bc Comb, v
 }
 
 // datasetSize is the combination's num_prompts, else the bench command's
-// --num-prompts, else vLLM's default.
-func datasetSize(bc Comb, cmd []string) (int, error) {
-	text := strconv.Itoa(defaultNumPrompts)
-	if v, ok := bc.Get("num_prompts"); ok {
-		text = pyfmt.Str(v)
-	} else {
-		for i, a := range cmd {
-			if a == "--num-prompts" && i+1 < len(cmd) {
-				text = cmd[i+1]
-				break
-			}
-			if t, ok := strings.CutPrefix(a, "--num-prompts="); ok {
-				text = t
-				break
-			}
+// --num-prompts (numPrompts), else vLLM's default.
+func datasetSize(bc Comb, numPrompts int) (int, error) {
+	v, ok := bc.Get("num_prompts")
+	if !ok {
+		if numPrompts > 0 {
+			return numPrompts, nil
 		}
+		return defaultNumPrompts, nil
 	}
-	n, err := strconv.Atoi(text)
+	n, err := strconv.Atoi(pyfmt.Str(v))
 	if err != nil {
-		return 0, fmt.Errorf("the dataset size %q is not an integer", text)
+		return 0, fmt.Errorf("the dataset size %q is not an integer", pyfmt.Str(v))
 	}
 	return n, nil
 }
