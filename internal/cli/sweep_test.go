@@ -205,16 +205,18 @@ func TestSweepInterrupted(t *testing.T) {
 }
 
 // TestSweepFailingServer: a server command that exits before it is ready
-// fails the sweep with its exit status and the path of its output, which
-// is kept.
+// fails the sweep with its exit status, the end of its output and the
+// path of all of it, which is kept. Its address (from --port, which sh
+// passes to the script as $1 and $2) is one where nothing listens, so
+// only the exit can end the ready wait.
 func TestSweepFailingServer(t *testing.T) {
 	t.Parallel()
 	dir := t.TempDir()
-	_, errOut, code := runMain(t, "sweep", "serve", "--serve-cmd", `/bin/sh -c "echo boom >&2; exit 3"`,
+	_, errOut, code := runMain(t, "sweep", "serve", "--serve-cmd", `/bin/sh -c "echo boom >&2; exit 3" sh --port 1`,
 		"--bench-cmd", "gobench serve --port 1", "-o", dir, "-e", "exp")
 	log := filepath.Join(dir, "exp", "SERVE-default-server.log")
-	if code != 1 || !strings.Contains(errOut, "exit status 3") || !strings.Contains(errOut, log) {
-		t.Errorf("exit %d, want 1 naming the status and %s\n%s", code, log, errOut)
+	if code != 1 || !strings.Contains(errOut, "exit status 3") || !strings.Contains(errOut, "  boom") || !strings.Contains(errOut, log) {
+		t.Errorf("exit %d, want 1 naming the status, the output and %s\n%s", code, log, errOut)
 	}
 	if b, err := os.ReadFile(log); err != nil || !strings.Contains(string(b), "boom") {
 		t.Errorf("server output %q (%v), want boom", b, err)

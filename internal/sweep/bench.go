@@ -116,7 +116,7 @@ func (s *sweeper) runBenchmark(ctx context.Context, sess *session, sc, bc Comb, 
 	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
 		return nil, fmt.Errorf("combination folder: %w", err)
 	}
-	err := s.env.Run(ctx, Bench{Params: params, Stdout: s.showStdout()})
+	err := s.bench(ctx, sess, Bench{Params: params, Stdout: s.showStdout()})
 	if ctx.Err() != nil {
 		// Cut short by the interrupt, the run saved what it measured (and
 		// may even have succeeded): a partial run is no result, and the
@@ -150,6 +150,27 @@ func (s *sweeper) runBenchmark(ctx context.Context, sess *session, sc, bc Comb, 
 func benchParams(bc Comb, path string) Comb {
 	return bc.With("percentile_metrics", "ttft,tpot,itl,e2el").With("save_result", true).
 		With("result_dir", filepath.Dir(path)).With("result_filename", filepath.Base(path))
+}
+
+// bench carries out one benchmark run against the session's server: a
+// server that exited before the run fails it at once, one that exits
+// during the run cancels it, and either way the error is the server's
+// exit and the end of its output.
+func (s *sweeper) bench(ctx context.Context, sess *session, b Bench) error {
+	srv := sess.srv
+	if srv == nil {
+		return s.env.Run(ctx, b)
+	}
+	if srv.hasExited() {
+		return srv.exitError("before the benchmark")
+	}
+	bctx, release := srv.watch(ctx)
+	defer release()
+	err := s.env.Run(bctx, b)
+	if srv.hasExited() {
+		return srv.exitError("during the benchmark")
+	}
+	return err
 }
 
 // withParams is vLLM's _update_run_data: run_number, then the serve and

@@ -20,11 +20,11 @@
 // which plot never opens: it reads **/summary.json only.
 //
 // The jobs are split by file: options.go and env.go (what a sweep is
-// given), params.go (the JSON files of parameter
-// combinations and how a combination becomes flags), pystr.go (Python's
-// str() of a value, which names folders and flags), layout.go (paths),
-// server.go and process_*.go (the server process), bench.go (one benchmark run),
-// sweep.go (the loop over combinations), workload.go (serve_workload),
-// pyfiles.go (json.dump with indent and pandas' CSV), table.go (the
-// summary table).
+// given, and the Runner that carries out its benchmark runs), params.go
+// (the JSON files of parameter combinations and how a combination becomes
+// flags), layout.go (paths), server.go, serverwatch.go and process_*.go
+// (the server process, and its exit noticed in the ready wait and during
+// a run), bench.go (one benchmark run), sweep.go (the loop over
+// combinations), workload.go (serve_workload), pyfiles.go (json.dump with
+// indent and pandas' CSV), table.go (the summary table).
 package sweep

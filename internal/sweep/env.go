@@ -24,8 +24,8 @@ type Bench struct {
 // parsed the bench command once and runs each run in this process as
 // gobench serve runs it, so that no binary is needed, no second process
 // competes with the client for the CPU, and the sweep's context (an
-// interrupt) reaches the run. A run that fails returns an error that
-// carries its exit status.
+// interrupt, the exit of the sweep's server) reaches the run. A run that
+// fails returns an error that carries its exit status.
 type Runner func(ctx context.Context, b Bench) error
 
 // Env is what a sweep needs of the process around it.

@@ -30,6 +30,10 @@ type server struct {
 	env     *Env
 }
 
+// logHeader starts the line the sweep writes at the top of a server's log
+// (a restarted server appends another).
+const logHeader = "# gobench sweep: "
+
 // startServer starts argv with VLLM_SERVER_DEV_MODE=1 (which vLLM needs
 // for the cache resets), its standard output and error appended to
 // logPath.
@@ -38,7 +42,7 @@ func startServer(argv []string, logPath string, env *Env) (*server, error) {
 	if err != nil {
 		return nil, fmt.Errorf("server log: %w", err)
 	}
-	fmt.Fprintf(log, "# gobench sweep: %s, started %s\n", strings.Join(argv, " "), env.now().UTC().Format(time.RFC3339))
+	fmt.Fprintf(log, "%s%s, started %s\n", logHeader, strings.Join(argv, " "), env.now().UTC().Format(time.RFC3339))
 	cmd := exec.Command(argv[0], argv[1:]...)
 	cmd.Stdout, cmd.Stderr = log, log
 	cmd.Env = append(cmd.Environ(), "VLLM_SERVER_DEV_MODE=1")
@@ -94,19 +98,21 @@ func (s *server) exited() string {
 }
 
 // waitReady polls GET /health until it answers 200 (vLLM's
-// wait_until_ready), failing at once when the process exits and after
+// wait_until_ready), failing at once when the process exits (also when a
+// health check answered: another server may hold the address) and after
 // timeout otherwise.
 func (s *server) waitReady(ctx context.Context, timeout time.Duration) error {
 	url := s.address() + "/health"
 	deadline := s.env.now().Add(timeout)
+	wctx, release := s.watch(ctx)
+	defer release()
 	for {
-		if s.healthy(ctx, url) {
-			return nil
+		ok := s.healthy(wctx, url)
+		if s.hasExited() {
+			return s.exitError("before it was ready")
 		}
-		select {
-		case <-s.done:
-			return fmt.Errorf("the server command exited (%s) before it was ready; its output is in %s", s.exited(), s.logPath)
-		default:
+		if ok {
+			return nil
 		}
 		if s.env.now().After(deadline) {
 			return fmt.Errorf("the server was not ready within %s (GET %s); its output is in %s", timeout, url, s.logPath)

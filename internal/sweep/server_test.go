@@ -29,6 +29,12 @@ func TestServerStopsGroup(t *testing.T) {
 	if got := s.address(); got != "http://localhost:1" {
 		t.Errorf("address %q", got)
 	}
+	// Once "started" is in the log, the trap is set: a loaded machine may
+	// take its time to get the shell there.
+	waitFor(t, func() bool {
+		b, _ := os.ReadFile(log)
+		return strings.Contains(string(b), "started")
+	})
 	err = s.waitReady(context.Background(), 200*time.Millisecond)
 	if err == nil || !strings.Contains(err.Error(), "not ready within") || !strings.Contains(err.Error(), log) {
 		t.Errorf("waitReady: %v", err)
@@ -49,11 +55,11 @@ func TestServerStopsGroup(t *testing.T) {
 }
 
 // liveInGroup counts the processes of group pgid that are not zombies
-// (Linux's /proc; elsewhere, none), waiting a little for the kill to land.
+// (Linux's /proc; elsewhere, none), waiting for the kill to land.
 func liveInGroup(t *testing.T, pgid int) int {
 	t.Helper()
 	var alive int
-	for range 50 {
+	waitFor(t, func() bool {
 		alive = 0
 		stats, _ := filepath.Glob("/proc/[0-9]*/stat")
 		for _, p := range stats {
@@ -67,12 +73,23 @@ func liveInGroup(t *testing.T, pgid int) int {
 				alive++
 			}
 		}
-		if alive == 0 {
-			return 0
-		}
-		time.Sleep(20 * time.Millisecond)
-	}
+		return alive == 0
+	})
 	return alive
+}
+
+// waitBound bounds a wait for something another process does: far more
+// than it takes on a loaded machine, so that only a real failure reaches
+// it.
+const waitBound = time.Minute
+
+// waitFor polls done until it holds or waitBound passes (then the caller's
+// check fails).
+func waitFor(t *testing.T, done func() bool) {
+	t.Helper()
+	for deadline := time.Now().Add(waitBound); !done() && time.Now().Before(deadline); {
+		time.Sleep(10 * time.Millisecond)
+	}
 }
 
 // TestServerAddress: vLLM's reading of the server's address from its
