@@ -129,7 +129,7 @@ func newDiagnoseCmd(deps *Deps, runF func(context.Context, *DiagnoseOptions) err
 	fs.Var(&files, "metrics-file", "A saved /metrics page (FILE[,FILE...] for several sources): once for totals since start, twice for the window between.")
 	fs.StringVar(&o.SaveScrapes, "save-scrapes", "", "Directory to save the raw pages of both scrapes in (start-N.prom, end-N.prom), with their times.")
 	fs.StringVar(&o.Diagnose.Model, "model", "", "The model_name to read, when the server serves several.")
-	fs.Var(format, "format", "Output: text, markdown or json (the schema is in the README).")
+	fs.Var(format, "format", "Output: text, markdown or json (the schema is in docs/server-view.md).")
 	fs.Var(&headers, "header", "Extra HTTP header KEY=VALUE sent with every scrape; repeat for several.")
 	fs.Var(argparse.BindInt("max-num-seqs", &o.Diagnose.MaxNumSeqs), "max-num-seqs", "The server's --max-num-seqs (per engine), which vLLM does not publish; question 2 compares the running requests with it.")
 	for _, k := range diagnose.Knobs() {

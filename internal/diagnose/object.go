@@ -9,7 +9,7 @@ import (
 )
 
 // Object is the report as a JSON object, the schema `gobench diagnose
-// --format json` prints and the README documents: window_s, quantiles
+// --format json` prints and docs/server-view.md documents: window_s, quantiles
 // (metric -> {"p50","p90","p95","p99"} in the metric's unit), ratios,
 // gauges, findings and verdict, with since_start, model, sources, server
 // (the engine and the names read), quantile_buckets, histograms,

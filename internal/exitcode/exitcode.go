@@ -16,7 +16,7 @@ import (
 type Code int
 
 // The exit statuses of every gobench command, documented in the help texts
-// and the README.
+// and docs/ci-gates.md.
 const (
 	// OK: the command did what was asked.
 	OK Code = 0
