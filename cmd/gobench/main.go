@@ -10,7 +10,6 @@ import (
 
 	"github.com/gobench/gobench/internal/buildinfo"
 	"github.com/gobench/gobench/internal/cli"
-	"github.com/gobench/gobench/internal/fdlimit"
 	"golang.org/x/term"
 )
 
@@ -19,22 +18,15 @@ import (
 var version = "dev"
 
 func main() {
-	// Every connection of a run is a descriptor: take what the system
-	// allows (the run warns when even that is too few).
-	_, _ = fdlimit.Raise()
-	stopGC := gcControl(os.Getenv, os.Args[1:])
+	servePprof(os.Getenv(pprofEnv), os.Stderr)
 	sigs := make(chan os.Signal, 3)
 	signal.Notify(sigs, os.Interrupt, syscall.SIGTERM, syscall.SIGHUP)
-	stopProfile := startMemProfile(os.Getenv(memProfileEnv))
-	code := cli.Main(context.Background(), os.Args[1:], cli.Deps{
+	os.Exit(cli.Main(context.Background(), os.Args[1:], cli.Deps{
 		Stdout:     os.Stdout,
 		Stderr:     os.Stderr,
 		Getenv:     os.Getenv,
 		Signals:    sigs,
 		IsTerminal: term.IsTerminal(int(os.Stderr.Fd())),
 		Version:    buildinfo.Version(version),
-	})
-	stopProfile()
-	stopGC()
-	os.Exit(code)
+	}))
 }

@@ -11,27 +11,28 @@ import (
 	"testing"
 )
 
-// TestRaise runs in a child process (the limit is process-wide) whose soft
-// limit starts below its hard limit: Raise lifts it to the hard limit, and
-// Soft reads it back.
-func TestRaise(t *testing.T) {
+// TestSoftIsRaisedAtStart: a process started with a soft limit below its
+// hard limit reads about the hard limit (Go raises it at start), so the
+// run's warning names the limit that binds.
+func TestSoftIsRaisedAtStart(t *testing.T) {
 	if os.Getenv("FDLIMIT_CHILD") == "1" {
-		if err := syscall.Setrlimit(syscall.RLIMIT_NOFILE, &syscall.Rlimit{Cur: 64, Max: 512}); err != nil {
+		var l syscall.Rlimit
+		if err := syscall.Getrlimit(syscall.RLIMIT_NOFILE, &l); err != nil {
 			t.Fatal(err)
 		}
-		got, err := Raise()
-		t.Logf("CHILD raised=%d soft=%d err=%v", got, Soft(), err)
+		t.Logf("CHILD soft=%d hard=%d", Soft(), l.Max)
 		return
 	}
 	t.Parallel()
-	cmd := exec.Command(os.Args[0], "-test.run=^TestRaise$", "-test.v")
+	cmd := exec.Command("sh", "-c", `ulimit -S -n 64 && ulimit -H -n 512 && exec "$0" -test.run='^TestSoftIsRaisedAtStart$' -test.v`, os.Args[0])
 	cmd.Env = append(os.Environ(), "FDLIMIT_CHILD=1")
 	out, err := cmd.CombinedOutput()
 	if err != nil {
 		t.Fatalf("child: %v\n%s", err, out)
 	}
-	if want := "CHILD raised=512 soft=512 err=<nil>"; !strings.Contains(string(out), want) {
-		t.Errorf("child printed:\n%s\nwant %q", out, want)
+	// Go sets the soft limit one below the hard limit (syscall's init).
+	if !strings.Contains(string(out), "CHILD soft=511 hard=512") && !strings.Contains(string(out), "CHILD soft=512 hard=512") {
+		t.Errorf("child printed:\n%s\nwant its soft limit raised to about 512", out)
 	}
 }
 
