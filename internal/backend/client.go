@@ -188,41 +188,19 @@ func (c *Client) headers(contentType string, extra []Header, requestID string) h
 // The request ends at [DONE], at a terminal event, at the end of the body,
 // at an error event, or when ReadTimeout or Deadline runs out.
 func (c *Client) Do(ctx context.Context, b Backend, req *Request, body []byte) (out metrics.Output) {
-	c.exchange(ctx, b, req, body, &out)
-	return out
-}
-
-// exchange is Do, with the record built in place, in Do's result.
-//
-// The goroutine that runs it parks in the body's Read for as long as the
-// stream is idle, and the stack it grew before is the stack it keeps (the
-// runtime shrinks a stack only when a collection finds it less than a
-// quarter used). So the frames under that Read are kept small (Do holds
-// nothing but its result, exchange and the timing build the record in
-// place rather than in copies) and the round trip, which reaches about
-// 2.5 KiB deep into net/http, runs on a goroutine of its own that ends when
-// the headers are in (send): the request's goroutine then stays at a 4 KiB
-// stack instead of growing to 8 KiB, with about 2.8 KiB in use while parked
-// (3.2 KiB before, over the 3.1 KiB a 4 KiB stack leaves above its guard).
-// At 10,000 idle streams that is 4 KB of the client's memory per stream
-// (tools/membench, paired with the code before; the pairs are in the
-// commit message).
-//
-//go:noinline
-func (c *Client) exchange(ctx context.Context, b Backend, req *Request, body []byte, out *metrics.Output) {
-	startOutput(out, b, req)
+	startOutput(&out, b, req)
 	ctx, cancel := c.bound(ctx)
 	defer cancel(nil)
 	wd := c.newWatchdog(cancel)
 	defer wd.stop()
-	resp := c.send(ctx, b, req, body, out, wd)
+	resp := c.send(ctx, b, req, body, &out, wd)
 	if resp == nil {
-		return
+		return out
 	}
 	defer resp.Body.Close()
 	if pooler, pooling := b.(Pooler); pooling {
-		c.readWhole(ctx, pooler, resp.Body, out, wd)
-		return
+		c.readWhole(ctx, pooler, resp.Body, &out, wd)
+		return out
 	}
 	wd.body = &countingReader{r: resp.Body}
 	rd := readerPool.Get().(*stream.Reader)
@@ -230,12 +208,13 @@ func (c *Client) exchange(ctx context.Context, b Backend, req *Request, body []b
 	defer func() { rd.Reset(nil); readerPool.Put(rd) }()
 
 	var tm timing
-	tm.begin(b, out, out.StartTime)
+	tm.begin(b, &out, out.StartTime)
 	done := c.read(ctx, b, rd, &tm, wd)
 	tm.finish()
 	if done {
 		c.drain(resp.Body, cancel)
 	}
+	return out
 }
 
 // reply is a round trip's answer, as roundTrip hands it to send.
@@ -251,13 +230,7 @@ type reply struct {
 
 // send sends the request and returns its response when the status is 200;
 // otherwise it returns nil with out.Error set. out.StartTime is set either
-// way. The round trip runs on a goroutine of its own (roundTrip), which
-// also reads StartTime, immediately before it hands the request to the
-// transport as before, so the hand-over between the goroutines is in no
-// measured time. It is a function of its own, not inlined, so that its
-// frame is not under the stream's reads (see exchange).
-//
-//go:noinline
+// way.
 func (c *Client) send(ctx context.Context, b Backend, req *Request, body []byte, out *metrics.Output, wd *watchdog) *http.Response {
 	r, sb := c.try(ctx, b, req, body, c.httpClient())
 	out.StartTime = r.st
@@ -280,9 +253,8 @@ func (c *Client) send(ctx context.Context, b Backend, req *Request, body []byte,
 	return r.resp
 }
 
-// try sends the request once through hc, the round trip on a goroutine of
-// its own (roundTrip), and reports whether a failure may be re-sent
-// (resend.go).
+// try sends the request once through hc and reports whether a failure
+// may be re-sent (resend.go).
 func (c *Client) try(ctx context.Context, b Backend, req *Request, body []byte, hc *http.Client) (reply, *sentBody) {
 	var at attempt
 	hreq, err := http.NewRequestWithContext(at.trace(ctx), http.MethodPost, req.APIURL, nil)
@@ -299,9 +271,8 @@ func (c *Client) try(ctx context.Context, b Backend, req *Request, body []byte, 
 }
 
 // roundTrip sends hreq and hands the answer to replies, on a goroutine of
-// its own that ends with the round trip, so that the 8 KiB stack the round
-// trip grows is given back then instead of being kept by the request's
-// goroutine for as long as it streams (see exchange).
+// its own that ends with the round trip, so that the stack the round trip
+// grows is not kept by the request's goroutine for as long as it streams.
 func (c *Client) roundTrip(hc *http.Client, hreq *http.Request, replies chan<- reply) {
 	st := c.Now()
 	resp, err := hc.Do(hreq)
