@@ -105,7 +105,6 @@ func (p *Plan) Execute(ctx context.Context, env Env) (*Result, error) {
 	x.test = *p.jobs[0].req
 	x.test.RequestID = ""
 	x.testBody = p.Backend.Impl.Body(&x.test)
-	p.letPlanGo()
 	pre, cancelPre := untilClosed(ctx, x.env.Stop) // nothing is in flight yet
 	defer cancelPre()
 	if err := x.beforeRun(pre); err != nil {

@@ -41,9 +41,7 @@ type Plan struct {
 	ModelName, ModelID string
 	// TokenizerID names the tokenizer ("" with --skip-tokenizer-init).
 	TokenizerID string
-	// Tokenizer counts tokens; nil with --skip-tokenizer-init. While
-	// Execute's requests are out, one read from disk is let go and loaded
-	// again on first use after the run (letTokenizerGo).
+	// Tokenizer counts tokens; nil with --skip-tokenizer-init.
 	Tokenizer tokenizer.Tokenizer
 	// Arrivals are the scheduled arrivals, one per request; Offsets their
 	// offsets in seconds from the start of the run.
@@ -93,10 +91,6 @@ type Plan struct {
 	shareTotal   int
 	// executed is set by Execute, which consumes the requests.
 	executed bool
-	// tokSrc is where the tokenizer came from, so that Execute can let it
-	// go while the requests are out and load it again after
-	// (letTokenizerGo).
-	tokSrc tokenizerSource
 }
 
 // NewPlan validates opts and plans the run: it asks the server for the
@@ -262,8 +256,6 @@ func (p *Plan) tokenizer(ctx context.Context, env Env) error {
 		return err
 	}
 	p.Tokenizer = tok
-	src.reloadable = o.TokenizerMode != hub.ModeServer
-	p.tokSrc = src
 	return nil
 }
 

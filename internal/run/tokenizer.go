@@ -26,9 +26,6 @@ type tokenizerSource struct {
 	// needVocab: the dataset draws from the vocabulary (hub's
 	// NeedVocabulary).
 	needVocab bool
-	// reloadable: resolving it again reads the same tokenizer from disk
-	// (not --tokenizer-mode server); set once it resolved.
-	reloadable bool
 }
 
 // resolveTokenizer finds the tokenizer named by --tokenizer (or the model
