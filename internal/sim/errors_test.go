@@ -4,99 +4,86 @@ import (
 	"context"
 	"errors"
 	"net/http"
+	"strconv"
 	"strings"
 	"testing"
 )
 
+// errorCase is a request the server refuses and the answer it gives.
+type errorCase struct {
+	name, method, path, body string
+	wantStatus               int
+	wantBody, wantAllow      string
+}
+
+// validationBody is the 400 body vLLM's RequestValidationError handler
+// writes for one error of type typ at loc (a Python tuple) in param.
+func validationBody(typ, loc, msg, param string) string {
+	return `{"error":{"message":"1 validation error:\n  {'type': '` + typ + `', 'loc': ` + loc + `, 'msg': '` + msg +
+		`'}","type":"Bad Request","param":"` + param + `","code":400}}`
+}
+
+// servingErrorBody is the body of a serving-layer error; param "" is null.
+func servingErrorBody(msg, typ, param string, code int) string {
+	p := "null"
+	if param != "" {
+		p = `"` + param + `"`
+	}
+	return `{"error":{"message":"` + msg + `","type":"` + typ + `","param":` + p + `,"code":` + strconv.Itoa(code) + `}}`
+}
+
+// errorCases are the refused requests of TestErrorResponses.
+var errorCases = []errorCase{
+	// Body validation, as vLLM's RequestValidationError handler writes it.
+	{"malformed json", http.MethodPost, "/v1/completions", `{"prompt": "x",`, 400,
+		validationBody("json_invalid", "('body', 15)", "JSON decode error", "body.15"), ""},
+	{"empty body", http.MethodPost, "/v1/chat/completions", ``, 400,
+		validationBody("json_invalid", "('body', 0)", "JSON decode error", "body.0"), ""},
+	{"body not an object", http.MethodPost, "/v1/completions", `[1,2]`, 400,
+		validationBody("model_attributes_type", "('body',)", "Input should be a valid dictionary or object to extract fields from", "body"), ""},
+	{"missing prompt", http.MethodPost, "/v1/completions", `{"model":"gobench/sim","max_tokens":3}`, 400,
+		validationBody("missing", "('body', 'prompt')", "Field required", "body.prompt"), ""},
+	{"null prompt", http.MethodPost, "/v1/completions", `{"prompt":null}`, 400,
+		validationBody("missing", "('body', 'prompt')", "Field required", "body.prompt"), ""},
+	{"missing messages", http.MethodPost, "/v1/chat/completions", `{"prompt":"completions field on chat"}`, 400,
+		validationBody("missing", "('body', 'messages')", "Field required", "body.messages"), ""},
+	{"messages not a list", http.MethodPost, "/v1/chat/completions", `{"messages":"hi"}`, 400,
+		validationBody("list_type", "('body', 'messages')", "Input should be a valid list", "body.messages"), ""},
+	{"message without role", http.MethodPost, "/v1/chat/completions", `{"messages":[{"content":"hi"}]}`, 400,
+		validationBody("missing", "('body', 'messages', 0, 'role')", "Field required", "body.messages.0.role"), ""},
+	{"wrongly typed field", http.MethodPost, "/v1/completions", `{"prompt":"x","max_tokens":"many"}`, 400,
+		validationBody("int_type", "('body', 'max_tokens')", "Input should be a valid integer", "body.max_tokens"), ""},
+	{"stream options without stream", http.MethodPost, "/v1/completions", `{"prompt":"x","stream_options":{"include_usage":true}}`, 400,
+		validationBody("value_error", "('body',)", "Value error, Stream options can only be defined when `stream=True`.", "body"), ""},
+	// Serving-layer checks.
+	{"unknown model", http.MethodPost, "/v1/completions", `{"model":"other","prompt":"x"}`, 404,
+		servingErrorBody("The model `other` does not exist.", "NotFoundError", "", 404), ""},
+	{"unknown model on chat", http.MethodPost, "/v1/chat/completions", `{"model":"other","messages":[]}`, 404,
+		servingErrorBody("The model `other` does not exist.", "NotFoundError", "", 404), ""},
+	{"zero max_tokens", http.MethodPost, "/v1/completions", `{"prompt":"x","max_tokens":0}`, 400,
+		servingErrorBody("max_tokens must be at least 1, got 0.", "BadRequestError", "max_tokens", 400), ""},
+	{"negative max_completion_tokens", http.MethodPost, "/v1/chat/completions", `{"messages":[],"max_completion_tokens":-2}`, 400,
+		servingErrorBody("max_tokens must be at least 1, got -2.", "BadRequestError", "max_tokens", 400), ""},
+	{"min_tokens above max_tokens", http.MethodPost, "/v1/completions", `{"prompt":"x","max_tokens":2,"min_tokens":3}`, 400,
+		servingErrorBody("min_tokens must be less than or equal to max_tokens=2, got 3.", "BadRequestError", "min_tokens", 400), ""},
+	{"n above one", http.MethodPost, "/v1/completions", `{"prompt":"x","n":2}`, 400,
+		servingErrorBody("n=2 is not supported by the simulator, only n=1.", "BadRequestError", "", 400), ""},
+	{"batched prompts", http.MethodPost, "/v1/completions", `{"prompt":["a","b"]}`, 400,
+		servingErrorBody("a list of 2 prompts is not supported by the simulator, send one prompt per request.", "BadRequestError", "prompt", 400), ""},
+	// Routing errors keep FastAPI's own bodies.
+	{"unknown path", http.MethodPost, "/v1/no-such-endpoint", `{}`, 404, `{"detail":"Not Found"}`, ""},
+	{"root path", http.MethodGet, "/", ``, 404, `{"detail":"Not Found"}`, ""},
+	{"GET completions", http.MethodGet, "/v1/completions", ``, 405, `{"detail":"Method Not Allowed"}`, "POST"},
+	{"POST models", http.MethodPost, "/v1/models", `{}`, 405, `{"detail":"Method Not Allowed"}`, "GET"},
+	{"DELETE health", http.MethodDelete, "/health", ``, 405, `{"detail":"Method Not Allowed"}`, "GET"},
+	{"GET start_profile", http.MethodGet, "/start_profile", ``, 405, `{"detail":"Method Not Allowed"}`, "POST"},
+}
+
+// TestErrorResponses: each refused request gets vLLM's (or FastAPI's)
+// status, JSON body and Allow header.
 func TestErrorResponses(t *testing.T) {
 	t.Parallel()
-	tests := []struct {
-		name       string
-		method     string
-		path       string
-		body       string
-		wantStatus int
-		wantBody   string
-		wantAllow  string
-	}{
-		// Body validation, as vLLM's RequestValidationError handler writes it.
-		{
-			"malformed json", http.MethodPost, "/v1/completions", `{"prompt": "x",`, 400,
-			`{"error":{"message":"1 validation error:\n  {'type': 'json_invalid', 'loc': ('body', 15), 'msg': 'JSON decode error'}","type":"Bad Request","param":"body.15","code":400}}`, "",
-		},
-		{
-			"empty body", http.MethodPost, "/v1/chat/completions", ``, 400,
-			`{"error":{"message":"1 validation error:\n  {'type': 'json_invalid', 'loc': ('body', 0), 'msg': 'JSON decode error'}","type":"Bad Request","param":"body.0","code":400}}`, "",
-		},
-		{
-			"body not an object", http.MethodPost, "/v1/completions", `[1,2]`, 400,
-			`{"error":{"message":"1 validation error:\n  {'type': 'model_attributes_type', 'loc': ('body',), 'msg': 'Input should be a valid dictionary or object to extract fields from'}","type":"Bad Request","param":"body","code":400}}`, "",
-		},
-		{
-			"missing prompt", http.MethodPost, "/v1/completions", `{"model":"gobench/sim","max_tokens":3}`, 400,
-			`{"error":{"message":"1 validation error:\n  {'type': 'missing', 'loc': ('body', 'prompt'), 'msg': 'Field required'}","type":"Bad Request","param":"body.prompt","code":400}}`, "",
-		},
-		{
-			"null prompt", http.MethodPost, "/v1/completions", `{"prompt":null}`, 400,
-			`{"error":{"message":"1 validation error:\n  {'type': 'missing', 'loc': ('body', 'prompt'), 'msg': 'Field required'}","type":"Bad Request","param":"body.prompt","code":400}}`, "",
-		},
-		{
-			"missing messages", http.MethodPost, "/v1/chat/completions", `{"prompt":"completions field on chat"}`, 400,
-			`{"error":{"message":"1 validation error:\n  {'type': 'missing', 'loc': ('body', 'messages'), 'msg': 'Field required'}","type":"Bad Request","param":"body.messages","code":400}}`, "",
-		},
-		{
-			"messages not a list", http.MethodPost, "/v1/chat/completions", `{"messages":"hi"}`, 400,
-			`{"error":{"message":"1 validation error:\n  {'type': 'list_type', 'loc': ('body', 'messages'), 'msg': 'Input should be a valid list'}","type":"Bad Request","param":"body.messages","code":400}}`, "",
-		},
-		{
-			"message without role", http.MethodPost, "/v1/chat/completions", `{"messages":[{"content":"hi"}]}`, 400,
-			`{"error":{"message":"1 validation error:\n  {'type': 'missing', 'loc': ('body', 'messages', 0, 'role'), 'msg': 'Field required'}","type":"Bad Request","param":"body.messages.0.role","code":400}}`, "",
-		},
-		{
-			"wrongly typed field", http.MethodPost, "/v1/completions", `{"prompt":"x","max_tokens":"many"}`, 400,
-			`{"error":{"message":"1 validation error:\n  {'type': 'int_type', 'loc': ('body', 'max_tokens'), 'msg': 'Input should be a valid integer'}","type":"Bad Request","param":"body.max_tokens","code":400}}`, "",
-		},
-		{
-			"stream options without stream", http.MethodPost, "/v1/completions", `{"prompt":"x","stream_options":{"include_usage":true}}`, 400,
-			"{\"error\":{\"message\":\"1 validation error:\\n  {'type': 'value_error', 'loc': ('body',), 'msg': 'Value error, Stream options can only be defined when `stream=True`.'}\",\"type\":\"Bad Request\",\"param\":\"body\",\"code\":400}}", "",
-		},
-		// Serving-layer checks.
-		{
-			"unknown model", http.MethodPost, "/v1/completions", `{"model":"other","prompt":"x"}`, 404,
-			"{\"error\":{\"message\":\"The model `other` does not exist.\",\"type\":\"NotFoundError\",\"param\":null,\"code\":404}}", "",
-		},
-		{
-			"unknown model on chat", http.MethodPost, "/v1/chat/completions", `{"model":"other","messages":[]}`, 404,
-			"{\"error\":{\"message\":\"The model `other` does not exist.\",\"type\":\"NotFoundError\",\"param\":null,\"code\":404}}", "",
-		},
-		{
-			"zero max_tokens", http.MethodPost, "/v1/completions", `{"prompt":"x","max_tokens":0}`, 400,
-			`{"error":{"message":"max_tokens must be at least 1, got 0.","type":"BadRequestError","param":"max_tokens","code":400}}`, "",
-		},
-		{
-			"negative max_completion_tokens", http.MethodPost, "/v1/chat/completions", `{"messages":[],"max_completion_tokens":-2}`, 400,
-			`{"error":{"message":"max_tokens must be at least 1, got -2.","type":"BadRequestError","param":"max_tokens","code":400}}`, "",
-		},
-		{
-			"min_tokens above max_tokens", http.MethodPost, "/v1/completions", `{"prompt":"x","max_tokens":2,"min_tokens":3}`, 400,
-			`{"error":{"message":"min_tokens must be less than or equal to max_tokens=2, got 3.","type":"BadRequestError","param":"min_tokens","code":400}}`, "",
-		},
-		{
-			"n above one", http.MethodPost, "/v1/completions", `{"prompt":"x","n":2}`, 400,
-			`{"error":{"message":"n=2 is not supported by the simulator, only n=1.","type":"BadRequestError","param":null,"code":400}}`, "",
-		},
-		{
-			"batched prompts", http.MethodPost, "/v1/completions", `{"prompt":["a","b"]}`, 400,
-			`{"error":{"message":"a list of 2 prompts is not supported by the simulator, send one prompt per request.","type":"BadRequestError","param":"prompt","code":400}}`, "",
-		},
-		// Routing errors keep FastAPI's own bodies.
-		{"unknown path", http.MethodPost, "/v1/no-such-endpoint", `{}`, 404, `{"detail":"Not Found"}`, ""},
-		{"root path", http.MethodGet, "/", ``, 404, `{"detail":"Not Found"}`, ""},
-		{"GET completions", http.MethodGet, "/v1/completions", ``, 405, `{"detail":"Method Not Allowed"}`, "POST"},
-		{"POST models", http.MethodPost, "/v1/models", `{}`, 405, `{"detail":"Method Not Allowed"}`, "GET"},
-		{"DELETE health", http.MethodDelete, "/health", ``, 405, `{"detail":"Method Not Allowed"}`, "GET"},
-		{"GET start_profile", http.MethodGet, "/start_profile", ``, 405, `{"detail":"Method Not Allowed"}`, "POST"},
-	}
+	tests := errorCases
 	s := newTestServer(t, Config{})
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -11,6 +11,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/gobench/gobench/internal/testserver"
 )
 
 func TestParseFaultRule(t *testing.T) {
@@ -151,21 +153,29 @@ func wireGet(t *testing.T, url, id string) wireResult {
 	return res
 }
 
-func TestFaultsOnTheWire(t *testing.T) {
-	t.Parallel()
+// faultsOnTheWire are the faults of TestFaultsOnTheWire: each kind
+// strikes the request whose id is its name.
+func faultsOnTheWire(t *testing.T) Faults {
 	var f Faults
 	for _, k := range FaultKinds() {
-		// Each kind strikes the request whose id is its name.
 		f.Set(k, FaultRule{Pattern: mustRegexp(t, "^"+k.String()+"$")})
 	}
 	f.StallFor = 300 * time.Millisecond
 	f.DripBytes, f.DripEvery = 64, 5*time.Millisecond
+	return f
+}
+
+// TestFaultsOnTheWire sends a streamed request per fault kind to a live
+// server and checks what reaches the client. What a client reads is no
+// measure of when the server wrote: a late read shortens the silence after
+// it and coalesces pieces. The stall is told by the server's record, the
+// slow drip by its writes, on a server of its own whose connections log
+// them.
+func TestFaultsOnTheWire(t *testing.T) {
+	t.Parallel()
+	f := faultsOnTheWire(t)
 	cfg := Config{Faults: f, TTFT: time.Millisecond, ITL: time.Millisecond, Tokenizer: fakeTokenizer{}}
-	// What a client reads is no measure of when the server wrote: a late
-	// read shortens the silence after it and coalesces pieces. The stall is
-	// told by the server's record, the slow drip by its writes, on a server
-	// of its own whose connections log them.
-	var rec lockedBuffer
+	var rec testserver.LockedBuffer
 	cfg.Record = &rec
 	ls := startLive(t, cfg)
 	var drip writeLog
@@ -175,91 +185,29 @@ func TestFaultsOnTheWire(t *testing.T) {
 	}
 	cfg.Record = nil
 	dripURL := startLiveOn(t, cfg, loggedListener{Listener: ln, log: &drip}).url
-	tests := []struct {
-		kind  FaultKind
-		check func(t *testing.T, r wireResult)
-	}{
-		{FaultHTTP429, statusCheck(429, "TooManyRequestsError")},
-		{FaultHTTP500, statusCheck(500, "InternalServerError")},
-		{FaultHTTP503, statusCheck(503, "ServiceUnavailableError")},
-		{FaultReset, func(t *testing.T, r wireResult) {
-			if r.err == nil || strings.Contains(r.body, "[DONE]") {
-				t.Errorf("a reset stream ended cleanly: %v\n%s", r.err, r.body)
-			}
-		}},
-		{FaultErrorEvent, func(t *testing.T, r wireResult) {
-			if r.status != 200 || !strings.Contains(r.body, `data: {"error":{"message":"Internal server error during generation.`) ||
-				!strings.HasSuffix(r.body, "data: [DONE]\n\n") || strings.Contains(r.body, `"usage"`) {
-				t.Errorf("status %d body:\n%s", r.status, r.body)
-			}
-		}},
-		{FaultMalformed, func(t *testing.T, r wireResult) {
-			bad := 0
-			for _, ev := range strings.Split(strings.TrimSpace(r.body), "\n\n") {
-				p := strings.TrimPrefix(ev, "data: ")
-				if p != "[DONE]" && !json.Valid([]byte(p)) {
-					bad++
-				}
-			}
-			if bad != 1 || !strings.Contains(r.body, "[DONE]") {
-				t.Errorf("%d malformed events, want 1:\n%s", bad, r.body)
-			}
-		}},
-		{FaultStall, func(t *testing.T, r wireResult) {
-			if r.err != nil || !strings.HasSuffix(r.body, "data: [DONE]\n\n") {
-				t.Fatalf("the stream did not carry on after the stall: %v\n%s", r.err, r.body)
-			}
-			// The stall follows the event that brings the output to half
-			// its 6 tokens, the third: the server sent the fourth at least
-			// StallFor after it, by its own clock.
-			tr := recorded(t, &rec, "stall")
-			if tr.Fault != "stall" || len(tr.EventsNS) != 6 {
-				t.Fatalf("recorded fault %q with %d token events, want stall with 6", tr.Fault, len(tr.EventsNS))
-			}
-			if gap := time.Duration(tr.EventsNS[3] - tr.EventsNS[2]); gap < f.StallFor {
-				t.Errorf("the server sent token event 4 %v after event 3, want at least the %v stall", gap, f.StallFor)
-			}
-			// The whole exchange, from before the request to after its last
-			// byte, contains the stall whenever the client reads.
-			if r.elapsed < f.StallFor {
-				t.Errorf("the exchange took %v, less than the %v stall inside it", r.elapsed, f.StallFor)
-			}
-		}},
-		{FaultSlowDrip, func(t *testing.T, r wireResult) {
-			if !strings.HasSuffix(r.body, "data: [DONE]\n\n") {
-				t.Fatalf("body:\n%s", r.body)
-			}
-			// After the headers, every write carries one piece of at most
-			// DripBytes, framed as an HTTP chunk ("40\r\n" ... "\r\n").
-			sizes := drip.Sizes()
-			if len(sizes) < 11 || slices.Max(sizes[1:]) > f.DripBytes+6 {
-				t.Errorf("writes of %v bytes, want the headers, then many pieces of at most %d (+6 framing)", sizes, f.DripBytes)
-			}
-		}},
-		{FaultNoDone, func(t *testing.T, r wireResult) {
-			if r.err != nil || strings.Contains(r.body, "[DONE]") || !strings.Contains(r.body, `"usage"`) {
-				t.Errorf("err %v body:\n%s", r.err, r.body)
-			}
-		}},
-		{FaultNoUsage, func(t *testing.T, r wireResult) {
-			if strings.Contains(r.body, `"usage"`) || !strings.Contains(r.body, "[DONE]") {
-				t.Errorf("body:\n%s", r.body)
-			}
-		}},
-		{FaultWrongUsage, func(t *testing.T, r wireResult) {
+	checks := map[FaultKind]func(t *testing.T, r wireResult){
+		FaultHTTP429: statusCheck(429, "TooManyRequestsError"), FaultHTTP500: statusCheck(500, "InternalServerError"),
+		FaultHTTP503: statusCheck(503, "ServiceUnavailableError"), FaultReset: checkReset, FaultErrorEvent: checkErrorEvent,
+		FaultMalformed: checkMalformed, FaultStall: stallCheck(&rec, f.StallFor), FaultSlowDrip: dripCheck(&drip, f.DripBytes),
+		FaultNoDone: bodyCheck(true, false, true), FaultNoUsage: bodyCheck(false, true, false),
+		FaultWrongUsage: func(t *testing.T, r wireResult) {
 			if !strings.Contains(r.body, `"completion_tokens":12}`) {
 				t.Errorf("want completion_tokens 12 for 6 tokens:\n%s", r.body)
 			}
-		}},
+		},
 	}
-	for _, tt := range tests {
-		t.Run(tt.kind.String(), func(t *testing.T) {
+	for _, k := range FaultKinds() {
+		t.Run(k.String(), func(t *testing.T) {
 			t.Parallel()
+			check, ok := checks[k]
+			if !ok {
+				t.Fatalf("no check for the fault %s", k)
+			}
 			url := ls.url
-			if tt.kind == FaultSlowDrip {
+			if k == FaultSlowDrip {
 				url = dripURL
 			}
-			tt.check(t, wireGet(t, url, tt.kind.String()))
+			check(t, wireGet(t, url, k.String()))
 		})
 	}
 	t.Run("untouched", func(t *testing.T) {
@@ -270,6 +218,92 @@ func TestFaultsOnTheWire(t *testing.T) {
 			t.Errorf("a request no fault matches was changed: %v\n%s", r.err, r.body)
 		}
 	})
+}
+
+// checkReset: a reset stream ends in an error, without [DONE].
+func checkReset(t *testing.T, r wireResult) {
+	t.Helper()
+	if r.err == nil || strings.Contains(r.body, "[DONE]") {
+		t.Errorf("a reset stream ended cleanly: %v\n%s", r.err, r.body)
+	}
+}
+
+// checkErrorEvent: the stream carries vLLM's error event, then [DONE],
+// and no usage.
+func checkErrorEvent(t *testing.T, r wireResult) {
+	t.Helper()
+	if r.status != 200 || !strings.Contains(r.body, `data: {"error":{"message":"Internal server error during generation.`) ||
+		!strings.HasSuffix(r.body, "data: [DONE]\n\n") || strings.Contains(r.body, `"usage"`) {
+		t.Errorf("status %d body:\n%s", r.status, r.body)
+	}
+}
+
+// checkMalformed: exactly one event is not JSON, and the stream ends.
+func checkMalformed(t *testing.T, r wireResult) {
+	t.Helper()
+	bad := 0
+	for _, ev := range strings.Split(strings.TrimSpace(r.body), "\n\n") {
+		p := strings.TrimPrefix(ev, "data: ")
+		if p != "[DONE]" && !json.Valid([]byte(p)) {
+			bad++
+		}
+	}
+	if bad != 1 || !strings.Contains(r.body, "[DONE]") {
+		t.Errorf("%d malformed events, want 1:\n%s", bad, r.body)
+	}
+}
+
+// bodyCheck checks that the stream ended without a read error (clean),
+// and whether it carries [DONE] and a usage event.
+func bodyCheck(clean, done, usage bool) func(*testing.T, wireResult) {
+	return func(t *testing.T, r wireResult) {
+		t.Helper()
+		if clean && r.err != nil || strings.Contains(r.body, "[DONE]") != done || strings.Contains(r.body, `"usage"`) != usage {
+			t.Errorf("err %v, want [DONE] %t and usage %t; body:\n%s", r.err, done, usage, r.body)
+		}
+	}
+}
+
+// stallCheck: the stream carries on after the stall, which the server's
+// record (rec) shows between the third and fourth of 6 token events.
+func stallCheck(rec *testserver.LockedBuffer, stall time.Duration) func(*testing.T, wireResult) {
+	return func(t *testing.T, r wireResult) {
+		t.Helper()
+		if r.err != nil || !strings.HasSuffix(r.body, "data: [DONE]\n\n") {
+			t.Fatalf("the stream did not carry on after the stall: %v\n%s", r.err, r.body)
+		}
+		// The stall follows the event that brings the output to half its
+		// 6 tokens, the third: the server sent the fourth at least stall
+		// after it, by its own clock.
+		tr := recorded(t, rec, "stall")
+		if tr.Fault != "stall" || len(tr.EventsNS) != 6 {
+			t.Fatalf("recorded fault %q with %d token events, want stall with 6", tr.Fault, len(tr.EventsNS))
+		}
+		if gap := time.Duration(tr.EventsNS[3] - tr.EventsNS[2]); gap < stall {
+			t.Errorf("the server sent token event 4 %v after event 3, want at least the %v stall", gap, stall)
+		}
+		// The whole exchange, from before the request to after its last
+		// byte, contains the stall whenever the client reads.
+		if r.elapsed < stall {
+			t.Errorf("the exchange took %v, less than the %v stall inside it", r.elapsed, stall)
+		}
+	}
+}
+
+// dripCheck: after the headers, every write the server's connections
+// logged (drip) carries one piece of at most pieceBytes, framed as an HTTP
+// chunk ("40\r\n" ... "\r\n").
+func dripCheck(drip *writeLog, pieceBytes int) func(*testing.T, wireResult) {
+	return func(t *testing.T, r wireResult) {
+		t.Helper()
+		if !strings.HasSuffix(r.body, "data: [DONE]\n\n") {
+			t.Fatalf("body:\n%s", r.body)
+		}
+		sizes := drip.Sizes()
+		if len(sizes) < 11 || slices.Max(sizes[1:]) > pieceBytes+6 {
+			t.Errorf("writes of %v bytes, want the headers, then many pieces of at most %d (+6 framing)", sizes, pieceBytes)
+		}
+	}
 }
 
 func statusCheck(status int, typ string) func(*testing.T, wireResult) {

@@ -53,9 +53,31 @@ func (s *Server) serveGeneration(w http.ResponseWriter, r *http.Request, chat bo
 		x.tr = &truth{path: r.URL.Path, arrival: received}
 		defer x.record()
 	}
+	baseID, ok := x.admit(w, r, chat)
+	if !ok {
+		return
+	}
+	st, ok := x.startEngine(w, r, chat, baseID, received)
+	if !ok {
+		return
+	}
+	defer x.hold(st)()
+	var err error
+	if x.j.stream {
+		err = x.stream(w)
+	} else {
+		err = x.complete(w)
+	}
+	x.finish(r, err, received)
+}
+
+// admit takes the request's id, parses its job and applies an injected
+// HTTP fault; ok is false when the request was answered with an error.
+func (x *exchange) admit(w http.ResponseWriter, r *http.Request, chat bool) (baseID string, ok bool) {
+	s := x.s
 	// vLLM takes the request id from the X-Request-Id header when present
 	// (even if empty) and prefixes it per endpoint.
-	baseID := randomID()
+	baseID = randomID()
 	if v, ok := r.Header["X-Request-Id"]; ok && len(v) > 0 {
 		baseID = v[0]
 	}
@@ -67,7 +89,7 @@ func (s *Server) serveGeneration(w http.ResponseWriter, r *http.Request, chat bo
 		s.logRequest("%s %s %d %s: %s", r.Method, r.URL.Path, apiErr.status, apiErr.typ, firstLine(apiErr.msg))
 		x.status = apiErr.status
 		writeError(w, apiErr)
-		return
+		return baseID, false
 	}
 	x.j = j
 	x.faults = s.cfg.Faults.decide(s.cfg.Seed, baseID)
@@ -76,40 +98,47 @@ func (s *Server) serveGeneration(w http.ResponseWriter, r *http.Request, chat bo
 		x.status, x.errText = e.status, "fault"
 		w.Header().Set("Retry-After", "1")
 		writeError(w, e)
-		return
+		return baseID, false
 	}
+	return baseID, true
+}
 
+// startEngine decides the output, waits out the front end's latency and
+// hands the request to the engine; ok is false when the client left
+// meanwhile or the engine refused it (answered with an error).
+func (x *exchange) startEngine(w http.ResponseWriter, r *http.Request, chat bool, baseID string, received time.Time) (Stream, bool) {
+	s := x.s
 	id := "cmpl-" + baseID
 	if chat {
 		id = "chatcmpl-" + baseID
 	}
 	x.out = output{id: id, created: received.Unix(), received: received}
-	x.out.n, x.out.finish = s.outputLength(baseID, j)
+	x.out.n, x.out.finish = s.outputLength(baseID, x.j)
 
 	queued := received
 	if d := s.cfg.FrontendLatency; d > 0 {
 		if err := sleepCtx(x.ctx, d); err != nil {
 			x.status, x.errText = 499, "client disconnected"
-			return
+			return nil, false
 		}
 		queued = time.Now()
 	}
-	st, err := s.engine.Start(x.ctx, Request{ID: baseID, Received: received, Queued: queued, PromptTokens: j.promptTokens,
-		OutputTokens: x.out.n, PromptIDs: j.promptIDs})
+	st, err := s.engine.Start(x.ctx, Request{ID: baseID, Received: received, Queued: queued, PromptTokens: x.j.promptTokens,
+		OutputTokens: x.out.n, PromptIDs: x.j.promptIDs})
 	if err != nil {
 		e := &apiError{status: http.StatusInternalServerError, typ: "InternalServerError", msg: err.Error()}
 		s.logRequest("%s %s %d id=%s: engine rejected the request: %v", r.Method, r.URL.Path, e.status, id, err)
 		x.status, x.errText = e.status, err.Error()
 		writeError(w, e)
-		return
+		return nil, false
 	}
-	defer x.hold(st)()
+	return st, true
+}
 
-	if j.stream {
-		err = x.stream(w)
-	} else {
-		err = x.complete(w)
-	}
+// finish accounts for a request the engine ran, whose answer ended with
+// err: how it ended, for /metrics and the request log.
+func (x *exchange) finish(r *http.Request, err error, received time.Time) {
+	s, j := x.s, x.j
 	outcome := "finish=" + x.out.finish
 	x.reason = x.out.finish
 	switch {
@@ -135,7 +164,7 @@ func (s *Server) serveGeneration(w http.ResponseWriter, r *http.Request, chat bo
 	}
 	s.metrics.finished(x.reason, e2e, x.timing(), j.promptTokens, x.tokens, j.maxTokens)
 	s.logRequest("%s %s %d id=%s stream=%t prompt_tokens=%d completion_tokens=%d/%d %s dur=%v",
-		r.Method, r.URL.Path, x.status, id, j.stream, j.promptTokens, x.tokens, x.out.n, outcome,
+		r.Method, r.URL.Path, x.status, x.out.id, j.stream, j.promptTokens, x.tokens, x.out.n, outcome,
 		time.Since(received).Round(time.Microsecond))
 }
 

@@ -2,7 +2,6 @@ package sim
 
 import (
 	"bufio"
-	"bytes"
 	"io"
 	"net"
 	"net/http"
@@ -16,6 +15,7 @@ import (
 	"time"
 
 	"github.com/gobench/gobench/internal/golden"
+	"github.com/gobench/gobench/internal/testserver"
 )
 
 // fakeTokenizer is a stand-in for the real tokenizer: one token per
@@ -162,11 +162,9 @@ func mustRegexp(t testing.TB, expr string) *regexp.Regexp {
 // recorded returns the record's line of request id. The handler writes it
 // before it returns and the server ends the response body only after that,
 // so once a client has read a body to its end the line is there: no wait.
-func recorded(t *testing.T, rec *lockedBuffer, id string) recordLine {
+func recorded(t *testing.T, rec *testserver.LockedBuffer, id string) recordLine {
 	t.Helper()
-	rec.mu.Lock()
-	b := bytes.Clone(rec.b.Bytes())
-	rec.mu.Unlock()
+	b := rec.Bytes()
 	_, reqs := parseRecord(t, b)
 	r, ok := reqs[id]
 	if !ok {

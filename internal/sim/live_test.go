@@ -13,6 +13,7 @@ import (
 	"testing/synctest"
 	"time"
 
+	"github.com/gobench/gobench/internal/testserver"
 	"github.com/google/go-cmp/cmp"
 )
 
@@ -180,7 +181,7 @@ func TestFixedTimeline(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			t.Parallel()
 			synctest.Test(t, func(t *testing.T) {
-				var rec lockedBuffer
+				var rec testserver.LockedBuffer
 				s := newTestServer(t, Config{TTFT: ttft, ITL: itl, Record: &rec})
 				resp := do(t, s.Handler(), http.MethodPost, tt.path, tt.body, map[string]string{"X-Request-Id": "r"})
 				if resp.Code != http.StatusOK {
@@ -193,7 +194,7 @@ func TestFixedTimeline(t *testing.T) {
 				for k := range tokens {
 					want = append(want, ttft+time.Duration(k)*itl)
 				}
-				_, reqs := parseRecord(t, rec.b.Bytes())
+				_, reqs := parseRecord(t, rec.Bytes())
 				r := reqs["r"]
 				var got []time.Duration
 				for _, ns := range r.EventsNS {

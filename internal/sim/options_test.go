@@ -40,68 +40,80 @@ func scheduler(edit func(*SchedulerConfig)) *SchedulerConfig {
 	return &sc
 }
 
+// optionsCase is a command line (and config file) and the configuration
+// it builds, as an edit of simDefaults.
+type optionsCase struct {
+	name  string
+	serve bool     // gobench serve: prefix "sim-", no standalone knobs
+	file  string   // config file given as --config, when set
+	set   []string // name, value, ... as given on the command line
+	want  func(c *Config)
+}
+
+// optionsCases are TestOptionsConfig's cases.
+var optionsCases = []optionsCase{
+	{name: "sim defaults", want: func(*Config) {}},
+	{name: "serve defaults", serve: true, want: func(c *Config) { *c = serveDefaults() }},
+	{name: "preset", set: []string{"preset", "8b-1gpu"}, want: func(c *Config) {
+		// The preset's engine model leaves the fixed latencies unset, and
+		// takes no time in the front end.
+		c.Scheduler, c.TTFT, c.ITL = scheduler(nil), 0, 0
+	}},
+	{name: "flags over the preset", set: []string{"preset", "small-cache", "num-gpu-blocks-override", "1024", "max-model-len", "2048"},
+		want: func(c *Config) {
+			c.Scheduler, c.MaxModelLen = scheduler(func(sc *SchedulerConfig) { sc.NumGPUBlocks = 1024 }), 2048
+			c.TTFT, c.ITL = 0, 0
+		}},
+	{name: "config file over the preset, flags over the file", file: "preset: saturated\nmax_num_seqs: 4\nblock-size: 32\n",
+		set: []string{"max-num-seqs", "6"}, want: func(c *Config) {
+			c.Scheduler = scheduler(func(sc *SchedulerConfig) { sc.MaxNumSeqs, sc.BlockSize = 6, 32 })
+			c.TTFT, c.ITL = 0, 0
+		}},
+	{name: "a scheduler knob selects the scheduler", serve: true, set: []string{"max-num-seqs", "4", "no-enable-prefix-caching", "true",
+		"step-time-base", "0.002"}, want: func(c *Config) {
+		*c = serveDefaults()
+		c.Scheduler = scheduler(func(sc *SchedulerConfig) {
+			sc.MaxNumSeqs, sc.EnablePrefixCaching, sc.StepBase = 4, false, 2*time.Millisecond
+		})
+	}},
+	{name: "a preset's front-end latency", set: []string{"preset", "frontend-delay"}, want: func(c *Config) {
+		c.Scheduler, c.TTFT, c.ITL, c.FrontendLatency = scheduler(nil), 0, 0, time.Second
+	}},
+	{name: "the flag over a preset's front-end latency", set: []string{"preset", "frontend-delay", "frontend-latency", "0.2"},
+		want: func(c *Config) {
+			c.Scheduler, c.TTFT, c.ITL, c.FrontendLatency = scheduler(nil), 0, 0, 200*time.Millisecond
+		}},
+	{name: "--engine scheduler", set: []string{"engine", "scheduler"}, want: func(c *Config) { c.Scheduler = scheduler(nil) }},
+	{name: "--engine fixed over a preset", set: []string{"preset", "spec-decode", "engine", "fixed", "ttft", "0.2"},
+		want: func(c *Config) { c.TTFT = 200 * time.Millisecond }},
+	{name: "latencies from the config file", file: "ttft: 0.2\nitl: '0.005'\n", want: func(c *Config) {
+		c.TTFT, c.ITL = 200*time.Millisecond, 5*time.Millisecond
+	}},
+	{name: "a false switch in the file", file: "enable-prefix-caching: false\n", want: func(c *Config) { c.Scheduler = scheduler(nil) }},
+	{name: "gobench sim's own knobs", set: []string{"host", "::1", "port", "0", "model", "weights", "served-model-name", "m",
+		"seed", "7", "default-max-tokens", "3", "disable-log-stats", "true", "record", "t.jsonl", "engine", "scheduler"},
+		want: func(c *Config) {
+			c.Addr, c.Model, c.Root, c.Seed, c.DefaultMaxTokens, c.LogStatsInterval = "[::1]:0", "m", "weights", 7, 3, -1
+			c.RecordPath, c.Scheduler = "t.jsonl", scheduler(func(sc *SchedulerConfig) { sc.Seed = 7 })
+		}},
+	{name: "faults", serve: true, set: []string{"fault-reset", "10%", "fault-no-usage", "bench-.*-7$", "fault-stall-seconds", "2"},
+		want: func(c *Config) {
+			*c = serveDefaults()
+			c.Faults.Rules[FaultReset].Rate = 0.1
+			c.Faults.Rules[FaultNoUsage].Pattern = regexp.MustCompile("bench-.*-7$")
+			c.Faults.StallFor = 2 * time.Second
+		}},
+}
+
+// TestOptionsConfig: presets, config files and flags build the
+// configuration they name, later sources over earlier ones.
 func TestOptionsConfig(t *testing.T) {
 	t.Parallel()
-	tests := []struct {
-		name  string
-		serve bool     // gobench serve: prefix "sim-", no standalone knobs
-		file  string   // config file given as --config, when set
-		set   []string // name, value, ... as given on the command line
-		want  func(c *Config)
-	}{
-		{name: "sim defaults", want: func(*Config) {}},
-		{name: "serve defaults", serve: true, want: func(c *Config) { *c = serveDefaults() }},
-		{name: "preset", set: []string{"preset", "8b-1gpu"}, want: func(c *Config) {
-			// The preset's engine model leaves the fixed latencies unset, and
-			// takes no time in the front end.
-			c.Scheduler, c.TTFT, c.ITL = scheduler(nil), 0, 0
-		}},
-		{name: "flags over the preset", set: []string{"preset", "small-cache", "num-gpu-blocks-override", "1024", "max-model-len", "2048"},
-			want: func(c *Config) {
-				c.Scheduler, c.MaxModelLen = scheduler(func(sc *SchedulerConfig) { sc.NumGPUBlocks = 1024 }), 2048
-				c.TTFT, c.ITL = 0, 0
-			}},
-		{name: "config file over the preset, flags over the file", file: "preset: saturated\nmax_num_seqs: 4\nblock-size: 32\n",
-			set: []string{"max-num-seqs", "6"}, want: func(c *Config) {
-				c.Scheduler = scheduler(func(sc *SchedulerConfig) { sc.MaxNumSeqs, sc.BlockSize = 6, 32 })
-				c.TTFT, c.ITL = 0, 0
-			}},
-		{name: "a scheduler knob selects the scheduler", serve: true, set: []string{"max-num-seqs", "4", "no-enable-prefix-caching", "true",
-			"step-time-base", "0.002"}, want: func(c *Config) {
-			*c = serveDefaults()
-			c.Scheduler = scheduler(func(sc *SchedulerConfig) {
-				sc.MaxNumSeqs, sc.EnablePrefixCaching, sc.StepBase = 4, false, 2*time.Millisecond
-			})
-		}},
-		{name: "a preset's front-end latency", set: []string{"preset", "frontend-delay"}, want: func(c *Config) {
-			c.Scheduler, c.TTFT, c.ITL, c.FrontendLatency = scheduler(nil), 0, 0, time.Second
-		}},
-		{name: "the flag over a preset's front-end latency", set: []string{"preset", "frontend-delay", "frontend-latency", "0.2"},
-			want: func(c *Config) {
-				c.Scheduler, c.TTFT, c.ITL, c.FrontendLatency = scheduler(nil), 0, 0, 200*time.Millisecond
-			}},
-		{name: "--engine scheduler", set: []string{"engine", "scheduler"}, want: func(c *Config) { c.Scheduler = scheduler(nil) }},
-		{name: "--engine fixed over a preset", set: []string{"preset", "spec-decode", "engine", "fixed", "ttft", "0.2"},
-			want: func(c *Config) { c.TTFT = 200 * time.Millisecond }},
-		{name: "latencies from the config file", file: "ttft: 0.2\nitl: '0.005'\n", want: func(c *Config) {
-			c.TTFT, c.ITL = 200*time.Millisecond, 5*time.Millisecond
-		}},
-		{name: "a false switch in the file", file: "enable-prefix-caching: false\n", want: func(c *Config) { c.Scheduler = scheduler(nil) }},
-		{name: "gobench sim's own knobs", set: []string{"host", "::1", "port", "0", "model", "weights", "served-model-name", "m",
-			"seed", "7", "default-max-tokens", "3", "disable-log-stats", "true", "record", "t.jsonl", "engine", "scheduler"},
-			want: func(c *Config) {
-				c.Addr, c.Model, c.Root, c.Seed, c.DefaultMaxTokens, c.LogStatsInterval = "[::1]:0", "m", "weights", 7, 3, -1
-				c.RecordPath, c.Scheduler = "t.jsonl", scheduler(func(sc *SchedulerConfig) { sc.Seed = 7 })
-			}},
-		{name: "faults", serve: true, set: []string{"fault-reset", "10%", "fault-no-usage", "bench-.*-7$", "fault-stall-seconds", "2"},
-			want: func(c *Config) {
-				*c = serveDefaults()
-				c.Faults.Rules[FaultReset].Rate = 0.1
-				c.Faults.Rules[FaultNoUsage].Pattern = regexp.MustCompile("bench-.*-7$")
-				c.Faults.StallFor = 2 * time.Second
-			}},
-	}
-	for _, tt := range tests {
+	opts := []cmp.Option{cmpopts.IgnoreFields(Config{}, "Tokenizer"),
+		cmp.Comparer(func(a, b *regexp.Regexp) bool {
+			return a == nil && b == nil || a != nil && b != nil && a.String() == b.String()
+		})}
+	for _, tt := range optionsCases {
 		t.Run(tt.name, func(t *testing.T) {
 			t.Parallel()
 			o := testOptions(t, tt.serve, tt.file, tt.set...)
@@ -114,10 +126,6 @@ func TestOptionsConfig(t *testing.T) {
 			}
 			want := simDefaults()
 			tt.want(&want)
-			opts := []cmp.Option{cmpopts.IgnoreFields(Config{}, "Tokenizer"),
-				cmp.Comparer(func(a, b *regexp.Regexp) bool {
-					return a == nil && b == nil || a != nil && b != nil && a.String() == b.String()
-				})}
 			if diff := cmp.Diff(want, got, opts...); diff != "" {
 				t.Errorf("config (-want +got):\n%s", diff)
 			}

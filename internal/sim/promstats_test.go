@@ -47,90 +47,70 @@ func value(f *dto.MetricFamily) float64 {
 	return v
 }
 
+// vllmFamily is a metric family vLLM exports, as the simulator must too.
+type vllmFamily struct {
+	name    string
+	typ     dto.MetricType
+	labels  []string // besides model_name and engine
+	buckets []float64
+}
+
+// buckets125To1000 are vLLM's build_1_2_5_buckets(max_model_len=1000).
+var buckets125To1000 = []float64{1, 2, 5, 10, 20, 50, 100, 200, 500, 1000}
+
+// vllmFamilies are the families of TestMetricFamiliesAsVLLM's server
+// (max model length 1000).
+var vllmFamilies = []vllmFamily{
+	{"vllm:num_requests_running", dto.MetricType_GAUGE, nil, nil},
+	{"vllm:num_requests_waiting", dto.MetricType_GAUGE, nil, nil},
+	{"vllm:num_requests_waiting_by_reason", dto.MetricType_GAUGE, []string{"reason"}, nil},
+	{"vllm:kv_cache_usage_perc", dto.MetricType_GAUGE, nil, nil},
+	{"vllm:num_preemptions_total", dto.MetricType_COUNTER, nil, nil},
+	{"vllm:prompt_tokens_total", dto.MetricType_COUNTER, nil, nil},
+	{"vllm:prompt_tokens_by_source_total", dto.MetricType_COUNTER, []string{"source"}, nil},
+	{"vllm:prompt_tokens_cached_total", dto.MetricType_COUNTER, nil, nil},
+	{"vllm:generation_tokens_total", dto.MetricType_COUNTER, nil, nil},
+	{"vllm:request_success_total", dto.MetricType_COUNTER, []string{"finished_reason"}, nil},
+	{"vllm:prefix_cache_queries_total", dto.MetricType_COUNTER, nil, nil},
+	{"vllm:prefix_cache_hits_total", dto.MetricType_COUNTER, nil, nil},
+	{"vllm:spec_decode_num_drafts_total", dto.MetricType_COUNTER, nil, nil},
+	{"vllm:spec_decode_num_draft_tokens_total", dto.MetricType_COUNTER, nil, nil},
+	{"vllm:spec_decode_num_accepted_tokens_total", dto.MetricType_COUNTER, nil, nil},
+	{"vllm:spec_decode_num_accepted_tokens_per_pos_total", dto.MetricType_COUNTER, []string{"position"}, nil},
+	// vllm/v1/metrics/buckets.py families.
+	{"vllm:time_to_first_token_seconds", dto.MetricType_HISTOGRAM, nil, ttftBuckets},
+	{"vllm:inter_token_latency_seconds", dto.MetricType_HISTOGRAM, nil, itlBuckets},
+	{"vllm:request_time_per_output_token_seconds", dto.MetricType_HISTOGRAM, nil, itlBuckets},
+	{"vllm:e2e_request_latency_seconds", dto.MetricType_HISTOGRAM, nil, requestLatencyBuckets},
+	{"vllm:request_queue_time_seconds", dto.MetricType_HISTOGRAM, nil, requestLatencyBuckets},
+	{"vllm:request_inference_time_seconds", dto.MetricType_HISTOGRAM, nil, requestLatencyBuckets},
+	{"vllm:request_prefill_time_seconds", dto.MetricType_HISTOGRAM, nil, requestLatencyBuckets},
+	{"vllm:request_decode_time_seconds", dto.MetricType_HISTOGRAM, nil, requestLatencyBuckets},
+	// build_1_2_5_buckets(max_model_len=1000).
+	{"vllm:request_prompt_tokens", dto.MetricType_HISTOGRAM, nil, buckets125To1000},
+	{"vllm:request_generation_tokens", dto.MetricType_HISTOGRAM, nil, buckets125To1000},
+	{"vllm:request_params_max_tokens", dto.MetricType_HISTOGRAM, nil, buckets125To1000},
+	{"vllm:request_max_num_generation_tokens", dto.MetricType_HISTOGRAM, nil, buckets125To1000},
+	{"vllm:request_prefill_kv_computed_tokens", dto.MetricType_HISTOGRAM, nil, buckets125To1000},
+	{"vllm:request_params_n", dto.MetricType_HISTOGRAM, nil, []float64{1, 2, 5, 10, 20}},
+	{"vllm:iteration_tokens_total", dto.MetricType_HISTOGRAM, nil,
+		[]float64{1, 8, 16, 32, 64, 128, 256, 512, 1024, 2048, 4096, 8192, 16384}},
+}
+
+// TestMetricFamiliesAsVLLM: /metrics has vLLM's families, each with its
+// type, help, labels and buckets.
 func TestMetricFamiliesAsVLLM(t *testing.T) {
 	t.Parallel()
 	s := newTestServer(t, Config{Scheduler: &SchedulerConfig{MaxNumSeqs: 4, MaxNumBatchedTokens: 256, BlockSize: 16,
 		NumGPUBlocks: 64, NumSpeculativeTokens: 2, SpecAcceptanceRate: 0.5}, MaxModelLen: 1000, Model: "m"})
 	fams := scrapeMetrics(t, s)
-	tests := []struct {
-		name    string
-		typ     dto.MetricType
-		labels  []string // besides model_name and engine
-		buckets []float64
-	}{
-		{"vllm:num_requests_running", dto.MetricType_GAUGE, nil, nil},
-		{"vllm:num_requests_waiting", dto.MetricType_GAUGE, nil, nil},
-		{"vllm:num_requests_waiting_by_reason", dto.MetricType_GAUGE, []string{"reason"}, nil},
-		{"vllm:kv_cache_usage_perc", dto.MetricType_GAUGE, nil, nil},
-		{"vllm:num_preemptions_total", dto.MetricType_COUNTER, nil, nil},
-		{"vllm:prompt_tokens_total", dto.MetricType_COUNTER, nil, nil},
-		{"vllm:prompt_tokens_by_source_total", dto.MetricType_COUNTER, []string{"source"}, nil},
-		{"vllm:prompt_tokens_cached_total", dto.MetricType_COUNTER, nil, nil},
-		{"vllm:generation_tokens_total", dto.MetricType_COUNTER, nil, nil},
-		{"vllm:request_success_total", dto.MetricType_COUNTER, []string{"finished_reason"}, nil},
-		{"vllm:prefix_cache_queries_total", dto.MetricType_COUNTER, nil, nil},
-		{"vllm:prefix_cache_hits_total", dto.MetricType_COUNTER, nil, nil},
-		{"vllm:spec_decode_num_drafts_total", dto.MetricType_COUNTER, nil, nil},
-		{"vllm:spec_decode_num_draft_tokens_total", dto.MetricType_COUNTER, nil, nil},
-		{"vllm:spec_decode_num_accepted_tokens_total", dto.MetricType_COUNTER, nil, nil},
-		{"vllm:spec_decode_num_accepted_tokens_per_pos_total", dto.MetricType_COUNTER, []string{"position"}, nil},
-		// vllm/v1/metrics/buckets.py families.
-		{"vllm:time_to_first_token_seconds", dto.MetricType_HISTOGRAM, nil, ttftBuckets},
-		{"vllm:inter_token_latency_seconds", dto.MetricType_HISTOGRAM, nil, itlBuckets},
-		{"vllm:request_time_per_output_token_seconds", dto.MetricType_HISTOGRAM, nil, itlBuckets},
-		{"vllm:e2e_request_latency_seconds", dto.MetricType_HISTOGRAM, nil, requestLatencyBuckets},
-		{"vllm:request_queue_time_seconds", dto.MetricType_HISTOGRAM, nil, requestLatencyBuckets},
-		{"vllm:request_inference_time_seconds", dto.MetricType_HISTOGRAM, nil, requestLatencyBuckets},
-		{"vllm:request_prefill_time_seconds", dto.MetricType_HISTOGRAM, nil, requestLatencyBuckets},
-		{"vllm:request_decode_time_seconds", dto.MetricType_HISTOGRAM, nil, requestLatencyBuckets},
-		// build_1_2_5_buckets(max_model_len=1000).
-		{"vllm:request_prompt_tokens", dto.MetricType_HISTOGRAM, nil, []float64{1, 2, 5, 10, 20, 50, 100, 200, 500, 1000}},
-		{"vllm:request_generation_tokens", dto.MetricType_HISTOGRAM, nil, []float64{1, 2, 5, 10, 20, 50, 100, 200, 500, 1000}},
-		{"vllm:request_params_max_tokens", dto.MetricType_HISTOGRAM, nil, []float64{1, 2, 5, 10, 20, 50, 100, 200, 500, 1000}},
-		{"vllm:request_max_num_generation_tokens", dto.MetricType_HISTOGRAM, nil, []float64{1, 2, 5, 10, 20, 50, 100, 200, 500, 1000}},
-		{"vllm:request_prefill_kv_computed_tokens", dto.MetricType_HISTOGRAM, nil, []float64{1, 2, 5, 10, 20, 50, 100, 200, 500, 1000}},
-		{"vllm:request_params_n", dto.MetricType_HISTOGRAM, nil, []float64{1, 2, 5, 10, 20}},
-		{"vllm:iteration_tokens_total", dto.MetricType_HISTOGRAM, nil,
-			[]float64{1, 8, 16, 32, 64, 128, 256, 512, 1024, 2048, 4096, 8192, 16384}},
-	}
-	for _, tt := range tests {
-		f, ok := fams[tt.name]
+	for _, want := range vllmFamilies {
+		f, ok := fams[want.name]
 		if !ok {
-			t.Errorf("%s: missing", tt.name)
+			t.Errorf("%s: missing", want.name)
 			continue
 		}
-		if f.GetType() != tt.typ {
-			t.Errorf("%s: type %v, want %v", tt.name, f.GetType(), tt.typ)
-		}
-		if f.GetHelp() == "" {
-			t.Errorf("%s: no help text", tt.name)
-		}
-		for _, m := range f.GetMetric() {
-			var names []string
-			for _, l := range m.GetLabel() {
-				names = append(names, l.GetName())
-				if l.GetName() == "model_name" && l.GetValue() != "m" || l.GetName() == "engine" && l.GetValue() != "0" {
-					t.Errorf("%s: label %s=%q", tt.name, l.GetName(), l.GetValue())
-				}
-			}
-			want := append([]string{"engine", "model_name"}, tt.labels...)
-			slices.Sort(names)
-			slices.Sort(want)
-			if !slices.Equal(names, want) {
-				t.Errorf("%s: labels %v, want %v", tt.name, names, want)
-			}
-			if tt.buckets != nil {
-				var got []float64
-				for _, b := range m.GetHistogram().GetBucket() {
-					if !math.IsInf(b.GetUpperBound(), 1) {
-						got = append(got, b.GetUpperBound())
-					}
-				}
-				if !slices.Equal(got, tt.buckets) {
-					t.Errorf("%s: buckets %v, want %v", tt.name, got, tt.buckets)
-				}
-			}
-		}
+		checkFamily(t, f, want)
 	}
 	// Every finish reason exists from the start, as vLLM pre-creates them.
 	var reasons []string
@@ -144,6 +124,45 @@ func TestMetricFamiliesAsVLLM(t *testing.T) {
 	slices.Sort(reasons)
 	if want := []string{"abort", "error", "length", "stop"}; !slices.Equal(reasons, want) {
 		t.Errorf("finished_reason values %v, want %v", reasons, want)
+	}
+}
+
+// checkFamily checks family f's type, help, labels (model m, engine 0)
+// and buckets against want.
+func checkFamily(t *testing.T, f *dto.MetricFamily, want vllmFamily) {
+	t.Helper()
+	if f.GetType() != want.typ {
+		t.Errorf("%s: type %v, want %v", want.name, f.GetType(), want.typ)
+	}
+	if f.GetHelp() == "" {
+		t.Errorf("%s: no help text", want.name)
+	}
+	wantLabels := append([]string{"engine", "model_name"}, want.labels...)
+	slices.Sort(wantLabels)
+	for _, m := range f.GetMetric() {
+		var names []string
+		for _, l := range m.GetLabel() {
+			names = append(names, l.GetName())
+			if l.GetName() == "model_name" && l.GetValue() != "m" || l.GetName() == "engine" && l.GetValue() != "0" {
+				t.Errorf("%s: label %s=%q", want.name, l.GetName(), l.GetValue())
+			}
+		}
+		slices.Sort(names)
+		if !slices.Equal(names, wantLabels) {
+			t.Errorf("%s: labels %v, want %v", want.name, names, wantLabels)
+		}
+		if want.buckets == nil {
+			continue
+		}
+		var got []float64
+		for _, b := range m.GetHistogram().GetBucket() {
+			if !math.IsInf(b.GetUpperBound(), 1) {
+				got = append(got, b.GetUpperBound())
+			}
+		}
+		if !slices.Equal(got, want.buckets) {
+			t.Errorf("%s: buckets %v, want %v", want.name, got, want.buckets)
+		}
 	}
 }
 

@@ -166,8 +166,20 @@ func (r *recorder) write(t *truth) {
 	if r.err != nil {
 		return
 	}
-	c := r.clock
-	b := append(r.buf[:0], `{"request_id":`...)
+	b := append(r.buf[:0], '{')
+	b = t.appendOutcome(b)
+	b = t.appendInstants(b, r.clock)
+	b = t.appendIntervals(b)
+	b = t.appendEvents(b, r.clock)
+	b = append(b, "}\n"...)
+	r.buf = b
+	_, r.err = r.w.Write(b)
+}
+
+// appendOutcome appends the request's identity and how it ended, from
+// "request_id" to "finish_reason".
+func (t *truth) appendOutcome(b []byte) []byte {
+	b = append(b, `"request_id":`...)
 	b = pyjson.AppendCompactString(b, t.id)
 	b = append(b, `,"path":`...)
 	b = pyjson.AppendCompactString(b, t.path)
@@ -179,20 +191,17 @@ func (r *recorder) write(t *truth) {
 	b = pyjson.AppendCompactString(b, t.fault)
 	b = append(b, `,"error":`...)
 	b = pyjson.AppendCompactString(b, t.errText)
-	ints := []struct {
-		k string
-		v int64
-	}{
-		{"prompt_tokens", int64(t.prompt)}, {"completion_tokens", int64(t.completion)},
-	}
-	for _, f := range ints {
-		b = append(b, `,"`+f.k+`":`...)
-		b = strconv.AppendInt(b, f.v, 10)
-	}
+	b = appendIntField(b, "prompt_tokens", int64(t.prompt))
+	b = appendIntField(b, "completion_tokens", int64(t.completion))
 	b = append(b, `,"finish_reason":`...)
-	b = pyjson.AppendCompactString(b, t.finish)
+	return pyjson.AppendCompactString(b, t.finish)
+}
+
+// appendInstants appends the engine's counts and every instant of the
+// request on the record's clock c, from "preemptions" to "done_ns".
+func (t *truth) appendInstants(b []byte, c sysClock) []byte {
 	tm := t.timing
-	more := []struct {
+	fields := []struct {
 		k string
 		v int64
 	}{
@@ -201,59 +210,70 @@ func (r *recorder) write(t *truth) {
 		{"first_token_ns", c.ns(tm.FirstToken)}, {"last_token_ns", c.ns(tm.LastToken)},
 		{"finished_ns", c.ns(t.finished)}, {"usage_ns", c.ns(t.usage)}, {"done_ns", c.ns(t.done)},
 	}
-	for _, f := range more {
-		b = append(b, `,"`+f.k+`":`...)
-		b = strconv.AppendInt(b, f.v, 10)
+	for _, f := range fields {
+		b = appendIntField(b, f.k, f.v)
 	}
-	b = append(b, `,"intervals":{`...)
-	secs := func(b []byte, k string, from, to time.Time, comma bool) []byte {
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, `"`+k+`":`...)
-		if from.IsZero() || to.IsZero() {
-			return append(b, "null"...)
-		}
-		return strconv.AppendFloat(b, to.Sub(from).Seconds(), 'f', 9, 64)
-	}
+	return b
+}
+
+// appendIntField appends ,"k":v.
+func appendIntField(b []byte, k string, v int64) []byte {
+	b = append(b, `,"`+k+`":`...)
+	return strconv.AppendInt(b, v, 10)
+}
+
+// appendIntervals appends the "intervals" object: each in seconds, null
+// when one of its ends never happened.
+func (t *truth) appendIntervals(b []byte) []byte {
+	tm := t.timing
 	var firstSent, lastSent time.Time
 	if len(t.events) > 0 {
 		firstSent, lastSent = t.events[0], t.events[len(t.events)-1]
 	}
-	b = secs(b, "queue", tm.Queued, tm.Scheduled, false)
-	b = secs(b, "prefill", tm.Scheduled, tm.FirstToken, true)
-	b = secs(b, "decode", tm.FirstToken, tm.LastToken, true)
-	b = secs(b, "inference", tm.Scheduled, tm.LastToken, true)
-	b = secs(b, "ttft", t.arrival, firstSent, true)
-	b = secs(b, "e2e", t.arrival, lastSent, true)
-	b = append(b, `},"events_ns":[`...)
-	for i, e := range t.events {
+	intervals := []struct {
+		k        string
+		from, to time.Time
+	}{
+		{"queue", tm.Queued, tm.Scheduled}, {"prefill", tm.Scheduled, tm.FirstToken},
+		{"decode", tm.FirstToken, tm.LastToken}, {"inference", tm.Scheduled, tm.LastToken},
+		{"ttft", t.arrival, firstSent}, {"e2e", t.arrival, lastSent},
+	}
+	b = append(b, `,"intervals":{`...)
+	for i, iv := range intervals {
 		if i > 0 {
 			b = append(b, ',')
 		}
-		b = strconv.AppendInt(b, c.ns(e), 10)
+		b = append(b, `"`+iv.k+`":`...)
+		if iv.from.IsZero() || iv.to.IsZero() {
+			b = append(b, "null"...)
+		} else {
+			b = strconv.AppendFloat(b, iv.to.Sub(iv.from).Seconds(), 'f', 9, 64)
+		}
 	}
-	b = append(b, ']')
+	return append(b, '}')
+}
+
+// appendEvents appends the token events: when each left on the record's
+// clock c ("events_ns"), the tokens of each unless every one carried one
+// ("event_tokens"), and how late each left ("late_ns").
+func (t *truth) appendEvents(b []byte, c sysClock) []byte {
+	b = appendIntList(b, "events_ns", t.events, c.ns)
 	if !allOnes(t.eventTokens) {
-		b = append(b, `,"event_tokens":[`...)
-		for i, n := range t.eventTokens {
-			if i > 0 {
-				b = append(b, ',')
-			}
-			b = strconv.AppendInt(b, int64(n), 10)
-		}
-		b = append(b, ']')
+		b = appendIntList(b, "event_tokens", t.eventTokens, func(n int) int64 { return int64(n) })
 	}
-	b = append(b, `,"late_ns":[`...)
-	for i, l := range t.late {
+	return appendIntList(b, "late_ns", t.late, func(d time.Duration) int64 { return int64(d) })
+}
+
+// appendIntList appends ,"k":[...] of xs, each as the integer f makes.
+func appendIntList[T any](b []byte, k string, xs []T, f func(T) int64) []byte {
+	b = append(b, `,"`+k+`":[`...)
+	for i, x := range xs {
 		if i > 0 {
 			b = append(b, ',')
 		}
-		b = strconv.AppendInt(b, int64(l), 10)
+		b = strconv.AppendInt(b, f(x), 10)
 	}
-	b = append(b, "]}\n"...)
-	r.buf = b
-	_, r.err = r.w.Write(b)
+	return append(b, ']')
 }
 
 // Err returns the first write error of the record, if any.

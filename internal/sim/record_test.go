@@ -8,6 +8,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/gobench/gobench/internal/testserver"
 )
 
 func TestRecordFixedEngineAgainstClock(t *testing.T) {
@@ -18,7 +20,7 @@ func TestRecordFixedEngineAgainstClock(t *testing.T) {
 	// property of the machine, not of the server: the exact timeline is
 	// TestFixedTimeline's, in a synctest bubble.
 	const ttft, itl = 30 * time.Millisecond, 5 * time.Millisecond
-	var rec lockedBuffer
+	var rec testserver.LockedBuffer
 	ls := startLive(t, Config{TTFT: ttft, ITL: itl, Record: &rec, Tokenizer: fakeTokenizer{}})
 	before, ok := readSystemClock()
 	if !ok && runtime.GOOS == "linux" {
@@ -40,9 +42,7 @@ func TestRecordFixedEngineAgainstClock(t *testing.T) {
 	after, _ := readSystemClock()
 	// Each record line is written before its handler returns, so before
 	// the client read the body's end (see recorded).
-	rec.mu.Lock()
-	head, reqs := parseRecord(t, rec.b.Bytes())
-	rec.mu.Unlock()
+	head, reqs := parseRecord(t, rec.Bytes())
 	if len(reqs) != 2 {
 		t.Fatalf("%d request lines, want 2", len(reqs))
 	}
@@ -82,13 +82,13 @@ func TestRecordFixedEngineAgainstClock(t *testing.T) {
 
 func TestRecordFaultedRequest(t *testing.T) {
 	t.Parallel()
-	var rec lockedBuffer
+	var rec testserver.LockedBuffer
 	var f Faults
 	f.Set(FaultHTTP503, FaultRule{Rate: 1})
 	s := newTestServer(t, Config{Faults: f, Record: &rec})
 	do(t, s.Handler(), http.MethodPost, "/v1/completions", `{"prompt":"x","max_tokens":2}`, map[string]string{"X-Request-Id": "f1"})
 	do(t, s.Handler(), http.MethodPost, "/v1/completions", `{"prompt":"x","max_tokens":0}`, map[string]string{"X-Request-Id": "bad"})
-	_, reqs := parseRecord(t, rec.b.Bytes())
+	_, reqs := parseRecord(t, rec.Bytes())
 	if r := reqs["f1"]; r.Status != 503 || r.Fault != "http-503" || len(r.EventsNS) != 0 || r.Intervals["ttft"] != nil {
 		t.Errorf("faulted request recorded as %+v", r)
 	}

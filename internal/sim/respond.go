@@ -69,6 +69,15 @@ func (x *exchange) stream(w http.ResponseWriter) error {
 	f := x.s.cfg.Faults
 	sd := &sender{w: w, rc: rc, x: x, drip: x.faults.has(FaultSlowDrip), dripN: f.DripBytes, dripD: f.DripEvery}
 	b := newEventBuilder(x.j.chat, x.out.id, x.s.cfg.Model, x.out.created)
+	if err := x.streamTokens(w, sd, b); err != nil {
+		return err
+	}
+	return x.streamEnd(sd, b)
+}
+
+// streamTokens sends the token events (the chat role event with the
+// first), and the faults due halfway through the output.
+func (x *exchange) streamTokens(w http.ResponseWriter, sd *sender, b *eventBuilder) error {
 	half := max(1, (x.out.n+1)/2)
 	struck, events, pending := false, 0, 0
 	var text []byte
@@ -117,6 +126,12 @@ func (x *exchange) stream(w http.ResponseWriter) error {
 			}
 		}
 	}
+	return nil
+}
+
+// streamEnd sends the usage event, when the request asked for it, and
+// [DONE], unless a fault leaves either out.
+func (x *exchange) streamEnd(sd *sender, b *eventBuilder) error {
 	if x.j.includeUsage && !x.faults.has(FaultNoUsage) {
 		var m *requestMetrics
 		if x.s.cfg.EnablePerRequestMetrics {

@@ -1,7 +1,6 @@
 package sim
 
 import (
-	"bytes"
 	"encoding/json"
 	"fmt"
 	"net/http"
@@ -12,24 +11,14 @@ import (
 	"testing"
 	"testing/synctest"
 	"time"
+
+	"github.com/gobench/gobench/internal/testserver"
 )
 
 // These tests run the whole server with the engine model inside a
 // synctest bubble: time is virtual, so a step of 30 ms takes no real time
 // and every instant is exact. They check that the model behaves like
 // vLLM's engine (seed 000's tuning directions, the interval identities).
-
-// lockedBuffer is a record sink handlers write concurrently.
-type lockedBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (l *lockedBuffer) Write(p []byte) (int, error) {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.b.Write(p)
-}
 
 // recordLine is a request line of the record.
 type recordLine struct {
@@ -104,7 +93,7 @@ func runEngine(t *testing.T, cfg Config, reqs []engineReq) (map[string]recordLin
 	var recs map[string]recordLine
 	var scrape string
 	synctest.Test(t, func(t *testing.T) {
-		var rec lockedBuffer
+		var rec testserver.LockedBuffer
 		cfg.Record = &rec
 		s := newTestServer(t, cfg)
 		var wg sync.WaitGroup
@@ -118,7 +107,7 @@ func runEngine(t *testing.T, cfg Config, reqs []engineReq) (map[string]recordLin
 			})
 		}
 		wg.Wait()
-		_, recs = parseRecord(t, rec.b.Bytes())
+		_, recs = parseRecord(t, rec.Bytes())
 		m := httptest.NewRecorder()
 		s.Handler().ServeHTTP(m, httptest.NewRequest(http.MethodGet, "/metrics", nil))
 		scrape = m.Body.String()

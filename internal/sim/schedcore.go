@@ -89,10 +89,26 @@ func (c *core) idle() bool { return len(c.waiting) == 0 && len(c.running) == 0 }
 // stepPlan.start).
 func (c *core) schedule(start time.Time) *stepPlan {
 	p := &stepPlan{start: start}
+	budget := c.scheduleRunning(p, c.cfg.MaxNumBatchedTokens)
 	var admitted []*seq
-	budget := c.cfg.MaxNumBatchedTokens
-	lookahead := c.cfg.NumSpeculativeTokens
+	if p.preemptions == 0 {
+		admitted = c.admitWaiting(p, budget)
+	}
+	// A catching-up step may be planned from an instant before a request it
+	// admits had arrived: the step then starts when the last of them
+	// arrived, and that is their first SCHEDULED (vLLM stamps every request
+	// admitted in a step with the step's start).
+	for _, q := range admitted {
+		q.timing.Scheduled = p.start
+	}
+	return p
+}
 
+// scheduleRunning gives the running requests their tokens in order (rule
+// 2), preempting the newest when one needs a block and none is free (rule
+// 3), and returns what is left of the budget.
+func (c *core) scheduleRunning(p *stepPlan, budget int) int {
+	lookahead := c.cfg.NumSpeculativeTokens
 	for i := 0; i < len(c.running) && budget > 0; {
 		q := c.running[i]
 		n := min(q.numTokens()+q.spec-q.computed, budget, c.cfg.MaxModelLen-1-q.computed)
@@ -120,61 +136,59 @@ func (c *core) schedule(start time.Time) *stepPlan {
 		budget -= n
 		i++
 	}
+	return budget
+}
 
-	if p.preemptions == 0 {
-		for len(c.waiting) > 0 && budget > 0 && len(c.running) < c.cfg.MaxNumSeqs {
-			q := c.waiting[0]
-			var hits []int32
-			if c.kv.caching && q.computed == 0 {
-				// The prompt's last token is always recomputed: the model
-				// needs one input token to produce an output.
-				maxBlocks := (q.numTokens() - 1) / c.cfg.BlockSize
-				hits = c.kv.lookup(c.hashes(q, maxBlocks), maxBlocks)
-			}
-			computed := len(hits) * c.cfg.BlockSize
-			n := min(q.numTokens()-computed, budget)
-			need := c.kv.blocksFor(computed+n) - len(hits)
-			if need+c.kv.evictable(hits) > c.kv.numFree {
-				break
-			}
-			if c.kv.caching && q.timing.Preemptions == 0 {
-				// Counted once, at admission: a request that waits for
-				// blocks is looked up again every step, and vLLM records
-				// the lookup only once the request is scheduled
-				// (vllm/v1/core/sched/scheduler.py, record_prefix_cache_stats,
-				// since vllm-project/vllm#48860). A resumed request's
-				// lookup is counted apart, not in the prefix cache counters.
-				p.prefixRequests++
-				p.prefixQueries += q.numTokens()
-				p.prefixHits += computed
-			}
-			c.kv.touch(hits)
-			q.blocks = c.kv.allocate(append(q.blocks[:0], hits...), need)
-			q.registered = len(hits)
-			q.computed = computed
-			c.waiting[0] = nil
-			c.waiting = c.waiting[1:]
-			c.running = append(c.running, q)
-			q.state = seqRunning
-			if q.timing.Scheduled.IsZero() {
-				admitted = append(admitted, q)
-				p.start = later(p.start, q.timing.Queued)
-			}
-			if !q.cachedSet {
-				q.cachedSet, q.timing.CachedTokens = true, computed
-			}
-			p.add(stepItem{q: q, tokens: n})
-			budget -= n
+// admitWaiting admits waiting requests in order while the budget lasts
+// and fewer than MaxNumSeqs run (rule 4), and returns those scheduled for
+// the first time.
+func (c *core) admitWaiting(p *stepPlan, budget int) []*seq {
+	var admitted []*seq
+	for len(c.waiting) > 0 && budget > 0 && len(c.running) < c.cfg.MaxNumSeqs {
+		q := c.waiting[0]
+		var hits []int32
+		if c.kv.caching && q.computed == 0 {
+			// The prompt's last token is always recomputed: the model
+			// needs one input token to produce an output.
+			maxBlocks := (q.numTokens() - 1) / c.cfg.BlockSize
+			hits = c.kv.lookup(c.hashes(q, maxBlocks), maxBlocks)
 		}
+		computed := len(hits) * c.cfg.BlockSize
+		n := min(q.numTokens()-computed, budget)
+		need := c.kv.blocksFor(computed+n) - len(hits)
+		if need+c.kv.evictable(hits) > c.kv.numFree {
+			break
+		}
+		if c.kv.caching && q.timing.Preemptions == 0 {
+			// Counted once, at admission: a request that waits for
+			// blocks is looked up again every step, and vLLM records
+			// the lookup only once the request is scheduled
+			// (vllm/v1/core/sched/scheduler.py, record_prefix_cache_stats,
+			// since vllm-project/vllm#48860). A resumed request's
+			// lookup is counted apart, not in the prefix cache counters.
+			p.prefixRequests++
+			p.prefixQueries += q.numTokens()
+			p.prefixHits += computed
+		}
+		c.kv.touch(hits)
+		q.blocks = c.kv.allocate(append(q.blocks[:0], hits...), need)
+		q.registered = len(hits)
+		q.computed = computed
+		c.waiting[0] = nil
+		c.waiting = c.waiting[1:]
+		c.running = append(c.running, q)
+		q.state = seqRunning
+		if q.timing.Scheduled.IsZero() {
+			admitted = append(admitted, q)
+			p.start = later(p.start, q.timing.Queued)
+		}
+		if !q.cachedSet {
+			q.cachedSet, q.timing.CachedTokens = true, computed
+		}
+		p.add(stepItem{q: q, tokens: n})
+		budget -= n
 	}
-	// A catching-up step may be planned from an instant before a request it
-	// admits had arrived: the step then starts when the last of them
-	// arrived, and that is their first SCHEDULED (vLLM stamps every request
-	// admitted in a step with the step's start).
-	for _, q := range admitted {
-		q.timing.Scheduled = p.start
-	}
-	return p
+	return admitted
 }
 
 // add appends an item and counts its tokens.
