@@ -89,32 +89,7 @@ func TestShardsMergeEqualsOneClient(t *testing.T) {
 	srv, _ := simServer(t, 20*time.Millisecond, 5*time.Millisecond, 0)
 	dir := t.TempDir()
 
-	// The plans: the union of the shards' dry runs is the unsharded one.
-	plan, errOut, code := runMain(t, append([]string{"serve", "--dry-run"}, shardWorkload...)...)
-	if code != 0 {
-		t.Fatalf("dry run: exit %d: %s", code, errOut)
-	}
-	var union []string
-	for i := range 3 {
-		out, errOut, code := runMain(t, append([]string{"serve", "--dry-run", "--num-shards", "3", "--shard-index", fmt.Sprint(i)}, shardWorkload...)...)
-		if code != 0 {
-			t.Fatalf("shard %d dry run: exit %d: %s", i, code, errOut)
-		}
-		lines := strings.Split(strings.TrimSpace(out), "\n")
-		if len(lines) != 20 || !strings.HasPrefix(lines[0], fmt.Sprintf(`{"index": %d,`, i)) {
-			t.Fatalf("shard %d plans %d requests, first %s", i, len(lines), lines[0])
-		}
-		union = append(union, lines...)
-	}
-	index := func(line string) int {
-		var j int
-		fmt.Sscanf(line, `{"index": %d,`, &j)
-		return j
-	}
-	slices.SortFunc(union, func(a, b string) int { return index(a) - index(b) })
-	if diff := cmp.Diff(strings.Split(strings.TrimSpace(plan), "\n"), union); diff != "" {
-		t.Fatalf("union of the shards' plans differs from the unsharded plan (-one +shards):\n%s", diff)
-	}
+	checkShardPlans(t)
 
 	files := runShards(t, srv.URL, dir, 3)
 	merged := filepath.Join(dir, "merged.json")
@@ -166,6 +141,37 @@ func TestShardsMergeEqualsOneClient(t *testing.T) {
 		}
 	}
 	t.Run("mismatch", func(t *testing.T) { checkMergeRefusals(t, dir, files, single) })
+}
+
+// checkShardPlans: the union of three shards' dry runs is the unsharded
+// plan, request for request.
+func checkShardPlans(t *testing.T) {
+	t.Helper()
+	plan, errOut, code := runMain(t, append([]string{"serve", "--dry-run"}, shardWorkload...)...)
+	if code != 0 {
+		t.Fatalf("dry run: exit %d: %s", code, errOut)
+	}
+	var union []string
+	for i := range 3 {
+		out, errOut, code := runMain(t, append([]string{"serve", "--dry-run", "--num-shards", "3", "--shard-index", fmt.Sprint(i)}, shardWorkload...)...)
+		if code != 0 {
+			t.Fatalf("shard %d dry run: exit %d: %s", i, code, errOut)
+		}
+		lines := strings.Split(strings.TrimSpace(out), "\n")
+		if len(lines) != 20 || !strings.HasPrefix(lines[0], fmt.Sprintf(`{"index": %d,`, i)) {
+			t.Fatalf("shard %d plans %d requests, first %s", i, len(lines), lines[0])
+		}
+		union = append(union, lines...)
+	}
+	index := func(line string) int {
+		var j int
+		fmt.Sscanf(line, `{"index": %d,`, &j)
+		return j
+	}
+	slices.SortFunc(union, func(a, b string) int { return index(a) - index(b) })
+	if diff := cmp.Diff(strings.Split(strings.TrimSpace(plan), "\n"), union); diff != "" {
+		t.Fatalf("union of the shards' plans differs from the unsharded plan (-one +shards):\n%s", diff)
+	}
 }
 
 // keysOf is run's keys without the gobench-only objects a merged or a

@@ -85,25 +85,32 @@ func TestServeServerView(t *testing.T) {
 			if !ok {
 				return
 			}
-			summary, err := os.ReadFile(filepath.Join(dir, "summary.md"))
-			if err != nil || !strings.Contains(string(summary), "### Server view") {
-				t.Errorf("the --summary-file lacks the server view (%v):\n%s", err, summary)
-			}
-			out, _, code := runMain(t, "analyze", filepath.Join(dir, "r.json"), "--format", "json")
-			if code != 0 || !strings.Contains(out, `"gobench_version": "test"`) {
-				t.Errorf("analyze --format json does not keep the file's gobench_version (exit %d):\n%s", code, out)
-			}
-			view := v.(*pyjson.Object)
-			for _, k := range []string{"window_s", "quantiles", "ratios", "gauges", "findings", "verdict", "client_vs_server", "timeline"} {
-				if _, ok := view.Get(k); !ok {
-					t.Errorf("server_view lacks %s", k)
-				}
-			}
-			ratios, _ := view.Get("ratios")
-			if n, _ := ratios.(*pyjson.Object).Get("finished_requests"); n != 8.0 {
-				t.Errorf("the server finished %v requests in the window, the client sent 8", n)
-			}
+			checkSavedServerView(t, dir, v.(*pyjson.Object))
 		})
+	}
+}
+
+// checkSavedServerView checks a run's saved server view (in dir/r.json,
+// its summary in dir/summary.md): in the summary file, kept by analyze,
+// every part there, and the server's count of the 8 requests sent.
+func checkSavedServerView(t *testing.T, dir string, view *pyjson.Object) {
+	t.Helper()
+	summary, err := os.ReadFile(filepath.Join(dir, "summary.md"))
+	if err != nil || !strings.Contains(string(summary), "### Server view") {
+		t.Errorf("the --summary-file lacks the server view (%v):\n%s", err, summary)
+	}
+	out, _, code := runMain(t, "analyze", filepath.Join(dir, "r.json"), "--format", "json")
+	if code != 0 || !strings.Contains(out, `"gobench_version": "test"`) {
+		t.Errorf("analyze --format json does not keep the file's gobench_version (exit %d):\n%s", code, out)
+	}
+	for _, k := range []string{"window_s", "quantiles", "ratios", "gauges", "findings", "verdict", "client_vs_server", "timeline"} {
+		if _, ok := view.Get(k); !ok {
+			t.Errorf("server_view lacks %s", k)
+		}
+	}
+	ratios, _ := view.Get("ratios")
+	if n, _ := ratios.(*pyjson.Object).Get("finished_requests"); n != 8.0 {
+		t.Errorf("the server finished %v requests in the window, the client sent 8", n)
 	}
 }
 

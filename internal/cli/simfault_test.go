@@ -23,14 +23,7 @@ import (
 // a busy core cannot make the timeout cut a request the fault spared.
 func TestServeCountsSimFaults(t *testing.T) {
 	t.Parallel()
-	const struck = "f-[135]$"
-	tests := []struct {
-		kind    string
-		extra   []string
-		failed  int
-		errText string // in each struck request's error
-		check   func(t *testing.T, res map[string]any)
-	}{
+	tests := []simFaultCase{
 		{kind: "http-429", failed: 3, errText: `HTTP 429 Too Many Requests: {"error":{"message":"Too many requests: ` +
 			`the server's waiting queue is full. (gobench sim fault --fault-http-429)","type":"TooManyRequestsError","param":null,"code":429}}`},
 		{kind: "http-500", failed: 3, errText: `HTTP 500 Internal Server Error: {"error":{"message":"Internal server error. ` +
@@ -63,47 +56,66 @@ func TestServeCountsSimFaults(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.kind, func(t *testing.T) {
 			t.Parallel()
-			dir := t.TempDir()
-			args := append([]string{"serve", "--sim", "--sim-ttft", "0.002", "--sim-itl", "0.001", "--num-prompts", "6",
-				"--random-input-len", "16", "--random-output-len", "6", "--request-id-prefix", "f-",
-				"--save-result", "--save-detailed", "--result-dir", dir, "--result-filename", "r.json",
-				"--sim-fault-" + tt.kind, struck}, tt.extra...)
-			var out, errOut bytes.Buffer
-			code := Main(context.Background(), args, Deps{Stdout: &out, Stderr: &errOut, Version: "test"})
-			if code != int(exitcode.OK) {
-				t.Fatalf("exit %d\n%s\n%s", code, &out, &errOut)
-			}
-			if want := "Failed requests:                         " + itoa(tt.failed); !strings.Contains(out.String(), want) {
-				t.Errorf("printed block lacks %q:\n%s", want, &out)
-			}
-			b, err := os.ReadFile(filepath.Join(dir, "r.json"))
-			if err != nil {
-				t.Fatalf("result file: %v", err)
-			}
-			var res map[string]any
-			if err := json.Unmarshal(b, &res); err != nil {
-				t.Fatal(err)
-			}
-			if res["failed"].(float64) != float64(tt.failed) || res["completed"].(float64) != float64(6-tt.failed) {
-				t.Errorf("saved completed %v failed %v, want %d failed", res["completed"], res["failed"], tt.failed)
-			}
-			errs := res["errors"].([]any)
-			for i, e := range errs {
-				hit := i%2 == 1
-				switch {
-				case hit && tt.failed > 0 && !strings.Contains(e.(string), tt.errText):
-					t.Errorf("request %d error %q, want %q", i, e, tt.errText)
-				case (!hit || tt.failed == 0) && e != "":
-					t.Errorf("request %d failed: %q", i, e)
-				}
-			}
-			if tt.failed > 0 && !strings.Contains(errOut.String(), "Failed requests during benchmark run detected") {
-				t.Errorf("the failures are not printed on stderr:\n%s", &errOut)
-			}
-			if tt.check != nil {
-				tt.check(t, res)
-			}
+			runSimFaultCase(t, tt)
 		})
+	}
+}
+
+// simFaultCase is one fault of TestServeCountsSimFaults, struck on every
+// other request.
+type simFaultCase struct {
+	kind    string
+	extra   []string
+	failed  int
+	errText string // in each struck request's error
+	check   func(t *testing.T, res map[string]any)
+}
+
+// runSimFaultCase runs 6 requests against the simulator with tt's fault
+// on requests 1, 3 and 5, and checks the block, the saved counts and each
+// request's error.
+func runSimFaultCase(t *testing.T, tt simFaultCase) {
+	t.Helper()
+	const struck = "f-[135]$"
+	dir := t.TempDir()
+	args := append([]string{"serve", "--sim", "--sim-ttft", "0.002", "--sim-itl", "0.001", "--num-prompts", "6",
+		"--random-input-len", "16", "--random-output-len", "6", "--request-id-prefix", "f-",
+		"--save-result", "--save-detailed", "--result-dir", dir, "--result-filename", "r.json",
+		"--sim-fault-" + tt.kind, struck}, tt.extra...)
+	var out, errOut bytes.Buffer
+	code := Main(context.Background(), args, Deps{Stdout: &out, Stderr: &errOut, Version: "test"})
+	if code != int(exitcode.OK) {
+		t.Fatalf("exit %d\n%s\n%s", code, &out, &errOut)
+	}
+	if want := "Failed requests:                         " + itoa(tt.failed); !strings.Contains(out.String(), want) {
+		t.Errorf("printed block lacks %q:\n%s", want, &out)
+	}
+	b, err := os.ReadFile(filepath.Join(dir, "r.json"))
+	if err != nil {
+		t.Fatalf("result file: %v", err)
+	}
+	var res map[string]any
+	if err := json.Unmarshal(b, &res); err != nil {
+		t.Fatal(err)
+	}
+	if res["failed"].(float64) != float64(tt.failed) || res["completed"].(float64) != float64(6-tt.failed) {
+		t.Errorf("saved completed %v failed %v, want %d failed", res["completed"], res["failed"], tt.failed)
+	}
+	errs := res["errors"].([]any)
+	for i, e := range errs {
+		hit := i%2 == 1
+		switch {
+		case hit && tt.failed > 0 && !strings.Contains(e.(string), tt.errText):
+			t.Errorf("request %d error %q, want %q", i, e, tt.errText)
+		case (!hit || tt.failed == 0) && e != "":
+			t.Errorf("request %d failed: %q", i, e)
+		}
+	}
+	if tt.failed > 0 && !strings.Contains(errOut.String(), "Failed requests during benchmark run detected") {
+		t.Errorf("the failures are not printed on stderr:\n%s", &errOut)
+	}
+	if tt.check != nil {
+		tt.check(t, res)
 	}
 }
 

@@ -24,6 +24,8 @@ func parseSim(t *testing.T, args ...string) (*SimOptions, string, int) {
 	return parseWith(t, "sim", newSimCmd, args...)
 }
 
+// TestSimFlags: `gobench sim`'s flags, presets and --config file give the
+// simulator's configuration, which starts.
 func TestSimFlags(t *testing.T) {
 	t.Parallel()
 	dir := t.TempDir()
@@ -32,13 +34,10 @@ func TestSimFlags(t *testing.T) {
 		"fault-http-503: '0.25'\nenable-prefix-caching: true\n"), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	badFile := filepath.Join(dir, "bad.yaml")
-	_ = os.WriteFile(badFile, []byte("max-num-sequences: 4\n"), 0o644)
 	tests := []struct {
-		name    string
-		args    []string
-		check   func(t *testing.T, c sim.Config)
-		wantErr string
+		name  string
+		args  []string
+		check func(t *testing.T, c sim.Config)
 	}{
 		{name: "fixed by default", check: func(t *testing.T, c sim.Config) {
 			if c.Scheduler != nil || c.TTFT != 50*time.Millisecond || c.ITL != 10*time.Millisecond || c.MaxModelLen != sim.DefaultMaxModelLen {
@@ -87,6 +86,33 @@ func TestSimFlags(t *testing.T) {
 				t.Errorf("log stats interval %v", c.LogStatsInterval)
 			}
 		}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			o, errOut, code := parseSim(t, tt.args...)
+			if code != 0 {
+				t.Fatalf("exit %d: %s", code, errOut)
+			}
+			if _, err := sim.NewServer(o.Config); err != nil {
+				t.Fatalf("the configuration does not start: %v", err)
+			}
+			tt.check(t, o.Config)
+		})
+	}
+}
+
+// TestSimFlagErrors: a mistake on `gobench sim`'s command line or in its
+// --config file is a usage error that says what is wrong.
+func TestSimFlagErrors(t *testing.T) {
+	t.Parallel()
+	badFile := filepath.Join(t.TempDir(), "bad.yaml")
+	_ = os.WriteFile(badFile, []byte("max-num-sequences: 4\n"), 0o644)
+	for _, tt := range []struct {
+		name    string
+		args    []string
+		wantErr string
+	}{
 		{name: "unknown preset", args: []string{"--preset", "h100"}, wantErr: "unknown preset \"h100\" (choose from 8b-1gpu, batch-overload, fixed, frontend-delay, head-of-line, healthy, kv-full, kv-thrashing, prefill-interference, prefix-hostile, saturated, seq-limit, small-cache, spec-decode)"},
 		{name: "fixed engine with engine flags", args: []string{"--engine", "fixed", "--max-num-seqs", "4"},
 			wantErr: "--max-num-seqs configure the scheduler engine, not --engine fixed"},
@@ -97,24 +123,13 @@ func TestSimFlags(t *testing.T) {
 		{name: "unknown config option", args: []string{"--config", badFile}, wantErr: "line 1: unknown option \"max-num-sequences\""},
 		{name: "cache smaller than a request", args: []string{"--num-gpu-blocks-override", "16"},
 			wantErr: "cannot hold one request of the max model length 32768 (--max-model-len)"},
-	}
-	for _, tt := range tests {
+	} {
 		t.Run(tt.name, func(t *testing.T) {
 			t.Parallel()
-			o, errOut, code := parseSim(t, tt.args...)
-			if tt.wantErr != "" {
-				if code != int(exitcode.BadUsage) || !strings.Contains(errOut, tt.wantErr) {
-					t.Fatalf("exit %d, stderr %q, want %q", code, errOut, tt.wantErr)
-				}
-				return
+			_, errOut, code := parseSim(t, tt.args...)
+			if code != int(exitcode.BadUsage) || !strings.Contains(errOut, tt.wantErr) {
+				t.Fatalf("exit %d, stderr %q, want %q", code, errOut, tt.wantErr)
 			}
-			if code != 0 {
-				t.Fatalf("exit %d: %s", code, errOut)
-			}
-			if _, err := sim.NewServer(o.Config); err != nil {
-				t.Fatalf("the configuration does not start: %v", err)
-			}
-			tt.check(t, o.Config)
 		})
 	}
 }
