@@ -53,14 +53,18 @@ combination of --bench-params, --num-runs times each; vLLM's "vllm bench
 sweep serve". Without --serve-cmd the server is already running.
 
 The bench command is a gobench serve command line; vLLM's "vllm bench serve
-..." is the same command. It runs inside this process (no shell, no second
-binary). Commands are split as Python's shlex.split does.
+..." is the same command. It is read once and its runs go inside this
+process (no shell, no second binary). Commands are split as Python's
+shlex.split does.
 
 A parameter file is a JSON list of objects, or an object of named objects:
 [{"max_num_seqs": 8}, {"max_num_seqs": 32}] or {"small": {"max_num_seqs": 8}}.
-Each key is a flag (max_num_seqs or max-num-seqs): it replaces the flag on
-the command line or is appended; true is --key, false --no-key, an object
-its JSON.
+Each key is a flag (max_num_seqs or max-num-seqs). On the server command it
+replaces the flag or is appended; true is --key, false --no-key, an object
+its JSON. On the bench command it sets that gobench serve flag for the run,
+as the command line would; a key that names no such flag, or one no single
+run can set (--num-runs, --threshold, --sim-*, ...), is refused before the
+first run.
 
 Results: OUTPUT_DIR/EXPERIMENT/SERVE--<serve comb>-BENCH--<bench comb>/
 run=N.json (the run's result with run_number and the parameters),
