@@ -90,7 +90,8 @@ func (r *Runner) Options(j Job) run.Options {
 	return o
 }
 
-// env is the run environment of j.
+// runEnv is the run environment of j: the Runner's, with the job's writers
+// and stop.
 func (r *Runner) runEnv(j Job) run.Env {
 	env := r.env.Run
 	switch {
