@@ -130,27 +130,6 @@ func runScenario(t *testing.T, p sim.Preset) scenarioRun {
 	return run
 }
 
-// bubbleURL is the base URL gobench serve is given in a bubble; every
-// connection goes to the in-memory listener, whatever the URL says.
-const bubbleURL = "http://127.0.0.1:1"
-
-// serveInBubble serves srv on ln in the background; the function it
-// returns stops the server and returns Serve's error.
-func serveInBubble(srv *sim.Server, ln *testserver.PipeListener) func() error {
-	ctx, cancel := context.WithCancel(context.Background())
-	done := make(chan error, 1)
-	go func() { done <- srv.Serve(ctx, ln) }()
-	return func() error {
-		cancel()
-		return <-done
-	}
-}
-
-// pipeTransport is Deps.Transport dialling ln.
-func pipeTransport(ln *testserver.PipeListener) func(int, bool) http.RoundTripper {
-	return func(maxConns int, _ bool) http.RoundTripper { return ln.Transport(maxConns) }
-}
-
 // presetConfig is the configuration `gobench sim --preset name` builds,
 // with the other settings (knob, value) given.
 func presetConfig(t *testing.T, name string, settings ...[2]string) sim.Config {

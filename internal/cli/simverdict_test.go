@@ -1,19 +1,14 @@
 package cli
 
 import (
-	"bytes"
-	"context"
 	"encoding/json"
 	"math"
-	"net"
 	"path/filepath"
 	"sort"
 	"strings"
 	"testing"
-	"testing/synctest"
 
 	"github.com/gobench/gobench/internal/sim"
-	"github.com/gobench/gobench/internal/testserver"
 )
 
 // The verdict half of the scenario tests: `gobench serve` diagnoses each
@@ -452,26 +447,17 @@ var verdictChecks = map[string]func(t *testing.T, c verdictCase){
 // runSimVerdict runs a scenario the way the README's walk-through does,
 // `gobench serve --sim --sim-preset NAME LOAD`: serve starts the simulator
 // and gives the diagnosis the simulator's max_num_seqs itself, so that the
-// sequence limit is found without --server-max-num-seqs. The simulator
-// listens in memory, in a synctest bubble, as runScenario's does.
+// sequence limit is found without --server-max-num-seqs. It runs in a
+// synctest bubble (runSimInBubble), as runScenario's simulator does.
 func runSimVerdict(t *testing.T, p sim.Preset) verdictCase {
 	t.Helper()
-	var c verdictCase
-	synctest.Test(t, func(t *testing.T) {
-		rec := filepath.Join(t.TempDir(), "truth.jsonl")
-		cfg := presetConfig(t, p.Name)
-		ctx, cancel := context.WithTimeout(context.Background(), scenarioGuard)
-		defer cancel()
-		args := append([]string{"serve", "--sim", "--sim-preset", p.Name, "--sim-record", rec, "--metrics-interval", "0.05",
-			"--format", "json"}, p.Load...)
-		ln := testserver.NewPipeListener()
-		var stdout, stderr bytes.Buffer
-		deps := Deps{Stdout: &stdout, Stderr: &stderr, Version: "test", Transport: pipeTransport(ln),
-			SimListen: func(context.Context, string, string) (net.Listener, error) { return ln, nil }}
-		if code := Main(ctx, args, deps); code != 0 {
-			t.Fatalf("gobench %s: exit %d\n%s", strings.Join(args, " "), code, &stderr)
-		}
-		c = verdictCase{view: parseServerView(t, stdout.Bytes()), truth: truthOf(readSimRecord(t, rec), cfg.Scheduler.BlockSize), cfg: cfg}
-	})
-	return c
+	rec := filepath.Join(t.TempDir(), "truth.jsonl")
+	cfg := presetConfig(t, p.Name)
+	args := append([]string{"serve", "--sim", "--sim-preset", p.Name, "--sim-record", rec, "--metrics-interval", "0.05",
+		"--format", "json"}, p.Load...)
+	stdout, stderr, code := runSimInBubble(t, args...)
+	if code != 0 {
+		t.Fatalf("gobench %s: exit %d\n%s", strings.Join(args, " "), code, stderr)
+	}
+	return verdictCase{view: parseServerView(t, []byte(stdout)), truth: truthOf(readSimRecord(t, rec), cfg.Scheduler.BlockSize), cfg: cfg}
 }

@@ -11,21 +11,20 @@ import (
 )
 
 // Both runs below use the fixed simulator: TTFT 0.1 s (or 0.2 s) then 10
-// ITLs of 10 ms, so that every request is in flight for latency seconds
-// (a little more: the client's and the machine's delays). The concurrency
-// the schedule implies at t is then the number of requests due in
-// (t − latency, t], which is the ground truth the window is checked
-// against. slack bounds the machine's delays (timers, goroutines, a busy
-// core): a tenth of a second, five times the gap of the steady arrivals
-// and a third of a request's life, so that the window could not pass for
-// the ramp's or the drain's.
+// ITLs of 10 ms, so that every request is in flight for latency seconds.
+// The concurrency the schedule implies at t is then the number of requests
+// due in (t − latency, t], which is the ground truth the window is checked
+// against. The runs are in a synctest bubble (runSimInBubble), so the
+// machine adds no delay; slack and late are the margins the window's
+// definition leaves, not allowances for a loaded machine. slack is a
+// tenth of a second and a half: more than the gap of the steady arrivals,
+// half a request's life, so that the window could not pass for the ramp's
+// or the drain's.
 const slack = 0.15
 
-// late bounds how late the window may come where a busy machine delays it:
-// the bounds that a delay can only make truer (the window opening after
-// the ramp, closing after the last arrival) are tight, the others are
-// taken from the run's own measured starts and ends and allow this much
-// more, so that a loaded machine cannot fail the test.
+// late bounds how far past the schedule's instant the window may open or
+// close where the bound is taken from the run's own measured starts and
+// ends.
 const late = 0.5
 
 // measured returns the run's request starts and its last end, in seconds
@@ -43,14 +42,15 @@ func measured(res map[string]any) (starts []float64, lastEnd float64) {
 	return starts, lastEnd
 }
 
-// steadyRun runs gobench serve with args against the simulator, saving a
-// detailed result, and returns the result object and the standard output.
+// steadyRun runs gobench serve with args against the simulator in a
+// synctest bubble, saving a detailed result, and returns the result object
+// and the standard output.
 func steadyRun(t *testing.T, args ...string) (map[string]any, string) {
 	t.Helper()
 	path := filepath.Join(t.TempDir(), "r.json")
 	all := append([]string{"serve", "--sim", "--sim-itl", "0.01", "--disable-tqdm", "--no-server-metrics",
 		"--save-result", "--save-detailed", "--result-filename", path, "--percentile-metrics", "ttft,tpot,itl,e2el"}, args...)
-	stdout, stderr, code := runMain(t, all...)
+	stdout, stderr, code := runSimInBubble(t, all...)
 	if code != 0 {
 		t.Fatalf("exit %d\n%s\n%s", code, stdout, stderr)
 	}
