@@ -10,10 +10,10 @@
 // BenchmarkDecodeReference; 0.54-0.65 µs in the same runs before strings
 // were scanned eight bytes at a time). And json.Unmarshal scans every byte twice,
 // validating and then decoding, which was a third of the sharegpt dataset's
-// generation time. The tokenizer's tokenizer.json reader (fastjson.go)
-// reads its strings with it too. backend's FuzzDecodeMatchesReference and dataset's
-// FuzzScanShareGPT check the scanner against encoding/json on arbitrary
-// input.
+// generation time. The tokenizer reads tokenizer.json with it too. backend's
+// FuzzDecodeMatchesReference, dataset's FuzzScanShareGPT and tokenizer's
+// FuzzValidationEqualsJSONValid check the scanner against encoding/json on
+// arbitrary input.
 package jsonscan
 
 import (
@@ -44,13 +44,13 @@ type Scanner struct {
 // New returns a Scanner of data.
 func New(data []byte) *Scanner { return &Scanner{d: data} }
 
-// At returns a Scanner of data positioned at offset off, so that a reader
-// with a scanner of its own (the tokenizer's, for tokenizer.json) reads a
-// value with this one and its errors name offsets in the whole of data.
-func At(data []byte, off int) Scanner { return Scanner{d: data, i: off} }
-
 // Offset is the position after what the Scanner has read.
 func (s *Scanner) Offset() int { return s.i }
+
+// Seek moves the Scanner to offset off of its data, at the nesting it is
+// at: past a value read with a Scanner of its own (the tokenizer reads
+// model.merges so, where it lies, and skips it if it is of another shape).
+func (s *Scanner) Seek(off int) { s.i = off }
 
 func (s *Scanner) ws() {
 	for s.i < len(s.d) {

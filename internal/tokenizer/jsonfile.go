@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"runtime/debug"
 	"strings"
 )
 
@@ -56,8 +55,8 @@ type modelJSON struct {
 	MaxInputChars           *int // WordPiece's max_input_chars_per_word
 }
 
-// checkJSON validates the whole of tokenizer.json once (buildFromJSON runs
-// it beside the parse).
+// checkJSON validates the whole of tokenizer.json with encoding/json, for
+// its error when the load failed (buildFromJSON).
 func checkJSON(data []byte) error {
 	if !json.Valid(data) {
 		var v any
@@ -67,9 +66,9 @@ func checkJSON(data []byte) error {
 	return nil
 }
 
-// decodeFile reads tokenizer.json, which checkJSON validates: its members
+// decodeFile reads tokenizer.json, validating it as JSON: its members
 // are located without decoding, the small ones are decoded with
-// encoding/json and model.vocab/model.merges are left to the fast parsers,
+// encoding/json and model.vocab/model.merges are left to their parsers,
 // which scan runs on the way when it can (see modelScan).
 func decodeFile(data []byte, scan *modelScan) (*fileJSON, error) {
 	top, mf, err := objectFieldsNested(data, "model", scan)
@@ -208,10 +207,7 @@ func (p *earlyParse[T]) start(raw []byte) {
 		return
 	}
 	p.raw = raw
-	p.get = inBackground(func() (T, error) {
-		debug.SetPanicOnFault(true) // it reads the file's bytes (see buildMapped)
-		return p.parse(raw)
-	})
+	p.get = inBackground(func() (T, error) { return p.parse(raw) })
 }
 
 // result is parse(raw), waiting for the parse started when it is of raw
@@ -223,8 +219,8 @@ func (p *earlyParse[T]) result(raw []byte) (T, error) {
 	return p.get()
 }
 
-// wait waits for the parse, if it has started: the file's bytes, which
-// it reads, may be unmapped once the load has returned.
+// wait waits for the parse, if it has started, so that none outlives the
+// load.
 func (p *earlyParse[T]) wait() {
 	if p.get != nil {
 		_, _ = p.get()

@@ -7,8 +7,6 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
-	"runtime/debug"
-	"runtime/metrics"
 	"strings"
 
 	"github.com/gobench/gobench/internal/readlimit"
@@ -33,26 +31,34 @@ func Load(path string) (Tokenizer, error) { return LoadNamed(path, path) }
 
 // LoadNamed is Load with the Tokenizer's Name set to name, for a tokenizer
 // found through a model id (a cache snapshot named by the id).
-func LoadNamed(path, name string) (Tokenizer, error) { return loadNamed(path, name, readFile) }
-
-// loadNamed is LoadNamed reading tokenizer.json with read, which returns
-// its bytes and what releases them once the tokenizer is built.
-func loadNamed(path, name string, read func(file string) ([]byte, func(), error)) (Tokenizer, error) {
+func LoadNamed(path, name string) (Tokenizer, error) {
 	file := path
 	if st, err := os.Stat(path); err != nil {
 		return nil, fmt.Errorf("tokenizer: %w", err)
 	} else if st.IsDir() {
 		file = filepath.Join(path, "tokenizer.json")
 	}
-	data, release, err := read(file)
+	// Read whole and let go of once built: every string the tokenizer
+	// keeps is a copy (the parsers' arenas, encoding/json).
+	data, err := readlimit.JSONObject(file, maxFileBytes)
 	if err != nil {
 		return nil, fmt.Errorf("tokenizer: %w", err)
 	}
-	// Nothing of the tokenizer points into data (see buildMapped).
-	defer release()
-	dir := filepath.Dir(file)
-	var configs []namedJSON
-	var chat *namedJSON
+	configs, chat, err := readConfigs(filepath.Dir(file))
+	if err != nil {
+		return nil, err
+	}
+	t, err := build(name, namedJSON{file: file, data: data}, configs, chat)
+	if err != nil {
+		return nil, err
+	}
+	return t, nil
+}
+
+// readConfigs reads the files beside tokenizer.json in dir that are there:
+// tokenizer_config.json and special_tokens_map.json, in that order, and
+// chat_template.jinja (nil when absent).
+func readConfigs(dir string) (configs []namedJSON, chat *namedJSON, err error) {
 	for _, name := range []string{"tokenizer_config.json", "special_tokens_map.json", "chat_template.jinja"} {
 		p := filepath.Join(dir, name)
 		readConfig := readlimit.JSONObject
@@ -64,7 +70,7 @@ func loadNamed(path, name string, read func(file string) ([]byte, func(), error)
 			continue
 		}
 		if err != nil {
-			return nil, fmt.Errorf("tokenizer: %w", err)
+			return nil, nil, fmt.Errorf("tokenizer: %w", err)
 		}
 		if name == "chat_template.jinja" {
 			chat = &namedJSON{file: p, data: b}
@@ -72,75 +78,7 @@ func loadNamed(path, name string, read func(file string) ([]byte, func(), error)
 			configs = append(configs, namedJSON{file: p, data: b})
 		}
 	}
-	t, err := buildMapped(name, namedJSON{file: file, data: data}, configs, chat)
-	if err != nil {
-		return nil, err
-	}
-	return t, nil
-}
-
-// readFile reads tokenizer.json: mapped (readlimit.MapJSONObject) when
-// the heap has less free memory than the file, as at start-up, where a
-// copy would touch that much memory for the first time (about 35 ms of
-// Qwen3's first load on the project's VM); read when it has, as when the
-// tokenizer is loaded again after a run (letTokenizerGo in internal/run),
-// where the copy reuses the run's freed memory but the mapping's pages
-// would add to the process's resident set at its peak (Qwen3's serve
-// peak: 116-117 MB read, 123-127 MB mapped, make bench-mem).
-func readFile(file string) (data []byte, release func(), err error) {
-	if st, err := os.Stat(file); err == nil && uint64(st.Size()) <= heapFree() {
-		data, err := readlimit.JSONObject(file, maxFileBytes)
-		return data, func() {}, err
-	}
-	return readlimit.MapJSONObject(file, maxFileBytes)
-}
-
-// heapFree is the heap's free memory that is still resident (a read of
-// runtime/metrics, without stopping the world).
-func heapFree() uint64 {
-	s := []metrics.Sample{{Name: "/memory/classes/heap/free:bytes"}}
-	metrics.Read(s)
-	if s[0].Value.Kind() != metrics.KindUint64 {
-		return 0
-	}
-	return s[0].Value.Uint64()
-}
-
-// buildMapped is build for a tokenizer.json whose bytes are a mapping of
-// the file (readlimit.MapJSONObject), which is unmapped once the
-// tokenizer is built: every string the tokenizer keeps is a copy (the
-// parsers copy into their arenas, encoding/json copies, and the one
-// json.RawMessage into the file that the build needs, the normalizer's,
-// is dropped at its end). Reading the mapping faults if another process
-// truncates the file meanwhile; the goroutines that read it (this one,
-// which also parses model.merges, and the one that parses model.vocab, or
-// model.merges when the scan could not) turn such a fault into a panic
-// (debug.SetPanicOnFault), which becomes this error rather than a crash.
-func buildMapped(name string, tok namedJSON, configs []namedJSON, chat *namedJSON) (t *hfTokenizer, err error) {
-	defer debug.SetPanicOnFault(debug.SetPanicOnFault(true))
-	changed := func() error {
-		return fmt.Errorf("tokenizer: %s: the file changed while it was read", tok.file)
-	}
-	defer func() {
-		if r := recover(); r != nil {
-			if _, ok := r.(memoryFault); !ok {
-				panic(r)
-			}
-			t, err = nil, changed()
-		}
-	}()
-	t, err = build(name, tok, configs, chat)
-	if fe := memoryFault(nil); errors.As(err, &fe) {
-		return nil, changed()
-	}
-	return t, err
-}
-
-// memoryFault is the error of a fault that debug.SetPanicOnFault made a
-// panic.
-type memoryFault interface {
-	error
-	Addr() uintptr
+	return configs, chat, nil
 }
 
 // namedJSON is the content of a JSON file and its name for error messages.
@@ -225,16 +163,12 @@ func located(file string, err error) error {
 	return fmt.Errorf("tokenizer: %s: %w", file, err)
 }
 
-// assemble parses tokenizer.json, which checkJSON validates, and assembles
-// the pipeline. It also returns model.vocab, which the config step needs
-// to resolve token names. model.vocab is parsed beside model.merges. The
-// members it has parsed with the strict parsers of fastjson.go, which
-// accept only valid JSON, are appended to strict.
-func assemble(data []byte, strict *[][]byte) (*hfTokenizer, *vocabulary, error) {
-	// model.vocab is parsed on its own goroutine from when the scan of the
-	// file has passed it, beside the scan's parse of model.merges (see
-	// modelScan). No return leaves it reading the file's bytes, which the
-	// caller may unmap once this returns.
+// assemble parses tokenizer.json and assembles the pipeline. It also
+// returns model.vocab, which the config step needs to resolve token names.
+// model.vocab is parsed on its own goroutine from when the scan of the file
+// has passed it, beside the scan's parse of model.merges (see modelScan);
+// no return leaves a parse running.
+func assemble(data []byte) (*hfTokenizer, *vocabulary, error) {
 	vocabs := newEarlyParse(parseVocab)
 	defer vocabs.wait()
 	scan := modelScan{vocab: vocabs.start}
@@ -242,96 +176,112 @@ func assemble(data []byte, strict *[][]byte) (*hfTokenizer, *vocabulary, error) 
 	if err != nil {
 		return nil, nil, err
 	}
+	kind, err := f.modelKind()
+	if err != nil {
+		return nil, nil, err
+	}
+	t, byteLevel, err := newPipeline(f, kind)
+	if err != nil {
+		return nil, nil, err
+	}
+	merges := scan.merges.of(f.Model.Merges)
+	if merges == nil && kind == "BPE" && !isNull(f.Model.Merges) {
+		// Not a list of merges: parseMerges says why, beside model.vocab's parse.
+		merges = inBackground(func() ([][2]string, error) { return parseMerges(f.Model.Merges) })
+		defer func() { _, _ = merges() }()
+	}
+	vocab, err := vocabs.result(f.Model.Vocab)
+	if err != nil {
+		return nil, nil, fieldError("model.vocab", err)
+	}
+	t.vocabSize = vocab.len()
+	if err := t.addModel(f, kind, byteLevel, vocab, merges); err != nil {
+		return nil, nil, err
+	}
+	t.normalizerJSON, t.addedJSON = f.Normalizer, f.AddedTokens
+	return t, vocab, nil
+}
+
+// modelKind checks the file's version and its model, and names the
+// model's type: BPE or WordPiece.
+func (f *fileJSON) modelKind() (string, error) {
 	if f.Version != "" && f.Version != "1.0" {
-		return nil, nil, fieldError("version", fmt.Errorf("unknown tokenizer version %q (want \"1.0\")", f.Version))
+		return "", fieldError("version", fmt.Errorf("unknown tokenizer version %q (want \"1.0\")", f.Version))
 	}
 	m := &f.Model
 	kind := m.kind()
 	if kind != "BPE" && kind != "WordPiece" {
-		return nil, nil, unsupportedf("model.type", "%s", kind)
+		return "", unsupportedf("model.type", "%s", kind)
 	}
 	if m.Dropout != nil && *m.Dropout > 0 {
-		return nil, nil, unsupportedf("model.dropout", "BPE with dropout %g (random segmentation)", *m.Dropout)
+		return "", unsupportedf("model.dropout", "BPE with dropout %g (random segmentation)", *m.Dropout)
 	}
+	return kind, nil
+}
+
+// newPipeline builds the stages around a model of kind: normalizer,
+// pre-tokenizer, post-processor and decoder. byteLevel: the pre-tokenizer
+// maps bytes to byte-level characters.
+func newPipeline(f *fileJSON, kind string) (t *hfTokenizer, byteLevel bool, err error) {
 	pre, byteLevel, err := buildPreTokenizer(f.PreTokenizer, "pre_tokenizer")
 	if err != nil {
-		return nil, nil, err
+		return nil, false, err
 	}
 	if byteLevel && kind != "BPE" {
-		return nil, nil, unsupportedf("pre_tokenizer", "%s with a ByteLevel pre-tokenizer", kind)
+		return nil, false, unsupportedf("pre_tokenizer", "%s with a ByteLevel pre-tokenizer", kind)
 	}
 	decKind, steps, err := buildDecoder(f.Decoder, "decoder")
 	if err != nil {
-		return nil, nil, err
+		return nil, false, err
 	}
 	normalize, err := buildNormalizer(f.Normalizer, "normalizer")
 	if err != nil {
-		return nil, nil, err
+		return nil, false, err
 	}
 	post, err := buildPostProcessor(f.PostProcessor, "post_processor")
 	if err != nil {
-		return nil, nil, err
+		return nil, false, err
 	}
-	// model.merges is parsed by the scan, unless it is not a list of
-	// merges: then parseMerges says why, beside model.vocab's parse.
-	merges := scan.merges.of(m.Merges)
-	if merges == nil && kind == "BPE" && !isNull(m.Merges) {
-		merges = inBackground(func() ([][2]string, error) {
-			debug.SetPanicOnFault(true) // it reads the file's bytes (see buildMapped)
-			return parseMerges(m.Merges)
-		})
-		// No return leaves it reading the file's bytes, which the caller
-		// may unmap once this returns.
-		defer func() { _, _ = merges() }()
-	}
-	vocab, err := vocabs.result(m.Vocab)
-	if err != nil {
-		return nil, nil, fieldError("model.vocab", err)
-	}
-	*strict = append(*strict, m.Vocab)
-	t := &hfTokenizer{normalize: normalize, nfc: nfcOnly(f.Normalizer), pre: pre, post: post, vocabSize: vocab.len(), decoder: decKind, decodeSteps: steps,
-		rt: new(roundTripTables)}
-	// The added tokens and the decode table need only the vocabulary, so
-	// they are made before the model: the table (a walk of the whole
-	// vocabulary, about a tenth of Qwen3's load) on its own goroutine,
-	// beside the wait for model.merges and the merge table's build, which
-	// leave a core idle part of the time.
+	return &hfTokenizer{normalize: normalize, nfc: nfcOnly(f.Normalizer), pre: pre, post: post, decoder: decKind,
+		decodeSteps: steps, rt: new(roundTripTables)}, byteLevel, nil
+}
+
+// addModel adds the added tokens, the decode table and the model of kind
+// to t. The added tokens and the decode table need only the vocabulary,
+// so they are made before the model: the table (a walk of the whole
+// vocabulary, about a tenth of Qwen3's load) on its own goroutine, beside
+// the wait for model.merges (merges, nil for a WordPiece model) and the
+// merge table's build.
+func (t *hfTokenizer) addModel(f *fileJSON, kind string, byteLevel bool, vocab *vocabulary, merges func() ([][2]string, error)) error {
 	byID, err := t.addTokens(f.AddedTokens, vocab)
 	if err != nil {
-		return nil, nil, err
+		return err
 	}
 	decodeTable := make(chan struct{})
 	go func() {
 		defer close(decodeTable)
 		t.buildDecodeTable(vocab, byID)
 	}()
-	// Every return below waits for it: the caller reads the table.
 	defer func() { <-decodeTable }()
-	switch kind {
-	case "WordPiece":
+	m := &f.Model
+	if kind == "WordPiece" {
 		t.kind = KindWordPiece
-		if t.model, err = newWordPieceModel(m, vocab); err != nil {
-			return nil, nil, err
-		}
-	default:
-		if isNull(m.Merges) {
-			return nil, nil, fieldError("model.merges", errors.New("missing"))
-		}
-		merges, err := merges()
-		if err != nil {
-			return nil, nil, fieldError("model.merges", err)
-		}
-		*strict = append(*strict, m.Merges)
-		t.kind = KindByteLevelBPE
-		if !byteLevel {
-			t.kind = KindSentencePieceBPE
-		}
-		if t.model, err = newBPEModel(m, vocab, merges, !byteLevel); err != nil {
-			return nil, nil, err
-		}
+		t.model, err = newWordPieceModel(m, vocab)
+		return err
 	}
-	t.normalizerJSON, t.addedJSON = f.Normalizer, f.AddedTokens
-	return t, vocab, nil
+	if isNull(m.Merges) {
+		return fieldError("model.merges", errors.New("missing"))
+	}
+	pairs, err := merges()
+	if err != nil {
+		return fieldError("model.merges", err)
+	}
+	t.kind = KindByteLevelBPE
+	if !byteLevel {
+		t.kind = KindSentencePieceBPE
+	}
+	t.model, err = newBPEModel(m, vocab, pairs, !byteLevel)
+	return err
 }
 
 // parseVocab decodes model.vocab, a JSON object from token to id.

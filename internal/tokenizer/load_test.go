@@ -4,15 +4,12 @@ import (
 	"bytes"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
-	"runtime"
-	"runtime/debug"
 	"slices"
 	"strings"
 	"testing"
-
-	"github.com/gobench/gobench/internal/readlimit"
 )
 
 // writeJSON writes v (or, for a string, the text itself) to dir/name.
@@ -378,79 +375,11 @@ func TestLlamaTokenizerClass(t *testing.T) {
 	}
 }
 
-// TestLoadOfTruncatedMapping: tokenizer.json is read through a mapping of
-// the file; a file truncated by another process while it is mapped makes
-// reading it fault, which the load reports as an error naming the file
-// instead of crashing (the goroutines that read it turn faults into
-// panics). The truncation here comes before the build, so that both the
-// build's goroutine and the one that parses model.vocab meet it.
-func TestLoadOfTruncatedMapping(t *testing.T) {
-	if runtime.GOOS != "linux" {
-		t.Skip("the mapping and its fault on truncation are Linux's here")
-	}
-	src, err := os.ReadFile(filepath.Join("testdata", "unit", "basic.json"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	// Pad the file past a few pages, so that truncating it takes pages
-	// the parsers read.
-	padded := append([]byte(`{"_pad": "`+strings.Repeat("x", 3*4096)+`", `), src[bytes.IndexByte(src, '{')+1:]...)
-	file, data := truncatedMapping(t, padded, func(file string) {
-		if _, err := Load(file); err != nil {
-			t.Fatalf("the padded file does not load: %v", err)
-		}
-	})
-	tok, err := buildMapped(file, namedJSON{file: file, data: data}, nil, nil)
-	if err == nil || !strings.Contains(err.Error(), "changed while it was read") || !strings.Contains(err.Error(), file) {
-		t.Fatalf("build of a truncated mapping: %v, %v; want an error saying the file changed", tok, err)
-	}
-}
-
-// TestBackgroundFaultIsAnError: the goroutine that parses model.vocab
-// (or model.merges) reads the mapping too; a fault there comes back from inBackground as an
-// error that buildMapped recognises (errors.As to memoryFault).
-func TestBackgroundFaultIsAnError(t *testing.T) {
-	if runtime.GOOS != "linux" {
-		t.Skip("the mapping and its fault on truncation are Linux's here")
-	}
-	_, data := truncatedMapping(t, []byte(`{"a": "`+strings.Repeat("x", 3*4096)+`"}`), func(string) {})
-	wait := inBackground(func() (int, error) {
-		debug.SetPanicOnFault(true)
-		return bytes.Count(data, []byte("x")), nil
-	})
-	_, err := wait()
-	if fe := memoryFault(nil); !errors.As(err, &fe) {
-		t.Fatalf("fault in the background: %v, want an error wrapping the fault", err)
-	}
-}
-
-// truncatedMapping writes body to a file, calls check with its path,
-// maps the file and truncates it: reading the mapping then faults. The
-// mapping is released when the test ends.
-func truncatedMapping(t *testing.T, body []byte, check func(file string)) (string, []byte) {
-	t.Helper()
-	file := filepath.Join(t.TempDir(), "tokenizer.json")
-	if err := os.WriteFile(file, body, 0o644); err != nil {
-		t.Fatal(err)
-	}
-	check(file)
-	data, release, err := readlimit.MapJSONObject(file, maxFileBytes)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(release)
-	if err := os.Truncate(file, 0); err != nil {
-		t.Fatal(err)
-	}
-	return file, data
-}
-
-// TestMappedLoadKeepsNothingOfTheFile loads every test tokenizer through
-// a mapping of its tokenizer.json, unmapped once it is built (as a load
-// at start-up does, whatever the test process's heap), and uses all it
-// keeps: were any of it still pointing into the file, reading it would
-// fault and crash this test.
-func TestMappedLoadKeepsNothingOfTheFile(t *testing.T) {
+// TestLoadKeepsNothingOfTheFile loads every test tokenizer, overwrites
+// the bytes of its tokenizer.json and uses all it keeps: it must work as
+// one loaded from the file, since none of it may point into those bytes
+// (they would be kept alive, 11 MB for Qwen3).
+func TestLoadKeepsNothingOfTheFile(t *testing.T) {
 	t.Parallel()
 	paths, err := filepath.Glob(filepath.Join("testdata", "unit", "*.json"))
 	if err != nil {
@@ -458,30 +387,63 @@ func TestMappedLoadKeepsNothingOfTheFile(t *testing.T) {
 	}
 	for _, name := range []string{"qwen3", "llama3", "mistral", "mistral-metaspace", "bert"} {
 		if requireTestdata() || fileExists(filepath.Join("testdata", "hf", name, "tokenizer.json")) {
-			paths = append(paths, hfDir(t, name))
+			paths = append(paths, filepath.Join(hfDir(t, name), "tokenizer.json"))
 		}
 	}
-	mapAlways := func(file string) ([]byte, func(), error) { return readlimit.MapJSONObject(file, maxFileBytes) }
+	use := func(tok Tokenizer) string {
+		text := "Hello, world! naïve café 東京 😀 <|im_start|> [CLS] 12345"
+		ids := tok.Encode(text, true)
+		out := fmt.Sprint(ids, tok.Decode(ids), tok.AllSpecialIDs())
+		if c, ok := tok.(ChatTemplater); ok {
+			s, err := c.ApplyChatTemplate([]Message{{Role: "user", Content: text}}, true, nil)
+			out += fmt.Sprint(s, err)
+		}
+		WaitBuilt(tok)
+		return out + fmt.Sprint(tok.Encode(strings.Repeat(text, 20), false))
+	}
 	loaded := 0
 	for _, p := range paths {
-		tok, err := loadNamed(p, p, mapAlways)
+		data, err := os.ReadFile(p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		configs, chat, err := readConfigs(filepath.Dir(p))
+		if err != nil {
+			t.Fatal(err)
+		}
+		tok, err := build(p, namedJSON{file: p, data: data}, configs, chat)
 		if err != nil {
 			continue // the unit files that are meant to fail
 		}
 		loaded++
-		text := "Hello, world! naïve café 東京 😀 <|im_start|> [CLS] 12345"
-		ids := tok.Encode(text, true)
-		_ = tok.Decode(ids)
-		_ = tok.AllSpecialIDs()
-		if c, ok := tok.(ChatTemplater); ok {
-			_, _ = c.ApplyChatTemplate([]Message{{Role: "user", Content: text}}, true, nil)
+		for i := range data {
+			data[i] = '!'
 		}
-		WaitBuilt(tok)
-		_ = tok.Encode(randomText(tok, 500), false)
+		ref, err := Load(p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got, want := use(tok), use(ref); got != want {
+			t.Errorf("%s: with its file's bytes overwritten:\n%s\nwant\n%s", p, got, want)
+		}
 	}
 	// testdata/unit has 9 files, of which unigram.json is refused.
 	if loaded < 8 {
-		t.Fatalf("%d of %d tokenizers loaded through a mapping; the unit ones alone are 8", loaded, len(paths))
+		t.Fatalf("%d of %d tokenizers loaded; the unit ones alone are 8", loaded, len(paths))
+	}
+}
+
+// TestLoadRefusesNonUTF8: tokenizer.json must be UTF-8, as Hugging Face
+// reads it into a string, although encoding/json takes such bytes; a file
+// that is invalid JSON too is reported as invalid JSON.
+func TestLoadRefusesNonUTF8(t *testing.T) {
+	t.Parallel()
+	const file = "{\"model\": {\"type\": \"BPE\", \"vocab\": {\"a\xffb\": 0}, \"merges\": []}}"
+	if _, _, err := buildFromJSON([]byte(file)); err == nil || err.Error() != "the file is not UTF-8 (at byte 38)" {
+		t.Errorf("error %v, want the file is not UTF-8 (at byte 38)", err)
+	}
+	if _, _, err := buildFromJSON([]byte(file + "x")); err == nil || !strings.HasPrefix(err.Error(), "invalid JSON") {
+		t.Errorf("error %v, want invalid JSON", err)
 	}
 }
 

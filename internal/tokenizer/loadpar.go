@@ -1,81 +1,55 @@
 package tokenizer
 
 import (
-	"encoding/json"
 	"fmt"
 	"runtime"
-	"slices"
 	"sync"
+	"unicode/utf8"
 )
 
 // Loading Qwen3's tokenizer.json (11 MB) is mostly two independent scans,
 // reading model.vocab and reading model.merges, which run on separate
 // goroutines so that a run's start-up waits for the longer of them rather
 // than their sum.
-//
-// The file is validated as JSON without a third scan of the ten megabytes:
-// the parsers of model.vocab and model.merges accept only valid JSON
-// (fastjson.go), so once they have succeeded only the rest of the file,
-// with those two members replaced by a placeholder value, goes through
-// json.Valid. A JSON value in a member's place can be swapped for any other
-// without changing whether the file is valid, so the two checks together
-// are json.Valid of the whole file (FuzzValidationEqualsJSONValid). Running
-// encoding/json's validator over the whole file beside the parse cost a
-// third of the load's CPU time, which on two cores was time on its
-// critical path.
 
-// buildFromJSON is assemble with the file validated as JSON. Invalid JSON
-// is reported as such whatever the parse made of it, with encoding/json's
-// error for the whole file (its byte offsets are the file's).
-func buildFromJSON(data []byte) (t *hfTokenizer, vocab *vocabulary, err error) {
-	var strict [][]byte
-	defer func() {
-		r := recover()
-		if r == nil && err == nil && json.Valid(withoutMembers(data, strict)) {
-			return
+// buildFromJSON is assemble of a file that must be UTF-8, as Hugging Face
+// reads it into a string. The scan validates the file as JSON on the way;
+// invalid JSON is reported as such whatever the parse made of it, with
+// encoding/json's error for the whole file (its byte offsets are the
+// file's).
+func buildFromJSON(data []byte) (*hfTokenizer, *vocabulary, error) {
+	if !utf8.Valid(data) {
+		if err := checkJSON(data); err != nil {
+			return nil, nil, err
 		}
+		return nil, nil, notUTF8(data)
+	}
+	t, vocab, err := assemble(data)
+	if err != nil {
 		if verr := checkJSON(data); verr != nil {
-			t, vocab, err = nil, nil, verr
-			return
+			return nil, nil, verr
 		}
-		if r != nil {
-			panic(fmt.Sprintf("tokenizer: parsing valid JSON: %v", r))
-		}
-	}()
-	return assemble(data, &strict)
+		return nil, nil, err
+	}
+	return t, vocab, nil
 }
 
-// withoutMembers is data with each of members (values inside data, not
-// overlapping) replaced by the JSON value 0. It returns data itself when a
-// member does not lie inside it, so that the whole file is checked.
-func withoutMembers(data []byte, members [][]byte) []byte {
-	type span struct{ lo, hi int }
-	spans := make([]span, 0, len(members))
-	for _, m := range members {
-		// A member is data[lo:hi]: its capacity runs to the end of data's.
-		lo := cap(data) - cap(m)
-		if len(m) == 0 || lo < 0 || lo+len(m) > len(data) || &data[lo] != &m[0] {
-			return data
+// notUTF8 is the error of a file whose bytes from off are not UTF-8.
+func notUTF8(data []byte) error {
+	off := 0
+	for off < len(data) {
+		r, n := utf8.DecodeRune(data[off:])
+		if r == utf8.RuneError && n == 1 {
+			break
 		}
-		spans = append(spans, span{lo, lo + len(m)})
+		off += n
 	}
-	slices.SortFunc(spans, func(a, b span) int { return a.lo - b.lo })
-	out := make([]byte, 0, 64)
-	at := 0
-	for _, sp := range spans {
-		if sp.lo < at {
-			return data
-		}
-		out = append(append(out, data[at:sp.lo]...), '0')
-		at = sp.hi
-	}
-	return append(out, data[at:]...)
+	return fmt.Errorf("the file is not UTF-8 (at byte %d)", off)
 }
 
 // inBackground runs f on its own goroutine (a background value) and
-// returns a function that waits for its result; a panic in f (a parser
-// meeting JSON the validation refuses, a fault reading a mapped file)
-// becomes its error, so that it is not a crash.
+// returns a function that waits for its result; a panic in f becomes its
+// error, so that a parser's bug is not a crash.
 func inBackground[T any](f func() (T, error)) func() (T, error) {
 	type result struct {
 		v   T

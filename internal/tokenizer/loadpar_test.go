@@ -103,8 +103,8 @@ func TestMergeValuesOrderEqualsLookup(t *testing.T) {
 	}
 }
 
-// TestInvalidJSONWinsOverParseErrors: the validation runs beside the
-// parse, and invalid JSON is still what is reported.
+// TestInvalidJSONWinsOverParseErrors: whatever the parse made of a file,
+// invalid JSON is what is reported.
 func TestInvalidJSONWinsOverParseErrors(t *testing.T) {
 	t.Parallel()
 	for _, data := range []string{
@@ -119,8 +119,8 @@ func TestInvalidJSONWinsOverParseErrors(t *testing.T) {
 }
 
 // FuzzValidationEqualsJSONValid: the load reports invalid JSON exactly when
-// encoding/json's json.Valid refuses the whole file, although it validates
-// only what the strict parsers of model.vocab and model.merges leave.
+// encoding/json's json.Valid refuses the whole file, which the load
+// validates with jsonscan as it scans it.
 func FuzzValidationEqualsJSONValid(f *testing.F) {
 	for _, seed := range []string{
 		`{"model": {"type": "BPE", "vocab": {"a": 0, "b": 1, "ab": 2}, "merges": [["a", "b"]]}}`,
@@ -142,22 +142,4 @@ func FuzzValidationEqualsJSONValid(f *testing.F) {
 			t.Errorf("%q: error %v, want invalid JSON reported %v", data, err, want)
 		}
 	})
-}
-
-// TestWithoutMembers: the members are replaced in file order, whatever
-// order they are given in; a slice from elsewhere leaves the data whole.
-func TestWithoutMembers(t *testing.T) {
-	t.Parallel()
-	data := []byte(`{"m": {"v": {"a": 1}, "g": [["a", "b"]]}}`)
-	v := data[12:20]
-	g := data[27:39]
-	if string(v) != `{"a": 1}` || string(g) != `[["a", "b"]]` {
-		t.Fatalf("bad test slices %q %q", v, g)
-	}
-	if got, want := string(withoutMembers(data, [][]byte{g, v})), `{"m": {"v": 0, "g": 0}}`; got != want {
-		t.Errorf("withoutMembers = %s, want %s", got, want)
-	}
-	if got := withoutMembers(data, [][]byte{[]byte(`{"a": 1}`)}); &got[0] != &data[0] {
-		t.Errorf("a member outside data was replaced: %s", got)
-	}
 }

@@ -14,7 +14,6 @@ import (
 // charLevel selects SentencePiece-style BPE, whose pre-tokens are text
 // rather than the bytes of a byte-level vocabulary.
 func newBPEModel(m *modelJSON, vocab *vocabulary, merges [][2]string, charLevel bool) (*bpeModel, error) {
-	bl := newByteLevel()
 	model := &bpeModel{
 		vocabSize:    vocab.len(),
 		merges:       newPairTable(len(merges)),
@@ -26,13 +25,7 @@ func newBPEModel(m *modelJSON, vocab *vocabulary, merges [][2]string, charLevel 
 	if len(merges) > math.MaxInt32 {
 		return nil, fieldError("model.merges", errors.New("too many merges"))
 	}
-	prefix, suffix := "", ""
-	if m.ContinuingSubwordPrefix != nil {
-		prefix = *m.ContinuingSubwordPrefix
-	}
-	if m.EndOfWordSuffix != nil {
-		suffix = *m.EndOfWordSuffix
-	}
+	prefix, suffix := subwordAffixes(m)
 	keys, vals, err := mergeValues(vocab, merges, prefix)
 	if err != nil {
 		return nil, err
@@ -52,9 +45,29 @@ func newBPEModel(m *modelJSON, vocab *vocabulary, merges [][2]string, charLevel 
 		}
 		return model, nil
 	}
-	// The start symbols: each byte's byte-level character, with the
-	// continuing-subword prefix unless first and the end-of-word suffix if
-	// last; byte_fallback tokens when that is not in the vocabulary.
+	model.initial = initialSymbols(m, vocab, prefix, suffix)
+	model.startTables(vocab, prefix, suffix, len(merges))
+	return model, nil
+}
+
+// subwordAffixes are the model's continuing-subword prefix and
+// end-of-word suffix, "" when it has none.
+func subwordAffixes(m *modelJSON) (prefix, suffix string) {
+	if m.ContinuingSubwordPrefix != nil {
+		prefix = *m.ContinuingSubwordPrefix
+	}
+	if m.EndOfWordSuffix != nil {
+		suffix = *m.EndOfWordSuffix
+	}
+	return prefix, suffix
+}
+
+// initialSymbols are a byte-level model's start symbols: each byte's
+// byte-level character, with the continuing-subword prefix unless first
+// and the end-of-word suffix if last; byte_fallback tokens when that is
+// not in the vocabulary.
+func initialSymbols(m *modelJSON, vocab *vocabulary, prefix, suffix string) (initial [4][256]initialSymbol) {
+	bl := newByteLevel()
 	for v := 0; v < 4; v++ {
 		first, last := v&1 == 0, v&2 != 0
 		for b := 0; b < 256; b++ {
@@ -66,41 +79,50 @@ func newBPEModel(m *modelJSON, vocab *vocabulary, merges [][2]string, charLevel 
 				s += suffix
 			}
 			if id, ok := vocab.get(s); ok {
-				model.initial[v][b] = initialSymbol{ids: []int32{int32(id)}}
-				continue
-			}
-			if m.ByteFallback {
-				var ids []int32
-				for k := 0; k < len(s); k++ {
-					id, ok := vocab.get(fmt.Sprintf("<0x%02X>", s[k]))
-					if !ok {
-						ids = nil
-						break
-					}
-					ids = append(ids, int32(id))
-				}
-				if ids != nil {
-					model.initial[v][b] = initialSymbol{ids: ids, fallback: true}
-				}
+				initial[v][b] = initialSymbol{ids: []int32{int32(id)}}
+			} else if ids := byteFallback(m, vocab, s); ids != nil {
+				initial[v][b] = initialSymbol{ids: ids, fallback: true}
 			}
 		}
 	}
-	if !model.ignoreMerges {
-		model.singles = newSingleTokens(vocab, model.cache.seed)
+	return initial
+}
+
+// byteFallback is s as byte_fallback tokens (<0xNN>), nil when the model
+// has none or the vocabulary lacks one of them.
+func byteFallback(m *modelJSON, vocab *vocabulary, s string) []int32 {
+	if !m.ByteFallback {
+		return nil
 	}
-	model.scan = scanOK(model, prefix, suffix, len(merges))
-	if model.scan {
-		model.bytePairs = newBytePairsInBackground(model)
-		if model.singles != nil {
-			model.cuts = newCutFilterInBackground(model.singles)
+	ids := make([]int32, 0, len(s))
+	for k := 0; k < len(s); k++ {
+		id, ok := vocab.get(fmt.Sprintf("<0x%02X>", s[k]))
+		if !ok {
+			return nil
+		}
+		ids = append(ids, int32(id))
+	}
+	return ids
+}
+
+// startTables starts the byte-level model's shortcut tables, each on a
+// goroutine of its own (background), and builds the rest.
+func (m *bpeModel) startTables(vocab *vocabulary, prefix, suffix string, merges int) {
+	if !m.ignoreMerges {
+		m.singles = newSingleTokens(vocab, m.cache.seed)
+	}
+	m.scan = scanOK(m, prefix, suffix, merges)
+	if m.scan {
+		m.bytePairs = newBytePairsInBackground(m)
+		if m.singles != nil {
+			m.cuts = newCutFilterInBackground(m.singles)
 		}
 	}
-	model.uniqueIDs = buildInBackground(func() bool { return uniqueIDs(vocab) })
-	model.concat = newConcatTables(model)
-	if model.ignoreMerges {
-		model.words = rawWords(vocab)
+	m.uniqueIDs = buildInBackground(func() bool { return uniqueIDs(vocab) })
+	m.concat = newConcatTables(m)
+	if m.ignoreMerges {
+		m.words = rawWords(vocab)
 	}
-	return model, nil
 }
 
 // rawWords maps the raw bytes of vocab's byte-level tokens to their ids.

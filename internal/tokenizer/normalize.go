@@ -47,63 +47,79 @@ func buildNormalizer(raw json.RawMessage, field string) (normalizer, error) {
 	case "Lowercase":
 		return lowercase, nil
 	case "Strip":
-		var v struct {
-			Left  bool `json:"strip_left"`
-			Right bool `json:"strip_right"`
-		}
-		if err := json.Unmarshal(raw, &v); err != nil {
-			return nil, fieldError(field, err)
-		}
-		return func(s string) string {
-			if v.Left {
-				s = strings.TrimLeftFunc(s, unicode.IsSpace)
-			}
-			if v.Right {
-				s = strings.TrimRightFunc(s, unicode.IsSpace)
-			}
-			return s
-		}, nil
+		return buildStrip(raw, field)
 	case "Prepend":
-		var v struct {
-			Prepend string `json:"prepend"`
-		}
-		if err := json.Unmarshal(raw, &v); err != nil {
-			return nil, fieldError(field, err)
-		}
-		return func(s string) string {
-			if s == "" {
-				return s
-			}
-			return v.Prepend + s
-		}, nil
+		return buildPrepend(raw, field)
 	case "Replace":
 		return buildReplace(raw, field)
 	case "BertNormalizer":
 		return buildBertNormalizer(raw, field)
 	case "Sequence":
-		var seq sequenceJSON
-		if err := json.Unmarshal(raw, &seq); err != nil {
-			return nil, fieldError(field, err)
-		}
-		var steps []normalizer
-		for i, r := range seq.Normalizers {
-			n, err := buildNormalizer(r, fmt.Sprintf("%s.normalizers[%d]", field, i))
-			if err != nil {
-				return nil, err
-			}
-			if n != nil {
-				steps = append(steps, n)
-			}
-		}
-		return func(s string) string {
-			for _, n := range steps {
-				s = n(s)
-			}
-			return s
-		}, nil
+		return buildNormalizerSequence(raw, field)
 	default:
 		return nil, unsupportedf(field, "normalizer %q", t.Type)
 	}
+}
+
+// buildStrip builds HF's Strip normalizer: white space off either end.
+func buildStrip(raw json.RawMessage, field string) (normalizer, error) {
+	var v struct {
+		Left  bool `json:"strip_left"`
+		Right bool `json:"strip_right"`
+	}
+	if err := json.Unmarshal(raw, &v); err != nil {
+		return nil, fieldError(field, err)
+	}
+	return func(s string) string {
+		if v.Left {
+			s = strings.TrimLeftFunc(s, unicode.IsSpace)
+		}
+		if v.Right {
+			s = strings.TrimRightFunc(s, unicode.IsSpace)
+		}
+		return s
+	}, nil
+}
+
+// buildPrepend builds HF's Prepend normalizer, which leaves "" alone.
+func buildPrepend(raw json.RawMessage, field string) (normalizer, error) {
+	var v struct {
+		Prepend string `json:"prepend"`
+	}
+	if err := json.Unmarshal(raw, &v); err != nil {
+		return nil, fieldError(field, err)
+	}
+	return func(s string) string {
+		if s == "" {
+			return s
+		}
+		return v.Prepend + s
+	}, nil
+}
+
+// buildNormalizerSequence builds HF's Sequence of normalizers, applied in
+// order.
+func buildNormalizerSequence(raw json.RawMessage, field string) (normalizer, error) {
+	var seq sequenceJSON
+	if err := json.Unmarshal(raw, &seq); err != nil {
+		return nil, fieldError(field, err)
+	}
+	var steps []normalizer
+	for i, r := range seq.Normalizers {
+		n, err := buildNormalizer(r, fmt.Sprintf("%s.normalizers[%d]", field, i))
+		if err != nil {
+			return nil, err
+		}
+		if n != nil {
+			steps = append(steps, n)
+		}
+	}
+	return func(s string) string {
+		for _, n := range steps {
+			s = n(s)
+		}
+		return s
+	}, nil
 }
 
 // buildReplace builds HF's Replace normalizer. A String pattern is a literal;
