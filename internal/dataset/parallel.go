@@ -50,8 +50,10 @@ func (t *turns) finish(i int) {
 	t.cond.Broadcast()
 }
 
-// toTargetLens runs toTargetLen for every sequence on up to workers
-// goroutines and returns the results by index, equal to a serial loop's.
+// toTargetLens runs toTargetLen on the sequence and target of every
+// sample i in [0, n) (seq(i)) on up to workers goroutines, and hands each
+// result to done, which may be called on any of them; the results equal a
+// serial loop's.
 //
 // The decode and re-encode of a sample, and its truncations, depend on
 // nothing the generator draws for other samples, so they run in parallel.
@@ -60,16 +62,14 @@ func (t *turns) finish(i int) {
 // pads first waits until every sample before it is finished, so the
 // draws come in the serial order. Workers take samples in ascending order,
 // so the lowest unfinished sample never waits and the pool cannot
-// deadlock.
-func (f *fixer) toTargetLens(seqs [][]int, targets []int, workers int) []fixed {
-	n := len(seqs)
-	out := make([]fixed, n)
+// deadlock; they go from one sample to the next without a barrier.
+func (f *fixer) toTargetLens(n, workers int, seq func(i int) ([]int, int), done func(i int, r fixed)) {
 	workers = max(1, min(workers, n))
 	if workers == 1 {
 		for i := range n {
-			out[i] = f.one(seqs[i], targets[i])
+			done(i, f.one(seq(i)))
 		}
-		return out
+		return
 	}
 	t := newTurns(n)
 	forEach(n, workers, func(i int) {
@@ -77,10 +77,9 @@ func (f *fixer) toTargetLens(seqs [][]int, targets []int, workers int) []fixed {
 			t.wait(i)
 			return f.pad(k)
 		}}
-		out[i] = own.one(seqs[i], targets[i])
+		done(i, own.one(seq(i)))
 		t.finish(i)
 	})
-	return out
 }
 
 // one fixes a single sequence.

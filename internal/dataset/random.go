@@ -11,6 +11,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"sync/atomic"
 
 	"github.com/gobench/gobench/internal/exitcode"
 	"github.com/gobench/gobench/internal/numpyrand"
@@ -148,36 +149,29 @@ func random(opts Options, tok tokenizer.Tokenizer, warn io.Writer, workers int) 
 		}
 	}
 
-	// Every prompt is fixed on all cores; only the fix-ups' draws from the
-	// generator are serial (toTargetLens). The prompts go a window at a
-	// time, so that only a window's token ids are held: all 4,096 prompts
-	// of 1,024 tokens at once were 100 MB of ids.
+	// Every prompt is fixed on all cores, each worker holding the token
+	// ids of the prompt it fixes alone (all 4,096 prompts of 1,024 tokens
+	// at once were 100 MB of ids); only the fix-ups' draws from the
+	// generator are serial (toTargetLens).
 	samples := make([]Sample, n)
-	total := 0
-	window := roundTripWindow * max(workers, 1)
-	for lo := 0; lo < n; lo += window {
-		hi := min(lo+window, n)
-		seqs := make([][]int, hi-lo)
-		targets := make([]int, hi-lo)
-		for i := lo; i < hi; i++ {
-			seqs[i-lo] = append(slices.Clip(prefix), innerSequence(allowed, int(offsets[i]), i, int(inLens[i]))...)
-			targets[i-lo] = opts.RandomPrefixLen + int(inLens[i])
-		}
-		for k, r := range fx.toTargetLens(seqs, targets, workers) {
-			i := lo + k
-			total += r.mismatch
-			samples[i] = Sample{
-				Prompt:            r.prompt,
-				PromptLen:         len(r.ids),
-				ExpectedOutputLen: int(outLens[i]),
-				RequestID:         opts.RequestIDPrefix + strconv.Itoa(i),
-			}
-			if opts.PromptTokenIDs {
-				samples[i].PromptTokenIDs = r.ids
-			}
-		}
+	var total atomic.Int64
+	seq := func(i int) ([]int, int) {
+		ids := append(slices.Clip(prefix), innerSequence(allowed, int(offsets[i]), i, int(inLens[i]))...)
+		return ids, opts.RandomPrefixLen + int(inLens[i])
 	}
-	warnMismatch(warn, total)
+	fx.toTargetLens(n, workers, seq, func(i int, r fixed) {
+		total.Add(int64(r.mismatch))
+		samples[i] = Sample{
+			Prompt:            r.prompt,
+			PromptLen:         len(r.ids),
+			ExpectedOutputLen: int(outLens[i]),
+			RequestID:         opts.RequestIDPrefix + strconv.Itoa(i),
+		}
+		if opts.PromptTokenIDs {
+			samples[i].PromptTokenIDs = r.ids
+		}
+	})
+	warnMismatch(warn, int(total.Load()))
 	if opts.RandomBatchSize > 1 {
 		samples = batch(samples, opts)
 	}
@@ -257,15 +251,6 @@ func firstRoundTrips(tok tokenizer.Tokenizer, seqs [][]int) []roundTrip {
 	wg.Wait()
 	return out
 }
-
-// roundTripWindow is how many prompts per worker Random takes through the
-// tokenizer at a time: enough to keep every core busy, few enough that
-// their token ids (three int slices of a prompt's length each: the
-// sequence, its re-encoding, the fixed ids) stay small beside the prompts'
-// text. 256 prompts of 1,024 tokens were 6 MB of ids on 2 cores, and with
-// the collector's headroom 5 MB of --dry-run's peak with Qwen3's
-// tokenizer; 32 per worker (64 here) keeps both workers busy.
-const roundTripWindow = 32
 
 // fixer runs vLLM's gen_prompt_decode_to_target_len.
 type fixer struct {
