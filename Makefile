@@ -7,7 +7,7 @@ BIN      := bin/gobench
 # on first use (cached in GOCACHE); nothing is installed globally.
 LINTER   := $(GO) tool -modfile=tools/lint/go.mod golangci-lint
 
-.PHONY: help build test test-under-load test-servers testdata vet fmt-check lint demo screenshot bench bench-gen bench-mem fidelity fuzz golden clean
+.PHONY: help build test test-under-load test-servers testdata vet fmt-check lint demo screenshot bench bench-gen bench-mem bench-vs-vllm fidelity fuzz golden clean
 
 help: ## List the targets.
 	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | sed 's/:.*## /\t/' | expand -t 12
@@ -76,6 +76,23 @@ bench-gen: build testdata ## Dataset generation (prompt tokens/s at 1 and 2 core
 
 bench-mem: build ## Memory: the client's peak RSS in serve (vs gobench sim in its own process) and --dry-run, 4,096 x 1,024-token prompts, 1,400 streams; bytes per request and per idle stream.
 	$(GO) run ./tools/membench -gobench $(BIN)
+
+# gobench beside vLLM's own `vllm bench serve` client, on one mock server
+# that records when it received each request and sent each token: the
+# side-by-side script and the mock are in VLLM_BENCH_DIR, vLLM's source
+# tree (its benchmarks imported unmodified) in VLLM_SRC.
+VLLM_BENCH_DIR ?= ../shared/bench
+VLLM_SRC       ?= ../vllm-src
+QWEN_TOK       ?= internal/tokenizer/testdata/hf/qwen3
+VS_VLLM_RUNS   ?= 3
+VS_VLLM_OUT    := bin/vs-vllm
+bench-vs-vllm: build testdata ## gobench beside vLLM's client on one mock server, 64 and 512 streams: ratios gobench/vLLM of client CPU per event and of TTFT error.
+	rm -rf $(VS_VLLM_OUT)
+	for r in $$(seq $(VS_VLLM_RUNS)); do \
+	  GOBENCH=$(abspath $(BIN)) VLLM_SRC=$(abspath $(VLLM_SRC)) QWEN_TOK=$(abspath $(QWEN_TOK)) \
+	    $(VLLM_BENCH_DIR)/perf_side_by_side.sh $(abspath $(VS_VLLM_OUT))/run$$r "c64:256:64:inf c512:1024:512:inf" || exit 1; \
+	done
+	$(GO) run ./tools/vllmratio $(VS_VLLM_OUT)/run*/summary.jsonl
 
 fidelity: build ## Client minus ground truth (gobench sim --record): TTFT, ITL, E2EL at 1..2048 streams.
 	$(GO) run ./tools/simbench -gobench $(BIN)
