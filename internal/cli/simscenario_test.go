@@ -25,7 +25,7 @@ import (
 )
 
 // These tests run each scenario preset of the simulator as its help and
-// the README document it (`gobench sim --preset NAME` and `gobench serve
+// docs/simulator.md document it (`gobench sim --preset NAME` and `gobench serve
 // --base-url URL LOAD...`), sample the server's gauges while the load runs
 // as a diagnosis would, and check the metric signature that the seed's
 // five questions read (queue, why waiting, thrashing, prefill, streaming)
@@ -498,7 +498,7 @@ func scenarioProblem(t *testing.T, p sim.Preset, check func(*testing.T, scenario
 // through `gobench serve`, checks its signature and that /metrics agrees
 // with the record, then that serve's diagnosis gives the verdict the preset
 // documents, from evidence that agrees with the record (checkVerdict).
-// Last, one scenario runs as the README's walk-through does, `gobench
+// Last, one scenario runs as README.md shows it, `gobench
 // serve --sim --sim-preset`. Every run is in a synctest bubble (virtual
 // time, an in-memory network), so the intervals are the cost model's
 // whatever else the machine runs, and the scenarios run in parallel. It is
@@ -540,11 +540,11 @@ func TestSimScenarios(t *testing.T) {
 	})
 }
 
-// TestScenarioTableInReadme: the README's table of scenarios gives each
-// one's verdict and the very load the preset documents and the test runs.
-func TestScenarioTableInReadme(t *testing.T) {
+// TestScenarioTableInDocs: docs/simulator.md's table of scenarios gives
+// each one's verdict and the very load the preset documents and the test runs.
+func TestScenarioTableInDocs(t *testing.T) {
 	t.Parallel()
-	b, err := os.ReadFile(filepath.Join("..", "..", "README.md"))
+	b, err := os.ReadFile(filepath.Join("..", "..", "docs", "simulator.md"))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -558,7 +558,7 @@ func TestScenarioTableInReadme(t *testing.T) {
 		}
 		row := "| " + name + " | `" + p.Verdict + "` | `" + p.LoadArgs() + "` |"
 		if !strings.Contains(string(b), row) {
-			t.Errorf("README.md lacks the row\n%s", row)
+			t.Errorf("docs/simulator.md lacks the row\n%s", row)
 		}
 	}
 }
