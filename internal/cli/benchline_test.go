@@ -4,6 +4,7 @@ import (
 	"context"
 	"io"
 	"reflect"
+	"slices"
 	"strings"
 	"testing"
 
@@ -223,4 +224,29 @@ func sampleValue(fl *pflag.Flag) any {
 		return o
 	}
 	return "x"
+}
+
+// TestServeLineProgramPaths: a bench command and the serve line of the SLA
+// search start with gobench by any path to it, or vLLM's words, and parse
+// as the bare line does.
+func TestServeLineProgramPaths(t *testing.T) {
+	t.Parallel()
+	flags := []string{"--num-prompts", "7", "--seed", "3"}
+	for _, head := range [][]string{{"serve"}, {"gobench", "serve"}, {"bin/gobench", "serve"}, {"/opt/x/gobench", "serve"}, {"/usr/bin/vllm", "bench", "serve"}} {
+		args := append(slices.Clone(head), flags...)
+		so, err := parseServeLine(context.Background(), testDeps(), args)
+		if err != nil {
+			t.Errorf("%q: %v", args, err)
+			continue
+		}
+		if so.Run.NumPrompts != 7 || so.Run.Seed != 3 {
+			t.Errorf("%q: num prompts %d, seed %d; want 7 and 3", args, so.Run.NumPrompts, so.Run.Seed)
+		}
+		if len(head) == 1 {
+			continue // a sweep's bench command names its program
+		}
+		if _, err := parseBenchLine(context.Background(), testDeps(), args); err != nil {
+			t.Errorf("--bench-cmd %q: %v", args, err)
+		}
+	}
 }

@@ -15,6 +15,7 @@ import (
 	"github.com/gobench/gobench/internal/compare"
 	"github.com/gobench/gobench/internal/pyfmt"
 	"github.com/gobench/gobench/internal/readlimit"
+	"github.com/gobench/gobench/internal/sweep"
 	"github.com/spf13/cobra"
 )
 
@@ -260,10 +261,17 @@ func readSLAParams(path string) ([]string, error) {
 	return out, nil
 }
 
-// serveWords are the spellings of the command a serve line may start
-// with.
-func serveWords() [][]string {
-	return [][]string{{"vllm", "bench", "serve"}, {"gobench", "serve"}, {"serve"}}
+// withoutServeWords is args after the command words they start with:
+// "gobench serve" (gobench as any path to it, sweep.IsGobench), vLLM's
+// "vllm bench serve", or "serve".
+func withoutServeWords(args []string) []string {
+	if rest, err := sweep.BenchArgs(args); err == nil {
+		return rest[1:]
+	}
+	if len(args) > 0 && args[0] == "serve" {
+		return args[1:]
+	}
+	return args
 }
 
 // parseServeLine parses the serve command line after "--" as `gobench
@@ -280,12 +288,7 @@ func parseServeLine(ctx context.Context, deps *Deps, args []string) (*ServeOptio
 // words, as `gobench serve` would, without running it; words is the line
 // as serve normalizes it ("serve", "--name=value", ...).
 func parseServeArgs(ctx context.Context, deps *Deps, args []string) (*ServeOptions, []string, error) {
-	for _, w := range serveWords() {
-		if len(args) >= len(w) && slices.Equal(args[:len(w)], w) {
-			args = args[len(w):]
-			break
-		}
-	}
+	args = withoutServeWords(args)
 	var got *ServeOptions
 	cmd := newServeCmd(deps, func(_ context.Context, o *ServeOptions) error {
 		got = o

@@ -3,7 +3,6 @@ package sweep
 import (
 	"errors"
 	"fmt"
-	"path/filepath"
 	"strings"
 	"time"
 )
@@ -105,15 +104,15 @@ func (o *Options) check() error {
 }
 
 // BenchArgs are gobench's arguments for a bench command: "gobench serve
-// ..." (gobench as a name or a path) or vLLM's spelling "vllm bench serve
-// ...", both as "serve ...".
+// ..." (gobench as a name, a path or the running executable, IsGobench)
+// or vLLM's spelling "vllm bench serve ...", both as "serve ...".
 func BenchArgs(cmd []string) ([]string, error) {
 	prog := ""
 	if len(cmd) > 0 {
-		prog = filepath.Base(cmd[0])
+		prog = programName(cmd[0])
 	}
 	switch {
-	case prog == "gobench" && len(cmd) > 1 && cmd[1] == "serve":
+	case len(cmd) > 1 && IsGobench(cmd[0]) && cmd[1] == "serve":
 		return cmd[1:], nil
 	case prog == "vllm" && len(cmd) > 2 && cmd[1] == "bench" && cmd[2] == "serve":
 		return append([]string{"serve"}, cmd[3:]...), nil

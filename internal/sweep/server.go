@@ -176,11 +176,11 @@ const killWait = 10 * time.Second
 func (s *server) resetCaches(ctx context.Context) error {
 	prog := s.argv[0]
 	switch {
-	case strings.HasSuffix(prog, "vllm") || strings.HasSuffix(prog, "gobench"):
+	case programName(prog) == "vllm" || IsGobench(prog):
 		fmt.Fprintf(s.env.Stderr, "Resetting caches at %s\n", s.address())
 		c := &serverapi.Client{HTTP: s.env.httpClient(), BaseURL: s.address()}
 		return c.ResetCaches(ctx, serverapi.VLLMCacheResets...)
-	case strings.HasSuffix(prog, "infinity_emb"):
+	case programName(prog) == "infinity_emb":
 		if slices.Contains(s.argv, "--vector-disk-cache") {
 			return errors.New("an Infinity server with --vector-disk-cache caches but has no way to reset the cache: give --after-bench-cmd")
 		}
