@@ -163,9 +163,9 @@ func serveHelpGroups() []helpGroup {
 		{title: "Server view flags (the server's /metrics beside the client's figures, and why it is slow):",
 			flags: []string{"no-server-metrics", "metrics-interval", "server-max-num-seqs"}},
 		{title: "Output flags:", flags: []string{"format", "save-result", "save-detailed", "append-result", "result-dir",
-			"result-filename", "label", "metadata", "summary-file", "disable-tqdm", "progress-interval",
+			"result-filename", "label", "metadata", "summary-file", "details", "disable-tqdm", "progress-interval",
 			"report", "plot-timeline", "timeline-itl-thresholds", "plot-dataset-stats"}},
-		{title: "Gate flags:", flags: []string{"threshold", "threshold-baseline"}},
+		{title: "Gate flags:", flags: []string{"threshold", "threshold-baseline", "max-failed-ratio"}},
 		{title: "Repeated runs flags (one configuration several times, with the spread across runs):", flags: []string{"num-runs", "same-seed"}},
 		{title: "Sweep flags (one full run per load, then a table of the points; vLLM's Rust client):", flags: serveSweepFlagNames},
 		{title: "Shard flags (one load spread over several clients; gobench merge joins their results):", flags: shardFlagNames},
@@ -372,6 +372,9 @@ func (f *serveFlags) registerOwn(s flagSet) {
 	s.val(argparse.BindSeconds("request-timeout", &o.RequestTimeout), "request-timeout", "Fail a request that has not finished after this many seconds (vLLM's aiohttp total timeout).")
 	s.val(argparse.BindSeconds("interrupt-grace", &o.InterruptGrace), "interrupt-grace", "After the first Ctrl-C, seconds to let requests in flight finish before cancelling them.")
 	s.val(argparse.BindSeconds("progress-interval", &o.ProgressInterval), "progress-interval", "When stderr is not a terminal (CI logs), seconds between progress lines (\"progress: 120/1000 done, 0 failed, ...\"; the first after 1 s); 0: none.")
+	s.val(optionalFloat{argparse.NewFloat("max-failed-ratio", 0), &o.MaxFailedRatio}, "max-failed-ratio",
+		"Fail the run (exit status 3) when more than this share of its requests failed, 0 to 1 (default: off, as vLLM exits 0 whatever failed).")
+	s.boolean(&o.Details, "details", "Print the whole of gobench's sections after vLLM's block (the steady-state table, every question of the diagnosis, why each client/server gap); by default they fit one screen.")
 	f.gate.register(s.fs)
 	f.repeat.register(s.fs)
 	f.shard.register(s.fs)
@@ -422,4 +425,20 @@ func pendingFeature(name string) string {
 		}
 	}
 	return ""
+}
+
+// optionalFloat is a float flag that is off (nil) unless given: a value
+// given is written to *dst as a pointer.
+type optionalFloat struct {
+	*argparse.Float
+	dst **float64
+}
+
+// Set parses s as the flag does and stores a pointer to the value.
+func (f optionalFloat) Set(s string) error {
+	if err := f.Float.Set(s); err != nil {
+		return err
+	}
+	*f.dst = f.Ptr()
+	return nil
 }

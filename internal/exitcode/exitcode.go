@@ -26,7 +26,8 @@ const (
 	// BadUsage: the command line is wrong, or asks for a feature that is not
 	// supported yet.
 	BadUsage Code = 2
-	// AllFailed: the run completed but every request failed.
+	// AllFailed: the run completed but every request failed (or more
+	// than --max-failed-ratio of them).
 	AllFailed Code = 3
 	// ThresholdFailed: a --threshold failed; the run itself completed.
 	ThresholdFailed Code = 4

@@ -96,6 +96,14 @@
 //	  seed                   int, --seed
 //	  schedule_seed          int, the seed of the arrivals when it is not --seed's (run k > 1 of
 //	                         serve --num-runs without --same-seed: --seed + k - 1); absent otherwise
+//	  prefix_cache           str, how a run of a set or a sweep point was kept from the runs
+//	                         before it: "reset" (POST /reset_prefix_cache before it),
+//	                         "fresh_prompts" (no reset offered: prompts of its own, seed is
+//	                         the dataset's), "warm" (--warm-cache); absent for a single run
+//	  duration               float, --duration in seconds; absent without it
+//	  warmup_duration        float, --warmup-duration in seconds; absent without it
+//	  warmup_requests        int, requests released in the warm-up window (sent, left out
+//	                         of every figure); with warmup_duration
 //	  ignore_eos             bool, whether the requests carried ignore_eos (--ignore-eos, or
 //	                         forced by the dataset)
 //	  sampling_params        object, the sampling flags given ({"temperature": 0.0, ...}; {} none)
@@ -115,6 +123,12 @@
 //	resent_requests          int, requests sent a second time, once, on a new connection, because the
 //	                         server closed a reused keep-alive connection before any byte of an
 //	                         answer; each counts once (written with gobench_workload)
+//	failure_kinds            [object], the failed requests grouped by kind, the most frequent
+//	                         first ([] when none failed; written with gobench_workload):
+//	  kind                   string, "connection refused", "connection closed (unexpected EOF)",
+//	                         "HTTP 503", "read timeout (--read-timeout)", ..., else the text's first line
+//	  count                  int, the failed requests of that kind
+//	  example                string, the first error text of that kind, verbatim
 //	server_view              object, the server's own account of the run from its /metrics (when
 //	                         it has one and --no-server-metrics is not given): the object of
 //	                         `gobench diagnose --format json` (window_s, quantiles, ratios,

@@ -119,29 +119,6 @@ func TestText(t *testing.T) {
 	}
 }
 
-func TestFailuresCapsAtTen(t *testing.T) {
-	t.Parallel()
-	outs := make([]metrics.Output, 12)
-	for i := range outs {
-		outs[i].Error = "e" + strings.Repeat("!", i)
-	}
-	r := metrics.Calculate(outs, 1, metrics.Config{})
-	var buf bytes.Buffer
-	if err := Failures(&buf, &r); err != nil {
-		t.Fatal(err)
-	}
-	lines := strings.Split(strings.TrimSuffix(buf.String(), "\n"), "\n")
-	if len(lines) != 11 || lines[0] != "Failed requests during benchmark run detected (capping to 10):" ||
-		lines[10] != "Error 9: e!!!!!!!!!" {
-		t.Errorf("unexpected failure lines:\n%s", buf.String())
-	}
-	buf.Reset()
-	ok := metrics.Calculate([]metrics.Output{{Success: true}}, 1, metrics.Config{})
-	if err := Failures(&buf, &ok); err != nil || buf.Len() != 0 {
-		t.Errorf("Failures wrote %q for a run without failures", buf.String())
-	}
-}
-
 func TestPythonFormatting(t *testing.T) {
 	t.Parallel()
 	tests := []struct {

@@ -185,6 +185,7 @@ func ResultObject(r *metrics.Result, run *Run) *pyjson.Object {
 		o.Set(resultkey.GobenchWorkload, run.Workload)
 		o.Set(resultkey.GobenchVersion, run.Version)
 		o.Set(resultkey.ResentRequests, r.Resent)
+		o.Set(resultkey.FailureKinds, failureKindsList(r.Failures))
 	}
 	if run.ServerView != nil {
 		o.Set(resultkey.ServerView, run.ServerView)

@@ -169,27 +169,6 @@ func (t *textWriter) specDecode(spec *SpecDecode) {
 	}
 }
 
-// maxPrintedFailures is vLLM's cap on the failures listed before the block.
-const maxPrintedFailures = 10
-
-// Failures writes what vLLM's calculate_metrics prints when requests
-// failed, before the result block: the line "Failed requests during
-// benchmark run detected (capping to 10):" and "Error {i}: {error}" for the
-// first ten failures (error texts verbatim, multi-line tracebacks
-// included). It writes nothing when every request succeeded.
-func Failures(w io.Writer, r *metrics.Result) error {
-	if len(r.Failures) == 0 {
-		return nil
-	}
-	var b strings.Builder
-	b.WriteString("Failed requests during benchmark run detected (capping to 10):\n")
-	for i, e := range r.Failures[:min(len(r.Failures), maxPrintedFailures)] {
-		b.WriteString("Error " + strconv.Itoa(i) + ": " + e + "\n")
-	}
-	_, err := io.WriteString(w, b.String())
-	return err
-}
-
 // Warnings writes each of r.Warnings as "WARNING: {message}". vLLM raises
 // them as Python UserWarnings, which the interpreter prints to stderr with
 // a source location gobench cannot reproduce; the prefix is the one

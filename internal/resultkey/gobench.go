@@ -65,3 +65,14 @@ const (
 	ClientWallSeconds = "wall_seconds"
 	ClientCPUShare    = "cpu_share"
 )
+
+// Keys of each element of the failure_kinds list (FailureKinds), in its
+// order.
+const (
+	// FailureKind names the kind ("connection refused", "HTTP 503", ...).
+	FailureKind = "kind"
+	// FailureCount is the number of failed requests of the kind.
+	FailureCount = "count"
+	// FailureExample is the first error text of the kind, verbatim.
+	FailureExample = "example"
+)

@@ -88,6 +88,10 @@ const (
 	// connection, after the server closed a reused one before answering
 	// (gobench, in every result of gobench serve).
 	ResentRequests = "resent_requests"
+	// FailureKinds groups the failed requests by kind (gobench, in every
+	// result of gobench serve): a list of objects with the kind, its
+	// count and one error text, the most frequent first.
+	FailureKinds = "failure_kinds"
 	// ServerTTFTs lists the server's times to first token (per request,
 	// detailed only, when the server reports them).
 	ServerTTFTs = "server_ttfts"
@@ -296,6 +300,7 @@ var schema = [...]row{
 	{key: GobenchWorkload, when: workload, setting: true},
 	{key: GobenchVersion, when: workload, setting: true},
 	{key: ResentRequests, when: workload, better: Lower, zeroMeaningful: true},
+	{key: FailureKinds, when: workload},
 	{key: ServerView, when: server},
 	{key: ScheduledOffsets, when: detailedOnly},
 	{key: EndReason, when: detailedOnly, setting: true},

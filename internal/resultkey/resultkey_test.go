@@ -277,11 +277,11 @@ func TestWorkloadKey(t *testing.T) {
 	}
 	i := slices.Index(names, GobenchWorkload)
 	if i < 0 || names[i-1] != NumWarmups || names[i+1] != GobenchVersion || names[i+2] != ResentRequests ||
-		names[i+3] != ServerView || names[i+4] != ScheduledOffsets || IsSetting(ResentRequests) ||
+		names[i+3] != FailureKinds || names[i+4] != ServerView || names[i+5] != ScheduledOffsets || IsSetting(ResentRequests) ||
 		!IsSetting(GobenchWorkload) || !IsSetting(GobenchVersion) {
 		t.Errorf("gobench_workload at %d of %q", i, names)
 	}
-	if full().Has(GobenchWorkload) || full().Has(GobenchVersion) || full().Has(ResentRequests) {
+	if full().Has(GobenchWorkload) || full().Has(GobenchVersion) || full().Has(ResentRequests) || full().Has(FailureKinds) {
 		t.Error("a selection without Workload has gobench_workload or gobench_version")
 	}
 }

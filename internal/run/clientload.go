@@ -40,7 +40,7 @@ func (c *cpuMeter) stop() {
 // requests sent, CPU share) when the dispatcher recorded lags (not for
 // --multi-turn, whose turns leave after answers, not on a schedule). A
 // client whose lag's p99 exceeds --schedule-lag-warn-ms adds a warning to
-// m, printed with vLLM's warnings.
+// m, printed with vLLM's warnings (lagWarning: failures can explain it).
 func (x *execution) gobenchFigures(m *metrics.Result, res dispatchResult, cpu *cpuMeter) {
 	if !m.Pooling {
 		x.steady = metrics.Steady(m)
@@ -56,7 +56,7 @@ func (x *execution) gobenchFigures(m *metrics.Result, res dispatchResult, cpu *c
 	}
 	x.load = &metrics.ClientLoad{Lags: lags, CPUSeconds: cpu.used, WallSeconds: res.end - res.start, CPUKnown: cpu.ok,
 		WarnLag: x.Options.ScheduleLagWarnMS / 1000}
-	if w := x.load.Warning(); w != "" {
+	if w := lagWarning(x.load, m); w != "" {
 		m.Warnings = append(m.Warnings, w)
 	}
 }

@@ -219,6 +219,9 @@ func (x *execution) finish(ctx context.Context, r ran) (*Result, error) {
 	case m.Completed == 0:
 		return result, ErrAllFailed
 	}
+	if err := x.Options.checkFailedRatio(m); err != nil {
+		return result, err
+	}
 	return result, nil
 }
 

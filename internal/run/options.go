@@ -168,6 +168,13 @@ type Options struct {
 	// (milliseconds) above which the run warns that the client may have
 	// been the bottleneck (metrics.ClientLoad).
 	ScheduleLagWarnMS float64
+	// MaxFailedRatio is --max-failed-ratio: a run whose failed share
+	// exceeds it ends with an error (exit status 3); nil keeps vLLM's
+	// exit status whatever failed.
+	MaxFailedRatio *float64
+	// Details prints the whole of gobench's sections after vLLM's block
+	// (--details); without it they fit one screen.
+	Details bool
 	// DryRun builds the plan, prints one JSON line per request and sends
 	// nothing.
 	DryRun bool
@@ -255,7 +262,7 @@ func (o *Options) Pooling() bool {
 // value. A mistake is an exitcode.UsageError; a feature gobench does not
 // have yet wraps exitcode.ErrNotSupported.
 func (o *Options) Validate() error {
-	for _, check := range []func() error{o.validateTarget, o.validateHeaders, o.validateLoad, o.validateWaits, o.validateOutput, o.validateMultiTurn, o.validateLagWarn,
+	for _, check := range []func() error{o.validateTarget, o.validateHeaders, o.validateLoad, o.validateWaits, o.validateOutput, o.validateMultiTurn, o.validateLagWarn, o.validateFailedRatio,
 		func() error { return o.Shard.validate(o) }} {
 		if err := check(); err != nil {
 			if errors.Is(err, exitcode.ErrNotSupported) {

@@ -289,10 +289,14 @@ func TestHungStreamStillWritesResult(t *testing.T) {
 	if saved["completed"].(float64) != 2 || saved["failed"].(float64) != 1 {
 		t.Errorf("saved completed %v failed %v", saved["completed"], saved["failed"])
 	}
+	if kinds, _ := saved["failure_kinds"].([]any); len(kinds) != 1 ||
+		kinds[0].(map[string]any)["kind"] != "read timeout (--read-timeout)" || kinds[0].(map[string]any)["count"] != 1.0 {
+		t.Errorf("saved failure_kinds %v", saved["failure_kinds"])
+	}
 	if !strings.Contains(b.err.String(), "timed out") {
 		t.Errorf("no timeout warning on stderr:\n%s", &b.err)
 	}
-	if !strings.Contains(b.err.String(), "Failed requests during benchmark run detected (capping to 10):") {
+	if !strings.Contains(b.err.String(), "requests failed: ") || !strings.Contains(b.err.String(), "read timeout (--read-timeout)") {
 		t.Errorf("failures not listed on stderr:\n%s", &b.err)
 	}
 }
@@ -312,7 +316,7 @@ func TestAllFailed(t *testing.T) {
 	if !errors.Is(err, ErrAllFailed) || res == nil || res.Metrics.Failed != 3 {
 		t.Fatalf("err %v res %+v", err, res)
 	}
-	if !strings.Contains(b.err.String(), "Error 0: HTTP 500 Internal Server Error: {\"error\":{\"message\":\"boom\"}}") {
+	if !strings.Contains(b.err.String(), "3 of 3 requests failed: 3 HTTP 500\n  HTTP 500, e.g. HTTP 500 Internal Server Error: {\"error\":{\"message\":\"boom\"}}") {
 		t.Errorf("error text not shown on stderr:\n%s", &b.err)
 	}
 	if !strings.Contains(b.err.String(), "All requests failed.") {
