@@ -145,7 +145,7 @@ func serveHelpGroups() []helpGroup {
 		{title: "Config file flags:", flags: []string{"config"}},
 		{title: "Target flags:", flags: []string{"base-url", "host", "port", "endpoint", "backend", "model", "served-model-name",
 			"header", "insecure", "client-engine", "tokenizer", "tokenizer-mode", "skip-tokenizer-init", "trust-remote-code", "profile"}},
-		{title: "Workload flags:", flags: []string{"num-prompts", "request-rate", "max-concurrency", "burstiness",
+		{title: "Workload flags:", flags: []string{"num-prompts", "request-rate", "duration", "warmup-duration", "max-concurrency", "burstiness",
 			"ramp-up-strategy", "ramp-up-start-rps", "ramp-up-end-rps", "seed", "num-warmups", "lora-modules",
 			"lora-assignment", "request-id-prefix", "probe-request-rate", "dry-run"}},
 		{title: "Dataset flags:", flags: ds},
@@ -217,6 +217,11 @@ func (f *serveFlags) registerLoad(s flagSet) {
 	o := &f.opts
 	s.val(argparse.BindInt("num-prompts", &o.NumPrompts), "num-prompts", "Number of requests (custom dataset: 0 or less sends every sample).")
 	s.val(argparse.BindFloat("request-rate", &o.Schedule.RequestRate), "request-rate", "Mean requests per second; inf sends every request at once. Arrival gaps are gamma-distributed (Poisson when --burstiness is 1) and normalised so the last request is due at num_prompts/rate.")
+	s.val(argparse.BindDuration("duration", &o.Duration), "duration",
+		"Run for this long (5m, 90s, seconds) instead of --num-prompts: rate × duration prompts at a finite --request-rate, "+
+			"at inf --num-prompts until the time is up; requests in flight then get --interrupt-grace.")
+	s.val(argparse.BindDuration("warmup-duration", &o.WarmupDuration), "warmup-duration",
+		"Leave the requests released in this opening window out of every figure (they are sent; the result counts them).")
 	s.val(argparse.BindFloat("burstiness", &o.Schedule.Burstiness), "burstiness", "Gamma shape of the arrival gaps: 1 is Poisson, below 1 burstier, above 1 more regular, inf evenly spaced.")
 	f.maxConcurrency = argparse.NewInt("max-concurrency", 0)
 	s.val(f.maxConcurrency, "max-concurrency", "Most requests in flight at once (and the connection-pool size); the wait for a slot is reported as client queue time. Default: unlimited.")

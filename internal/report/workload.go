@@ -24,6 +24,13 @@ type Workload struct {
 	// ScheduleSeed is the arrivals' own seed (run.Options.ScheduleSeed),
 	// saved after seed only when set.
 	ScheduleSeed *int64
+	// PrefixCache is run.Options.PrefixCache, saved when not "".
+	PrefixCache string
+	// Duration and WarmupDuration are --duration and --warmup-duration
+	// in seconds, saved when positive; WarmupRequests the requests the
+	// warm-up window held, saved with WarmupDuration.
+	Duration, WarmupDuration float64
+	WarmupRequests           int
 	// IgnoreEOS: the requests carried ignore_eos.
 	IgnoreEOS bool
 	// SamplingParams are the sampling flags given, in vLLM's order.
@@ -54,6 +61,7 @@ func (w *Workload) Object() *pyjson.Object {
 	if w.ScheduleSeed != nil {
 		o.Set(resultkey.WorkloadScheduleSeed, *w.ScheduleSeed)
 	}
+	w.setRunShape(o)
 	o.Set(resultkey.WorkloadIgnoreEOS, w.IgnoreEOS)
 	sampling := pyjson.NewObject()
 	if w.SamplingParams != nil {
@@ -71,6 +79,21 @@ func (w *Workload) Object() *pyjson.Object {
 	o.Set(resultkey.WorkloadTokenizerSource, nullIfEmpty(w.TokenizerSource))
 	o.Set(resultkey.WorkloadCommand, w.Command)
 	return o
+}
+
+// setRunShape sets the keys that say how the run was kept apart from
+// others and bounded in time, each only when it applies.
+func (w *Workload) setRunShape(o *pyjson.Object) {
+	if w.PrefixCache != "" {
+		o.Set(resultkey.WorkloadPrefixCache, w.PrefixCache)
+	}
+	if w.Duration > 0 {
+		o.Set(resultkey.WorkloadDuration, w.Duration)
+	}
+	if w.WarmupDuration > 0 {
+		o.Set(resultkey.WorkloadWarmupDuration, w.WarmupDuration)
+		o.Set(resultkey.WorkloadWarmupRequests, w.WarmupRequests)
+	}
 }
 
 // goodputObject holds the SLOs in the metric order (ttft, tpot, e2el), as

@@ -17,6 +17,18 @@ const (
 	// --seed's (runs after the first of serve --num-runs); absent
 	// otherwise, so it is not among WorkloadKeys.
 	WorkloadScheduleSeed = "schedule_seed"
+	// WorkloadPrefixCache says how a run of a set (serve --num-runs) or
+	// a sweep point was kept from the prefix cache of the runs before it:
+	// PrefixCacheReset, PrefixCacheFreshPrompts or PrefixCacheWarm;
+	// absent for a single run.
+	WorkloadPrefixCache = "prefix_cache"
+	// WorkloadDuration is --duration in seconds; absent without it.
+	WorkloadDuration = "duration"
+	// WorkloadWarmupDuration is --warmup-duration in seconds, and
+	// WorkloadWarmupRequests the requests released within it (sent, left
+	// out of every figure); both absent without it.
+	WorkloadWarmupDuration = "warmup_duration"
+	WorkloadWarmupRequests = "warmup_requests"
 	// WorkloadIgnoreEOS says whether the requests carried ignore_eos
 	// (--ignore-eos, or forced by the dataset).
 	WorkloadIgnoreEOS = "ignore_eos"
@@ -50,6 +62,19 @@ const (
 	TokenizerHuggingFace = "huggingface"
 	// TokenizerServer is the server's /tokenize and /detokenize.
 	TokenizerServer = "server"
+)
+
+// Values of WorkloadPrefixCache.
+const (
+	// PrefixCacheReset: the server's prefix cache was reset (POST
+	// /reset_prefix_cache) before the run.
+	PrefixCacheReset = "reset"
+	// PrefixCacheFreshPrompts: the server could not reset it, so the run
+	// drew prompts of its own (its seed is the dataset's).
+	PrefixCacheFreshPrompts = "fresh_prompts"
+	// PrefixCacheWarm: --warm-cache, the same prompts as the runs before,
+	// the cache left as they left it.
+	PrefixCacheWarm = "warm"
 )
 
 // WorkloadKeys returns the keys every gobench_workload object has, in

@@ -78,6 +78,9 @@ type dispatcher struct {
 	// hold, when set (tests only), runs before request i is released: a
 	// dispatcher made late on purpose.
 	hold func(i int)
+	// duration, when positive, is --duration: nothing is sent after
+	// start + duration, and requests in flight then get grace to finish.
+	duration time.Duration
 }
 
 // graceThenCancel waits for stop, then gives requests in flight the grace
@@ -163,7 +166,8 @@ func (d *dispatcher) run(ctx context.Context, now func() float64, jobs []job, of
 	defer cancelAll()
 	res := dispatchResult{outputs: make([]metrics.Output, len(jobs)), sent: make([]bool, len(jobs)), lags: make([]float64, len(jobs))}
 	var wg sync.WaitGroup
-	stop := d.stop // read once: the goroutines below outlive a change of d
+	interrupt := d.stop // read once: the goroutines below outlive a change of d
+	stop := interrupt
 	// Every decision to send reads stop itself, so a request due at the
 	// instant of the interrupt is never sent after it.
 	go d.graceThenCancel(ctx, stop, cancelAll)
@@ -171,6 +175,12 @@ func (d *dispatcher) run(ctx context.Context, now func() float64, jobs []job, of
 	waitStart(ctx, stop, d.wallClock, d.startAt)
 	startWall := time.Now()
 	res.start, res.startWall = now(), d.wallClock()
+	if d.duration > 0 {
+		// From here on "stop sending" is the interrupt or the end of the
+		// duration; only the interrupt marks the run interrupted.
+		stop = timeUp(ctx, stop, startWall, d.duration)
+		go d.graceThenCancel(ctx, stop, cancelAll)
+	}
 	timer := time.NewTimer(0)
 	<-timer.C
 dispatch:
@@ -217,7 +227,7 @@ dispatch:
 	res.end = now()
 	res.released = d.released
 	select {
-	case <-stop:
+	case <-interrupt:
 		res.interrupted = true
 	default:
 	}

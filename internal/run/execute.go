@@ -127,6 +127,7 @@ func (p *Plan) Execute(ctx context.Context, env Env) (*Result, error) {
 	cpu := startCPU()
 	res := x.dispatch(ctx, bar)
 	cpu.stop()
+	x.leaveOutWarmup(&res)
 	r := ran{res: res, before: before, rampStart: rampStart, cpu: cpu}
 	r.probe = probes.finish(res.interrupted)
 	bar.finish()
@@ -154,6 +155,9 @@ func (x *execution) beforeRun(pre context.Context) error {
 	}
 	x.profile(pre, true)
 	fmt.Fprintln(x.out, x.loadLine())
+	if l := x.durationLine(); l != "" {
+		fmt.Fprintln(x.out, l)
+	}
 	x.warnOpenFiles(fdlimit.Soft())
 	return nil
 }
@@ -350,7 +354,7 @@ func (x *execution) dispatch(ctx context.Context, bar *progress) dispatchResult 
 		sem = newFIFO(x.inFlight)
 	}
 	d := &dispatcher{client: x.engine, be: x.Backend.Impl, sem: sem, stop: x.env.Stop, grace: o.InterruptGrace,
-		quick: x.env.Quick, progress: bar, hold: x.hold, startAt: o.Shard.StartAt, wall: x.env.Now}
+		quick: x.env.Quick, progress: bar, hold: x.hold, startAt: o.Shard.StartAt, wall: x.env.Now, duration: o.Duration}
 	if o.Schedule.RampUp != nil {
 		d.released = make([]time.Time, len(x.jobs))
 	}

@@ -90,7 +90,19 @@ type Options struct {
 	// other arrivals, which serve --num-runs gives each run after the
 	// first (scheduleseed.go). nil is vLLM's schedule. In [0, 2**32).
 	ScheduleSeed *int64
-	NumWarmups   int
+	// PrefixCache says how a run of a set or a sweep was kept from the
+	// prefix cache of the runs before it (resultkey.PrefixCache* values); "" for a
+	// single run. Saved in gobench_workload.
+	PrefixCache string
+	// Duration, when positive, is --duration: the run sends on its
+	// schedule until this long after its start (at a finite rate, rate ×
+	// Duration prompts), then waits at most InterruptGrace for the
+	// requests in flight (duration.go).
+	Duration time.Duration
+	// WarmupDuration is --warmup-duration: the requests released in this
+	// opening window are sent but left out of the metrics.
+	WarmupDuration time.Duration
+	NumWarmups     int
 	// ReadyCheckTimeout > 0 polls the endpoint with the test request first.
 	ReadyCheckTimeout time.Duration
 	Profile           bool
@@ -262,7 +274,7 @@ func (o *Options) Pooling() bool {
 // value. A mistake is an exitcode.UsageError; a feature gobench does not
 // have yet wraps exitcode.ErrNotSupported.
 func (o *Options) Validate() error {
-	for _, check := range []func() error{o.validateTarget, o.validateHeaders, o.validateLoad, o.validateWaits, o.validateOutput, o.validateMultiTurn, o.validateLagWarn, o.validateFailedRatio,
+	for _, check := range []func() error{o.validateTarget, o.validateHeaders, o.validateLoad, o.validateWaits, o.validateOutput, o.validateMultiTurn, o.validateLagWarn, o.validateDuration, o.validateFailedRatio,
 		func() error { return o.Shard.validate(o) }} {
 		if err := check(); err != nil {
 			if errors.Is(err, exitcode.ErrNotSupported) {

@@ -91,6 +91,9 @@ type Plan struct {
 	shareTotal   int
 	// executed is set by Execute, which consumes the requests.
 	executed bool
+	// warmupRequests counts the requests released within
+	// --warmup-duration, left out of the metrics (duration.go).
+	warmupRequests int
 }
 
 // NewPlan validates opts and plans the run: it asks the server for the
@@ -121,6 +124,7 @@ func NewPlan(ctx context.Context, opts Options, env Env) (*Plan, error) {
 // pending up on failure (its caller does), so that Serve can give it up
 // while a plan it left to finish alone still holds it.
 func buildPlan(ctx context.Context, opts Options, env Env, pending *pendingSave) (*Plan, error) {
+	opts.NumPrompts = opts.timedNumPrompts()
 	p := &Plan{Options: opts, out: env.Stderr, pending: pending}
 	if err := p.target(env); err != nil {
 		return nil, err

@@ -18,7 +18,9 @@ func (p *Plan) workload() *pyjson.Object {
 	o := &p.Options
 	w := &report.Workload{
 		DatasetName: o.Dataset.Name, DatasetPath: o.Dataset.Path, DatasetFlags: datasetFlags(p.Dataset, o.Dataset),
-		Seed: o.Seed, ScheduleSeed: o.ScheduleSeed, IgnoreEOS: p.ignoreEOS(), SamplingParams: &o.SamplingParams, Goodput: o.Goodput,
+		Seed: o.Seed, ScheduleSeed: o.ScheduleSeed, PrefixCache: o.PrefixCache,
+		Duration: o.Duration.Seconds(), WarmupDuration: o.WarmupDuration.Seconds(), WarmupRequests: p.warmupRequests,
+		IgnoreEOS: p.ignoreEOS(), SamplingParams: &o.SamplingParams, Goodput: o.Goodput,
 		PercentileMetrics: o.PercentileMetricsOrDefault(), Percentiles: o.Percentiles,
 		TokenizerMode: o.TokenizerMode, TokenizerSource: tokenizerOrigin(p.Tokenizer), Command: o.CommandLine,
 	}
