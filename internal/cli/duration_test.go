@@ -1,34 +1,25 @@
 package cli
 
 import (
-	"encoding/json"
-	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 )
 
 // durationRun runs a time-based serve against the simulator in a synctest
-// bubble and returns the saved detailed result and stderr.
-func durationRun(t *testing.T, args ...string) (map[string]any, string) {
+// bubble, wanting exit status code, and returns the saved detailed result
+// and stderr.
+func durationRun(t *testing.T, code int, args ...string) (map[string]any, string) {
 	t.Helper()
 	path := filepath.Join(t.TempDir(), "r.json")
-	all := append([]string{"serve", "--sim", "--sim-ttft", "0.05", "--sim-itl", "0.01", "--disable-tqdm", "--no-server-metrics",
+	all := append([]string{"serve", "--sim", "--sim-ttft", "0.05", "--disable-tqdm", "--no-server-metrics",
 		"--random-input-len", "16", "--random-output-len", "4", "--ignore-eos",
 		"--save-result", "--save-detailed", "--result-filename", path}, args...)
-	stdout, stderr, code := runSimInBubble(t, all...)
-	if code != 0 {
-		t.Fatalf("exit %d\n%s\n%s", code, stdout, stderr)
+	stdout, stderr, got := runSimInBubble(t, all...)
+	if got != code {
+		t.Fatalf("exit %d, want %d\n%s\n%s", got, code, stdout, stderr)
 	}
-	b, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	var res map[string]any
-	if err := json.Unmarshal(b, &res); err != nil {
-		t.Fatal(err)
-	}
-	return res, stderr
+	return readJSON(t, path), stderr
 }
 
 // TestDurationAtRate: --duration 5s at 20 req/s draws 100 prompts, the
@@ -37,7 +28,7 @@ func durationRun(t *testing.T, args ...string) (map[string]any, string) {
 // starting at 1 s; the result records both and how many were left out.
 func TestDurationAtRate(t *testing.T) {
 	t.Parallel()
-	res, stderr := durationRun(t, "--request-rate", "20", "--duration", "5s", "--warmup-duration", "1")
+	res, stderr := durationRun(t, 0, "--sim-itl", "0.01", "--request-rate", "20", "--duration", "5s", "--warmup-duration", "1")
 	wl, _ := res["gobench_workload"].(map[string]any)
 	warm, _ := wl["warmup_requests"].(float64)
 	completed, _ := res["completed"].(float64)
@@ -67,7 +58,7 @@ func TestDurationAtRate(t *testing.T) {
 // --num-prompts when the time is up, and the requests in flight finish.
 func TestDurationUnlimitedRate(t *testing.T) {
 	t.Parallel()
-	res, _ := durationRun(t, "--num-prompts", "1000", "--max-concurrency", "2", "--duration", "1s")
+	res, _ := durationRun(t, 0, "--sim-itl", "0.01", "--num-prompts", "1000", "--max-concurrency", "2", "--duration", "1s")
 	completed, _ := res["completed"].(float64)
 	// Each request takes 0.05 + 3 × 0.01 s, two at a time: 25 a second.
 	if completed < 20 || completed > 30 || res["failed"] != 0.0 {
@@ -104,21 +95,8 @@ func TestDurationFlagErrors(t *testing.T) {
 // bounded whatever the server does.
 func TestDurationGraceBound(t *testing.T) {
 	t.Parallel()
-	path := filepath.Join(t.TempDir(), "r.json")
-	stdout, stderr, code := runSimInBubble(t, "serve", "--sim", "--sim-ttft", "0.05", "--sim-itl", "1", "--disable-tqdm",
-		"--no-server-metrics", "--random-input-len", "16", "--random-output-len", "4", "--ignore-eos", "--request-rate", "10",
-		"--duration", "2s", "--interrupt-grace", "0.5", "--save-result", "--result-filename", path)
-	if code != 3 {
-		t.Fatalf("exit %d, want 3 (every request cut short)\n%s\n%s", code, stdout, stderr)
-	}
-	b, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	var res map[string]any
-	if err := json.Unmarshal(b, &res); err != nil {
-		t.Fatal(err)
-	}
+	// Each request takes 3.05 s: none of the 20 ends before the grace.
+	res, _ := durationRun(t, 3, "--sim-itl", "1", "--request-rate", "10", "--duration", "2s", "--interrupt-grace", "0.5")
 	if res["failed"] != 20.0 {
 		t.Errorf("%v failed, want the 20 requests still running at 2.5 s", res["failed"])
 	}
