@@ -3,9 +3,11 @@ package cli
 import (
 	"io"
 	"math"
+	"strings"
 
 	"github.com/gobench/gobench/internal/argparse"
 	"github.com/gobench/gobench/internal/compare"
+	"github.com/gobench/gobench/internal/exitcode"
 	"github.com/gobench/gobench/internal/resultfile"
 	"github.com/spf13/cobra"
 )
@@ -19,6 +21,12 @@ type CompareOptions struct {
 	Format string
 	// Stats sets the significance test.
 	Stats compare.Options
+	// All shows every metric, the settings and the command lines, not
+	// only what changed for real.
+	All bool
+	// FailOn is "never" or "regression": exit status 4 when a change is
+	// real and worse.
+	FailOn string
 }
 
 const compareLong = `Compare saved results (gobench's or vLLM's own --save-result files): one
@@ -57,13 +65,30 @@ run-to-run spread?) and within runs (the bootstrap above over each set's
 requests pooled: larger than the request-to-request spread?), both at
 --confidence.
 
-Exit status: 0 compared, 1 unreadable file, 2 bad command line or no such
-run.`
+The output leads with the workload settings in which a run differs from
+the baseline (endpoint type, backend, model, tokenizer, prompts, rate,
+burstiness, concurrency, ramp-up, and every value of gobench_workload
+but the command line, percentiles and SLOs), then one headline per run
+("B vs A: 3 real regressions, 2 real improvements, 14 within noise"),
+then only the metrics that changed for real or could not be tested; --all
+shows every metric, the settings, the command lines and the server's
+figures. Text fits 100 columns.
+
+--fail-on regression exits 4 when a change is real and worse: a latency
+statistic whose interval lies wholly on the worse side of 0 (above it for
+latencies); for sets, a metric whose interval across runs does. The
+regressions are named on stderr.
+
+Exit status: 0 compared, 1 unreadable file, 2 bad command line, no such
+run, or --fail-on with nothing it can judge, 4 a real regression with
+--fail-on regression.`
 
 const compareExample = `  gobench compare base.json new.json
   gobench compare base-set.json new-set.json   # two sets of serve --num-runs
   gobench compare runs.jsonl#base runs.jsonl#-1 --format markdown >> "$GITHUB_STEP_SUMMARY"
-  gobench compare a.json b.json c.json --format json`
+  gobench compare a.json b.json c.json --format json
+  gobench compare main.json pr.json --fail-on regression   # exit status 4 on a real regression
+  gobench compare base.json new.json --all                 # every metric, the settings, the command lines`
 
 // maxResamples bounds --resamples: 500 times the default, and an interval
 // array of that many floats per statistic still fits in memory.
@@ -72,6 +97,7 @@ const maxResamples = 1_000_000
 func newCompareCmd(_ *Deps, runF func(*CompareOptions) error) *cobra.Command {
 	o := &CompareOptions{}
 	format := formatFlag("text", "markdown", "json")
+	failOn := argparse.NewChoice("fail-on", failNever, failNever, failRegression)
 	var seed, resamples *argparse.Int
 	var confidence *argparse.Float
 	cmd := &cobra.Command{
@@ -95,7 +121,7 @@ func newCompareCmd(_ *Deps, runF func(*CompareOptions) error) *cobra.Command {
 			if !(confidence.Value() > 0.5 && confidence.Value() < 1) || math.IsNaN(confidence.Value()) {
 				return argErrorf("argument --confidence: must be between 0.5 and 1 (exclusive), e.g. 0.99")
 			}
-			o.Specs, o.Format = args, format.Value()
+			o.Specs, o.Format, o.FailOn = args, format.Value(), failOn.Value()
 			o.Stats = compare.Options{Seed: uint64(seed.Value()), Resamples: resamples.Value(), Confidence: confidence.Value()}
 			return runF(o)
 		},
@@ -103,6 +129,8 @@ func newCompareCmd(_ *Deps, runF func(*CompareOptions) error) *cobra.Command {
 	fs := cmd.Flags()
 	fs.SortFlags = false
 	fs.Var(format, "format", "Output: text, markdown (for a pull-request comment or CI summary) or json.")
+	fs.BoolVar(&o.All, "all", false, "Show every metric, the settings, the command lines and the server's figures, not only what changed for real.")
+	fs.Var(failOn, "fail-on", "Exit status 4 on a real change for the worse (regression), or never.")
 	seed = argparse.NewInt("seed", 0)
 	fs.Var(seed, "seed", "Seed of the bootstrap: the same files and seed give the same intervals.")
 	resamples = argparse.NewInt("resamples", compare.DefaultResamples)
@@ -125,7 +153,57 @@ func runCompare(deps *Deps, o *CompareOptions) error {
 	if err != nil {
 		return err
 	}
-	return formats{text: c.WriteText, markdown: c.WriteMarkdown, object: c.Object}.write(deps.Stdout, o.Format)
+	c.All = o.All
+	tallies := make([]compare.Tally, len(runs)-1)
+	for j := range tallies {
+		tallies[j] = c.Tally(j + 1)
+	}
+	if err := (formats{text: c.WriteText, markdown: c.WriteMarkdown, object: c.Object}).write(deps.Stdout, o.Format); err != nil {
+		return err
+	}
+	return failOnError(o.FailOn, c.Names, tallies, "the latency statistics' test needs per-request data: save both runs with --save-detailed")
+}
+
+// Values of compare's --fail-on.
+const (
+	failNever      = "never"
+	failRegression = "regression"
+)
+
+// regressionError reports real regressions (exit status 4): per run, the
+// metrics that changed for the worse.
+type regressionError struct{ lines []string }
+
+func (e *regressionError) Error() string {
+	return "real regression: " + strings.Join(e.lines, "; ")
+}
+
+// ExitCode is exitcode.ThresholdFailed, the status of a failed gate.
+func (e *regressionError) ExitCode() exitcode.Code { return exitcode.ThresholdFailed }
+
+// failOnError is the outcome of --fail-on: a regressionError naming every
+// real regression of each run (names[j+1] against names[0]), or, when
+// nothing could be judged, a command-line error saying why (untested)
+// rather than a pass that judged nothing.
+func failOnError(failOn string, names []string, tallies []compare.Tally, untested string) error {
+	if failOn != failRegression {
+		return nil
+	}
+	var lines []string
+	judged := false
+	for j, t := range tallies {
+		judged = judged || t.Tested()
+		if len(t.Regressed) > 0 {
+			lines = append(lines, names[j+1]+" vs "+names[0]+": "+strings.Join(t.Regressed, ", "))
+		}
+	}
+	switch {
+	case len(lines) > 0:
+		return &regressionError{lines: lines}
+	case !judged:
+		return argErrorf("argument --fail-on: no change could be judged real or noise: %s", untested)
+	}
+	return nil
 }
 
 // compareRuns opens the results named on the command line, warning on

@@ -43,7 +43,15 @@ func compareSets(deps *Deps, o *CompareOptions) (done bool, err error) {
 	if err != nil {
 		return true, err
 	}
-	return true, formats{text: c.WriteText, markdown: c.WriteMarkdown, object: c.Object}.write(deps.Stdout, o.Format)
+	c.All = o.All
+	tallies := make([]compare.Tally, len(sets)-1)
+	for j := range tallies {
+		tallies[j] = c.Tally(j + 1)
+	}
+	if err := (formats{text: c.WriteText, markdown: c.WriteMarkdown, object: c.Object}).write(deps.Stdout, o.Format); err != nil {
+		return true, err
+	}
+	return true, failOnError(o.FailOn, c.Names, tallies, "the test across runs needs at least two completed runs in each set")
 }
 
 // openSet reads the set file spec names, or fails with runset.ErrNotSet

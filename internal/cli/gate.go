@@ -4,12 +4,15 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"math"
 	"slices"
+	"strconv"
 	"strings"
 
 	"github.com/gobench/gobench/internal/analyze"
 	"github.com/gobench/gobench/internal/argparse"
 	"github.com/gobench/gobench/internal/atomicfile"
+	"github.com/gobench/gobench/internal/compare"
 	"github.com/gobench/gobench/internal/exitcode"
 	"github.com/gobench/gobench/internal/gate"
 	"github.com/gobench/gobench/internal/pyfmt"
@@ -117,11 +120,85 @@ func thresholdValues(values, data *resultfile.Run, ths []gate.Threshold, relativ
 			keys = append(keys, t.Key)
 		}
 	}
-	sup, err := analyze.Supplement(values, data, keys)
+	file := overflowValues{values}
+	sup, err := analyze.Supplement(file, data, keys)
 	if err != nil {
 		return nil, fmt.Errorf("thresholds: %w", err)
 	}
-	return sup, nil
+	return notedValues{sup, file}, nil
+}
+
+// overflowValues reads a result as Python's json module does: a number
+// too large for a float64 (1e999) is infinite, where resultfile.Run
+// finds no number and a threshold would call the key missing.
+type overflowValues struct{ *resultfile.Run }
+
+// Number returns the run's value of key, ±Inf for a number that
+// overflows.
+func (v overflowValues) Number(key string) (float64, bool) {
+	if x, ok := v.Run.Number(key); ok {
+		return x, true
+	}
+	x, _, ok := overflowing(v.Run, key)
+	return x, ok
+}
+
+// Note says that a value is infinite because the file's number overflows
+// ("" for any other).
+func (v overflowValues) Note(key string) string {
+	if _, text, ok := overflowing(v.Run, key); ok {
+		return "the file holds " + text + ", beyond the largest float64: infinite"
+	}
+	return ""
+}
+
+// overflowing is ±Inf and the file's text when key holds a JSON number
+// too large for a float64.
+func overflowing(r *resultfile.Run, key string) (float64, string, bool) {
+	raw, ok := r.Raw(key)
+	if !ok {
+		return 0, "", false
+	}
+	text := strings.TrimSpace(string(raw))
+	if text == "" || text[0] != '-' && (text[0] < '0' || text[0] > '9') {
+		return 0, "", false
+	}
+	x, err := strconv.ParseFloat(text, 64)
+	if !errors.Is(err, strconv.ErrRange) || !math.IsInf(x, 0) {
+		return 0, "", false
+	}
+	return x, text, true
+}
+
+// notedValues are the supplemented values with the notes of both: an
+// infinite value's (overflowValues) and a computed one's.
+type notedValues struct {
+	*analyze.Supplemented
+	file overflowValues
+}
+
+// Note is the file's note of key, else the computation's.
+func (v notedValues) Note(key string) string {
+	if n := v.file.Note(key); n != "" {
+		return n
+	}
+	return v.Supplemented.Note(key)
+}
+
+// baselineWarnings name the workload settings (compare.WorkloadDiff) in
+// which the judged result differs from the baseline of its relative
+// thresholds: a limit taken from another rate, concurrency or seed is no
+// like-for-like gate, so the report says so before any verdict. None
+// without a baseline.
+func baselineWarnings(base, result *resultfile.Run) []string {
+	if base == nil || result == nil {
+		return nil
+	}
+	s := compare.FormatWorkloadDiff(compare.WorkloadDiff(base, result), "baseline", "result")
+	if s == "" {
+		return nil
+	}
+	return []string{s}
 }
 
 // writeVerdicts prints the threshold report in the chosen format.
@@ -193,8 +270,17 @@ func missingKey(r, data *resultfile.Run, key string) string {
 	if hint, ok := pathHint(r, key); ok {
 		return hint
 	}
-	return fmt.Sprintf("%s has no numeric key %q%s (it has: %s)", describe(r), key, statHint(data, key),
-		strings.Join(numericKeys(r), ", "))
+	if r == nil {
+		return describe(r) + " has no numeric key " + strconv.Quote(key)
+	}
+	if raw, ok := r.Raw(key); ok {
+		return fmt.Sprintf("%s holds %s under %q, not a number", describe(r), strings.TrimSpace(string(raw)), key)
+	}
+	hint := statHint(data, key)
+	if near := gate.Suggest(key, numericKeys(r)); near != "" && hint == "" {
+		return fmt.Sprintf("%s has no numeric key %q: did you mean %s?", describe(r), key, near)
+	}
+	return fmt.Sprintf("%s has no numeric key %q%s (it has: %s)", describe(r), key, hint, strings.Join(numericKeys(r), ", "))
 }
 
 // isServerViewKey reports whether a threshold's key names server_view or
@@ -226,11 +312,28 @@ func pathHint(r *resultfile.Run, key string) (string, bool) {
 			continue
 		}
 		if names, ok := memberNames(v); ok {
-			return fmt.Sprintf("%s has nothing at %q: %s holds %s", describe(r), key, key[:i], strings.Join(names, ", ")), true
+			return fmt.Sprintf("%s has nothing at %q: %s holds %s%s", describe(r), key, key[:i], strings.Join(names, ", "),
+				didYouMean(key, i, names)), true
 		}
 		return "", false
 	}
 	return "", false
+}
+
+// didYouMean suggests, for a dotted key whose name after key[:i] is not
+// among names, the nearest name with the rest of the key kept:
+// "; did you mean server_view.ratios.preemptions?" ("" for none).
+func didYouMean(key string, i int, names []string) string {
+	name, rest, dotted := strings.Cut(key[i+1:], ".")
+	near := gate.Suggest(name, names)
+	if near == "" {
+		return ""
+	}
+	near = key[:i] + "." + near
+	if dotted {
+		near += "." + rest
+	}
+	return "; did you mean " + near + "?"
 }
 
 // memberNames are the names inside an object, or the metrics naming the
@@ -284,7 +387,7 @@ func numericKeys(r *resultfile.Run) []string {
 	}
 	var keys []string
 	for _, k := range r.Keys() {
-		if r.IsNumeric(k) {
+		if _, _, inf := overflowing(r, k); r.IsNumeric(k) || inf {
 			keys = append(keys, k)
 		}
 	}

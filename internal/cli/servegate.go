@@ -197,6 +197,7 @@ func (g *serveGate) finish(deps *Deps, res *run.Result, runErr error) error {
 			return err
 		}
 		rep = gate.Evaluate(g.Thresholds, judged, g.baseValues)
+		rep.Warnings = baselineWarnings(g.baseline, values)
 		if g.Format != "json" {
 			fmt.Fprintln(deps.Stdout)
 			if err := writeVerdicts(deps.Stdout, rep, g.Format); err != nil {

@@ -121,8 +121,8 @@ func TestCompareServerView(t *testing.T) {
 	if code != 0 || strings.Contains(out, "Server view") {
 		t.Errorf("exit %d, a server view part without server_view:\n%s", code, out)
 	}
-	out, _, _ = runMain(t, "compare", fixture("server_healthy.json"), fixture("server_kv_thrashing.json"))
-	if !strings.Contains(out, "  CHANGED, worse\n") || !regexp.MustCompile(`server_view\.ratios\.preemptions +lower +0 +[1-9]`).MatchString(out) {
+	out, _, _ = runMain(t, "compare", "--all", fixture("server_healthy.json"), fixture("server_kv_thrashing.json"))
+	if !strings.Contains(out, "  CHANGED, worse\n") || !regexp.MustCompile(`\nratios\.preemptions +lower +0 +[1-9]`).MatchString(out) {
 		t.Errorf("healthy against thrashing:\n%s", out)
 	}
 }

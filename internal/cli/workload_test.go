@@ -240,12 +240,12 @@ func TestCommandLine(t *testing.T) {
 	}
 }
 
-// TestCompareWorkload: compare lists the recorded
+// TestCompareWorkload: compare --all lists the recorded
 // workloads side by side, with the command lines under the settings, next
 // to a result that records none; rtfx, zero in every file, is left out.
 func TestCompareWorkload(t *testing.T) {
 	t.Parallel()
-	out, errOut, code := runMain(t, "compare", fixture("gobench_workload_a.json"), fixture("gobench_workload_b.json"),
+	out, errOut, code := runMain(t, "compare", "--all", fixture("gobench_workload_a.json"), fixture("gobench_workload_b.json"),
 		fixture("gobench_fast.json"))
 	if code != 0 || errOut != "" {
 		t.Fatalf("exit %d: %s", code, errOut)

@@ -117,8 +117,14 @@ type Comparison struct {
 	// Server compares the runs' server_view (the server's own figures);
 	// nil when no run has one.
 	Server *ServerView
+	// Workload are, per run after the baseline, the workload settings
+	// in which it differs from the baseline (WorkloadDiff).
+	Workload [][]WorkloadDifference
 	// Options are the significance test's options (defaults applied).
 	Options Options
+	// All makes the text show every metric, the settings, the command
+	// lines and the server's figures, not only what changed for real.
+	All bool
 }
 
 // Compare compares runs[1:] with runs[0]. It fails when fewer than two
@@ -145,6 +151,9 @@ func Compare(runs []*resultfile.Run, o Options) (*Comparison, error) {
 	c.Metrics, c.NotShared, c.Zero = metricRows(runs)
 	c.testSignificance(details)
 	c.Server = serverViewOf(runs)
+	for _, r := range runs[1:] {
+		c.Workload = append(c.Workload, WorkloadDiff(runs[0], r))
+	}
 	return c, nil
 }
 

@@ -110,7 +110,7 @@ func TestCompareErrors(t *testing.T) {
 // data); a vLLM detailed file against itself (every change 0 and noise);
 // and results with and without gobench_workload, whose values fill the
 // settings (nested objects by their dotted paths) and whose command lines
-// follow them.
+// follow them. Text comes short and with All (every metric).
 func TestRender(t *testing.T) {
 	t.Parallel()
 	cases := []struct {
@@ -129,12 +129,16 @@ func TestRender(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		for _, format := range []string{"text", "markdown", "json"} {
+		for _, format := range []string{"text", "text_all", "markdown", "json"} {
 			t.Run(cs.name+"/"+format, func(t *testing.T) {
 				var b bytes.Buffer
+				all := *c
+				all.All = true
 				switch format {
 				case "text":
 					err = c.WriteText(&b)
+				case "text_all":
+					err = all.WriteText(&b)
 				case "markdown":
 					err = c.WriteMarkdown(&b)
 				default:

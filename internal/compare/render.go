@@ -189,16 +189,26 @@ func (c *Comparison) commands() string {
 	return b.String()
 }
 
+// metricsTable is the table of the metrics: with All (or mark, for
+// Markdown, which has no width to keep) every column, the direction and
+// the absolute change included; else the value, the change in percent and
+// the verdict. Without All only the rows shownByDefault are in it.
 func (c *Comparison) metricsTable(mark bool) *table {
-	t := &table{header: []string{"Metric", "Better"}, right: []bool{false, false}}
+	full := c.All || mark
+	t := &table{header: []string{"Metric"}, right: []bool{false}}
+	if full {
+		t.header, t.right = append(t.header, "Better"), append(t.right, false)
+	}
 	for _, n := range c.Names {
 		t.header, t.right = append(t.header, n), append(t.right, true)
 	}
 	base := c.Names[0]
 	tested := make([]bool, len(c.Names)-1)
 	for j, n := range c.Names[1:] {
-		t.header = append(t.header, n+"−"+base, n+"−"+base+" %")
-		t.right = append(t.right, true, true)
+		if full {
+			t.header, t.right = append(t.header, n+"−"+base), append(t.right, true)
+		}
+		t.header, t.right = append(t.header, n+"−"+base+" %"), append(t.right, true)
 		for _, r := range c.Metrics {
 			tested[j] = tested[j] || r.Changes[j].Sig != nil
 		}
@@ -208,9 +218,19 @@ func (c *Comparison) metricsTable(mark bool) *table {
 		}
 	}
 	for _, r := range c.Metrics {
-		cells := append([]string{r.Key, r.Better.String()}, r.Text...)
+		if !c.All && !c.shownByDefault(r) {
+			continue
+		}
+		cells := []string{r.Key}
+		if full {
+			cells = append(cells, r.Better.String())
+		}
+		cells = append(cells, r.Text...)
 		for j, ch := range r.Changes {
-			cells = append(cells, signed(ch.Abs), relative(ch.Rel))
+			if full {
+				cells = append(cells, signed(ch.Abs))
+			}
+			cells = append(cells, relative(ch.Rel))
 			if tested[j] {
 				cells = append(cells, sigText(ch.Sig, r.Better, mark))
 			}
@@ -220,28 +240,81 @@ func (c *Comparison) metricsTable(mark bool) *table {
 	return t
 }
 
-// WriteText prints the comparison as aligned plain text.
+// WriteText prints the comparison as text within MaxWidth columns: the
+// workload settings that differ, a headline per run, the runs, then the
+// metrics that changed for real or without a test. With All it adds
+// every metric, the settings, the command lines and the server's figures.
 func (c *Comparison) WriteText(w io.Writer) error {
 	var b strings.Builder
-	c.runsTable().text(&b)
+	b.WriteString(wrapLines(c.lead()))
 	b.WriteString("\n")
-	c.settingsTable().text(&b)
-	if cmds := c.commands(); cmds != "" {
-		b.WriteString("\nCommand lines:\n" + cmds)
+	c.runsTable().fitText(&b)
+	if c.All {
+		b.WriteString("\n")
+		c.settingsTable().fitText(&b)
+		b.WriteString(c.commandsText())
 	}
 	b.WriteString("\n")
-	c.metricsTable(false).text(&b)
-	b.WriteString("\n" + c.footer())
+	if t := c.metricsTable(false); len(t.rows) > 0 {
+		t.fitText(&b)
+		b.WriteString("\n")
+	} else {
+		b.WriteString("No metric changed for real.\n\n")
+	}
+	b.WriteString(wrapLines(c.footer()))
 	b.WriteString(c.serverText())
 	_, err := io.WriteString(w, b.String())
 	return err
 }
 
+// lead is the opening: for each run, the workload settings it does not
+// share with the baseline (before any number, for the numbers of two
+// different workloads are no comparison), then the headlines.
+func (c *Comparison) lead() string {
+	return lead(c.Names, c.Tally, c.Workload, "")
+}
+
+// lead is the opening of a comparison of names[1:] with names[0]: the
+// workload differences, then the headlines, each followed by suffix.
+func lead(names []string, tally func(j int) Tally, workload [][]WorkloadDifference, suffix string) string {
+	var b strings.Builder
+	for j := 1; j < len(names); j++ {
+		if s := FormatWorkloadDiff(workload[j-1], names[0], names[j]); s != "" {
+			b.WriteString(s + "\n")
+		}
+	}
+	for j := 1; j < len(names); j++ {
+		b.WriteString(tally(j).Headline(names[0], names[j]) + suffix + "\n")
+	}
+	return b.String()
+}
+
+// commandsText lists each run's command line under the settings, wrapped.
+func (c *Comparison) commandsText() string {
+	cmds := c.commands()
+	if cmds == "" {
+		return ""
+	}
+	var b strings.Builder
+	b.WriteString("\nCommand lines:\n")
+	for _, l := range strings.Split(strings.TrimSuffix(cmds, "\n"), "\n") {
+		name, cmd, _ := strings.Cut(l, "  ")
+		b.WriteString(wrap(cmd, name+"  ", strings.Repeat(" ", textWidth(name)+4)))
+	}
+	return b.String()
+}
+
 // WriteMarkdown prints the comparison as Markdown (GitHub tables), for a
-// pull-request comment or a CI job summary; the settings fold away.
+// pull-request comment or a CI job summary: the lead, the runs, the
+// metrics that changed for real, and folded away the settings and (unless
+// All shows them in the table) every metric.
 func (c *Comparison) WriteMarkdown(w io.Writer) error {
 	var b strings.Builder
 	b.WriteString("### gobench compare\n\n")
+	for _, l := range strings.Split(strings.TrimSuffix(c.lead(), "\n"), "\n") {
+		b.WriteString("**" + l + "**  \n")
+	}
+	b.WriteString("\n")
 	c.runsTable().markdown(&b)
 	b.WriteString("\n<details><summary>Settings</summary>\n\n")
 	c.settingsTable().markdown(&b)
@@ -250,20 +323,40 @@ func (c *Comparison) WriteMarkdown(w io.Writer) error {
 	}
 	b.WriteString("\n</details>\n\n")
 	c.metricsTable(true).markdown(&b)
+	if !c.All {
+		all := *c
+		all.All = true
+		b.WriteString("\n<details><summary>Every metric</summary>\n\n")
+		all.metricsTable(true).markdown(&b)
+		b.WriteString("\n</details>\n")
+	}
 	b.WriteString("\n" + c.footer())
 	b.WriteString(c.serverMarkdown())
 	_, err := io.WriteString(w, b.String())
 	return err
 }
 
-// footer names the significance method and the keys left out.
+// footer names the significance method, the runs that could not be
+// tested and, with All, the keys left out; without All, what the short
+// table leaves out.
 func (c *Comparison) footer() string {
 	s := ""
-	if c.Tested() {
+	if !c.All {
+		if hidden := len(c.Metrics) - c.shown(); hidden > 0 {
+			s += fmt.Sprintf("Not shown: %d of %d metrics (within noise, unchanged, or a spread std_*); --all shows every "+
+				"metric, the settings and the command lines.\n", hidden, len(c.Metrics))
+		}
+		if c.Tested() {
+			s += "Significance: " + c.shortMethod() + ".\n"
+		}
+	} else if c.Tested() {
 		s += "Significance: " + c.Method() + ".\n"
 	}
 	for _, n := range c.Notes {
 		s += n + ".\n"
+	}
+	if !c.All {
+		return s
 	}
 	if len(c.NotShared) > 0 {
 		s += "Not in every result (left out): " + strings.Join(c.NotShared, ", ") + ".\n"
@@ -274,11 +367,32 @@ func (c *Comparison) footer() string {
 	return s
 }
 
+// shortMethod is Method in one line.
+func (c *Comparison) shortMethod() string {
+	o := c.Options
+	return fmt.Sprintf("%s bootstrap interval of the difference (run − %s) over the requests, %d resamples, seed %d; "+
+		"real = it excludes 0", percent(o.Confidence), c.Names[0], o.Resamples, o.Seed)
+}
+
+// shown counts the metrics the short table shows.
+func (c *Comparison) shown() int {
+	n := 0
+	for _, r := range c.Metrics {
+		if c.shownByDefault(r) {
+			n++
+		}
+	}
+	return n
+}
+
 // Object returns the comparison as a JSON object (pyjson.AppendPython
 // writes it; non-finite numbers as "inf"/"nan" strings):
 //
 //	{"baseline": "A",
 //	 "runs": [{"name", "source", "label", "detailed"}],
+//	 "headlines": [{"run", "headline", "regressions", "improvements", "real",
+//	                "noise", "untested", "regressed": [key],
+//	                "workload_differs": [{"key", "baseline", "value"}]}],
 //	 "method": {"name", "description", "resamples", "confidence", "seed"},
 //	 "settings": [{"key", "values": [string per run]}],
 //	 "metrics": [{"key", "better", "values": [number per run],
@@ -304,6 +418,7 @@ func (c *Comparison) Object() *pyjson.Object {
 		runs[i] = r
 	}
 	o.Set("runs", runs)
+	o.Set("headlines", c.headlineObjects())
 	m := pyjson.NewObject()
 	m.Set("name", "bootstrap")
 	m.Set("description", c.Method())
@@ -345,6 +460,51 @@ func (c *Comparison) Object() *pyjson.Object {
 		o.Set("server_view", c.serverObject())
 	}
 	return o
+}
+
+// headlineObjects are, per run after the baseline, its headline, the
+// counts behind it and the workload settings it does not share.
+func (c *Comparison) headlineObjects() []*pyjson.Object {
+	return headlineObjects(c.Names, c.Tally, c.Workload)
+}
+
+// headlineObjects are, per run (or set) j after the baseline names[0],
+// its tally as JSON with the workload settings it does not share.
+func headlineObjects(names []string, tally func(j int) Tally, workload [][]WorkloadDifference) []*pyjson.Object {
+	var out []*pyjson.Object
+	for j := 1; j < len(names); j++ {
+		o := tally(j).object(names[0], names[j])
+		o.Set("workload_differs", workloadObjects(workload[j-1]))
+		out = append(out, o)
+	}
+	return out
+}
+
+// object is the tally as JSON, for run b compared with a.
+func (t Tally) object(a, b string) *pyjson.Object {
+	o := pyjson.NewObject()
+	o.Set("run", b)
+	o.Set("headline", t.Headline(a, b))
+	o.Set("regressions", t.Regressions)
+	o.Set("improvements", t.Improvements)
+	o.Set("real", t.Real)
+	o.Set("noise", t.Noise)
+	o.Set("untested", t.Untested)
+	o.Set("regressed", append([]string{}, t.Regressed...))
+	return o
+}
+
+// workloadObjects are the differences as JSON.
+func workloadObjects(diffs []WorkloadDifference) []*pyjson.Object {
+	out := []*pyjson.Object{}
+	for _, d := range diffs {
+		o := pyjson.NewObject()
+		o.Set("key", d.Key)
+		o.Set("baseline", d.A)
+		o.Set("value", d.B)
+		out = append(out, o)
+	}
+	return out
 }
 
 func sigObject(s *Significance) any {

@@ -206,7 +206,15 @@ func (c *Comparison) serverTable(mark bool) *table {
 		t.right = append(t.right, true, true)
 	}
 	s := c.Server
-	cells := []string{resultkey.ServerView + ".verdict", ""}
+	// In text the keys go without their common "server_view." (the intro
+	// says so), which keeps two runs' table within MaxWidth.
+	name := func(key string) string {
+		if mark {
+			return key
+		}
+		return strings.TrimPrefix(key, resultkey.ServerView+".")
+	}
+	cells := []string{name(resultkey.ServerView + ".verdict"), ""}
 	for _, v := range s.Verdicts {
 		cells = append(cells, orNA(v))
 	}
@@ -215,7 +223,7 @@ func (c *Comparison) serverTable(mark bool) *table {
 	}
 	t.rows = append(t.rows, cells)
 	for _, r := range s.Figures {
-		cells := append([]string{r.Key, r.Better.String()}, r.Text...)
+		cells := append([]string{name(r.Key), r.Better.String()}, r.Text...)
 		for j, ch := range r.Changes {
 			if r.missing[0] || r.missing[j+1] {
 				cells = append(cells, "n/a", "n/a")
@@ -278,13 +286,30 @@ func (c *Comparison) serverText() string {
 	if c.Server == nil {
 		return ""
 	}
+	if !c.All {
+		return "\n" + wrap(c.serverVerdicts(), "", "  ")
+	}
 	var b strings.Builder
-	b.WriteString("\nServer view: " + serverIntro + "\n")
-	c.serverTable(false).text(&b)
+	intro := strings.Replace(serverIntro, "every key works", "every key, after server_view., works", 1)
+	b.WriteString("\n" + wrap("Server view: "+intro, "", "") + "\n")
+	c.serverTable(false).fitText(&b)
 	if note := c.serverNote(); note != "" {
 		b.WriteString("\n" + note)
 	}
 	return b.String()
+}
+
+// serverVerdicts is the server part in one line: each run's verdict and
+// its change from the baseline's.
+func (c *Comparison) serverVerdicts() string {
+	parts := make([]string, len(c.Server.Verdicts))
+	for i, v := range c.Server.Verdicts {
+		parts[i] = c.Names[i] + " " + orNA(v)
+		if ch := c.Server.VerdictChange(i); i > 0 && ch != "" && ch != VerdictSame {
+			parts[i] += " (" + verdictCell(ch, false) + ")"
+		}
+	}
+	return "Server verdict: " + strings.Join(parts, ", ") + "; --all shows the server's figures."
 }
 
 // serverMarkdown is the server part in Markdown ("" when no run has one).

@@ -59,9 +59,16 @@ type SetComparison struct {
 	Rows []SetRow
 	// Notes say which tests could not be made.
 	Notes []string
+	// Workload are, per set after the baseline, the workload settings in
+	// which its first completed run differs from the baseline's
+	// (WorkloadDiff).
+	Workload [][]WorkloadDifference
 	// Options are the bootstrap's; its Confidence is the level of both
 	// tests.
 	Options Options
+	// All makes the text show every metric with its spread and both
+	// intervals, not only what changed for real.
+	All bool
 }
 
 // CompareSets compares sets[1:] with sets[0]; sources name their files.
@@ -83,7 +90,21 @@ func CompareSets(sets []*runset.Set, sources []string, o Options) (*SetCompariso
 	}
 	c.Rows = setRows(sets, o.Confidence)
 	c.testWithin(pooled)
+	for _, s := range sets[1:] {
+		c.Workload = append(c.Workload, setWorkloadDiff(sets[0], s))
+	}
 	return c, nil
+}
+
+// setWorkloadDiff compares the workloads of the first completed runs of
+// two sets (the runs of a set share theirs, but for the seed each run may
+// draw); nil when a set has no completed run.
+func setWorkloadDiff(a, b *runset.Set) []WorkloadDifference {
+	ra, rb := a.Complete(), b.Complete()
+	if len(ra) == 0 || len(rb) == 0 || ra[0].Result == nil || rb[0].Result == nil {
+		return nil
+	}
+	return WorkloadDiff(ra[0].Result, rb[0].Result)
 }
 
 // setRows are the metrics of every set with their changes and the test

@@ -28,9 +28,25 @@ func acrossText(ch SetChange, b Better, mark bool) string {
 	return sigText(s, b, mark)
 }
 
-// setTable is the metrics of the comparison of set j with the baseline.
+// setTable is the metrics of the comparison of set j with the baseline:
+// with All (or mark, for Markdown) every metric with its spread and both
+// intervals; else the metrics that changed for real (shownByDefault) with
+// the verdicts in words.
 func (c *SetComparison) setTable(j int, mark bool) *table {
 	a, b := c.Names[0], c.Names[j]
+	if !c.All && !mark {
+		t := &table{header: []string{"Metric", a + " mean", b + " mean", b + "−" + a + " %", "across runs", "within runs"},
+			right: []bool{false, true, true, true, false, false}}
+		for _, r := range c.Rows {
+			if !c.shownByDefault(r) {
+				continue
+			}
+			ch := r.Changes[j-1]
+			t.rows = append(t.rows, []string{r.Key, resultfile.FormatValue(r.Means[0]), resultfile.FormatValue(r.Means[j]),
+				relative(ch.Rel), verdictWords(acrossText(ch, r.Better, false)), verdictWords(sigText(ch.Within, r.Better, false))})
+		}
+		return t
+	}
 	t := &table{
 		header: []string{"Metric", "Better", a + " mean", a + " std", b + " mean", b + " std", b + "−" + a + " %", "across runs", "within runs (pooled requests)"},
 		right:  []bool{false, false, true, true, true, true, true, false, false},
@@ -41,6 +57,16 @@ func (c *SetComparison) setTable(j int, mark bool) *table {
 			resultfile.FormatValue(r.Means[j]), stdText(r.Stds[j]), relative(ch.Rel), acrossText(ch, r.Better, mark), sigText(ch.Within, r.Better, mark)})
 	}
 	return t
+}
+
+// verdictWords is a verdict cell without its interval ("real, worse"),
+// for the short table; "n/a: why" becomes "n/a".
+func verdictWords(cell string) string {
+	if strings.HasPrefix(cell, "n/a") {
+		return "n/a"
+	}
+	words, _, _ := strings.Cut(cell, " [")
+	return words
 }
 
 func stdText(v float64) string {
@@ -59,23 +85,46 @@ func (c *SetComparison) header() string {
 	return b.String()
 }
 
-// WriteText prints the comparison of sets as aligned text.
+// WriteText prints the comparison of sets as text within MaxWidth
+// columns: the workload settings that differ, a headline per set, the
+// sets, then per set its table (setTable).
 func (c *SetComparison) WriteText(w io.Writer) error {
 	var b strings.Builder
-	b.WriteString(c.header())
+	b.WriteString(wrapLines(c.lead()))
+	b.WriteString("\n" + wrapLines(c.header()))
 	for j := 1; j < len(c.Names); j++ {
 		b.WriteString("\n")
-		c.setTable(j, false).text(&b)
+		if t := c.setTable(j, false); len(t.rows) > 0 {
+			t.fitText(&b)
+		} else {
+			b.WriteString(c.Names[j] + " vs " + c.Names[0] + ": no metric changed for real.\n")
+		}
 	}
-	c.footer(&b)
+	if !c.All {
+		b.WriteString("\n" + wrap("Shown: the metrics that changed for real across or within runs; --all shows every "+
+			"metric with its standard deviation and both intervals.", "", "  "))
+	}
+	var foot strings.Builder
+	c.footer(&foot)
+	b.WriteString(wrapLines(foot.String()))
 	_, err := io.WriteString(w, b.String())
 	return err
+}
+
+// lead is the opening: the workload settings each set does not share
+// with the baseline, then the headlines (the test across runs).
+func (c *SetComparison) lead() string {
+	return lead(c.Names, c.Tally, c.Workload, " (across runs)")
 }
 
 // WriteMarkdown prints the comparison of sets as GitHub tables.
 func (c *SetComparison) WriteMarkdown(w io.Writer) error {
 	var b strings.Builder
 	b.WriteString("### gobench compare (sets of runs)\n\n")
+	for _, l := range strings.Split(strings.TrimSuffix(c.lead(), "\n"), "\n") {
+		b.WriteString("**" + l + "**  \n")
+	}
+	b.WriteString("\n")
 	for _, line := range strings.Split(strings.TrimSpace(c.header()), "\n") {
 		b.WriteString("- " + line + "\n")
 	}
@@ -107,6 +156,7 @@ func (c *SetComparison) Object() *pyjson.Object {
 		sets = append(sets, s)
 	}
 	o.Set("sets", sets)
+	o.Set("headlines", headlineObjects(c.Names, c.Tally, c.Workload))
 	o.Set("confidence", c.Options.Confidence)
 	var rows []any
 	for _, r := range c.Rows {

@@ -85,6 +85,10 @@ type Report struct {
 	Verdicts []Verdict
 	// AllFailed is true when the result's "completed" is 0.
 	AllFailed bool
+	// Warnings say what makes the verdicts less than a like-for-like
+	// judgement (a baseline of another workload); every rendering prints
+	// them before any verdict.
+	Warnings []string
 }
 
 // Passed reports whether every threshold passed and the run was not one
@@ -300,6 +304,9 @@ func (r *Report) summary() string {
 func (r *Report) WriteText(w io.Writer) error {
 	var b strings.Builder
 	b.WriteString(strings.Repeat("=", 19) + " Thresholds " + strings.Repeat("=", 19) + "\n")
+	for _, s := range r.Warnings {
+		b.WriteString("Warning: " + s + "\n")
+	}
 	width := 0
 	for _, v := range r.Verdicts {
 		width = max(width, len(v.Threshold.Expr))
@@ -316,7 +323,11 @@ func (r *Report) WriteText(w io.Writer) error {
 // comment or a CI job summary.
 func (r *Report) WriteMarkdown(w io.Writer) error {
 	var b strings.Builder
-	b.WriteString("#### Thresholds\n\n| | Threshold | Measured | Limit |\n|---|---|---:|---:|\n")
+	b.WriteString("#### Thresholds\n\n")
+	for _, s := range r.Warnings {
+		b.WriteString("> ⚠️ " + s + "\n\n")
+	}
+	b.WriteString("| | Threshold | Measured | Limit |\n|---|---|---:|---:|\n")
 	for _, v := range r.Verdicts {
 		mark := "✅ pass"
 		if !v.Pass {
@@ -339,7 +350,8 @@ func (r *Report) WriteMarkdown(w io.Writer) error {
 }
 
 // Object returns the verdicts as a JSON object (pyjson.AppendPython writes
-// it): {"passed", "all_failed", "thresholds": [{"expression", "key", "op",
+// it): {"passed", "all_failed", "warnings": [string], "thresholds":
+// [{"expression", "key", "op",
 // "measured", "limit", "baseline", "pass", "problem", "note"}]},
 // non-finite values as the strings "nan"/"inf" like gobench's result
 // files; the values of a comparison of text are strings (null when
@@ -368,6 +380,7 @@ func (r *Report) Object() *pyjson.Object {
 	o := pyjson.NewObject()
 	o.Set("passed", r.Passed())
 	o.Set("all_failed", r.AllFailed)
+	o.Set("warnings", append([]string{}, r.Warnings...))
 	o.Set("thresholds", list)
 	return o
 }

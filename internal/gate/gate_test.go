@@ -261,6 +261,7 @@ type noted struct {
 
 func (n noted) Note(k string) string { return n.notes[k] }
 
+// TestRender: verdicts with notes and a warning, in every format.
 func TestRender(t *testing.T) {
 	t.Parallel()
 	result := noted{values{"completed": 100, "p99_ttft_ms": 52.5, "failed_ratio": 0.0025, "output_throughput": 1500.25, "p95_ttft_ms": 50.25},
@@ -268,6 +269,7 @@ func TestRender(t *testing.T) {
 	base := values{"completed": 100, "p99_ttft_ms": 48, "output_throughput": 1400}
 	rep := Evaluate(mustParse(t, "p99_ttft_ms<500", "p99_ttft_ms<=baseline*1.05", "failed_ratio<0.01",
 		"output_throughput>=baseline*0.95", "p90_ttft_ms<100", "mean_itl_ms<baseline", "p95_ttft_ms<50"), result, base)
+	rep.Warnings = []string{"workload differs, baseline → result: request_rate 5.0 → 10.0"}
 	checkRenderings(t, rep)
 }
 
