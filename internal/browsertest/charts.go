@@ -49,16 +49,17 @@ type pageCharts struct {
 }
 
 // readCharts reads the page's charts and returns them with the problems
-// found: a page without charts or without window.gobenchCharts, a figure
+// found: a page without charts (unless noCharts) or without
+// window.gobenchCharts, a figure
 // whose attributes are not positive counts or disagree with
 // window.gobenchCharts, and a chart that drew nothing.
-func readCharts(tab context.Context) ([]Chart, []error) {
+func readCharts(tab context.Context, noCharts bool) ([]Chart, []error) {
 	pc, err := chromedp.Run(tab, chromedp.Evaluate[pageCharts](chartsJS))
 	if err != nil {
 		return nil, []error{fmt.Errorf("reading the charts: %w", err)}
 	}
 	var problems []error
-	if len(pc.Figs) == 0 {
+	if len(pc.Figs) == 0 && !noCharts {
 		problems = append(problems, fmt.Errorf("the page has no figure.gb-chart"))
 	}
 	if pc.Declared == nil {
@@ -155,3 +156,23 @@ func hover(tab context.Context, id string) (string, error) {
 	}
 	return "", fmt.Errorf("no visible .gb-tooltip with text after hovering %d points of the plot", len(fx)*len(fy))
 }
+
+// Card is one of the report's cards (.gb-card): its label and value, and
+// where it lies in the window with the page scrolled to the top, in CSS
+// pixels.
+type Card struct {
+	Label  string  `json:"label"`
+	Value  string  `json:"value"`
+	Top    float64 `json:"top"`
+	Bottom float64 `json:"bottom"`
+}
+
+// cardsJS scrolls to the top and measures every .gb-card.
+const cardsJS = `(() => {
+  window.scrollTo(0, 0);
+  const text = (c, sel) => ((c.querySelector(sel) || {}).textContent || "").trim();
+  return [...document.querySelectorAll(".gb-card")].map(c => {
+    const r = c.getBoundingClientRect();
+    return {label: text(c, ".gb-card-label"), value: text(c, ".gb-card-value"), top: r.top, bottom: r.bottom};
+  });
+})()`

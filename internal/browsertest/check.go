@@ -34,6 +34,9 @@ type Options struct {
 	// screenshot's window starts at (a chart further down the page)
 	// instead of the top.
 	ScrollTo string
+	// NoCharts accepts a page without any chart (a report of a result
+	// saved without per-request data has only its cards and tables).
+	NoCharts bool
 }
 
 func (o Options) withDefaults() Options {
@@ -80,6 +83,9 @@ type Result struct {
 	// Text is the page's visible text (body.innerText) once ready: tests
 	// find the result block's numbers in it.
 	Text string
+	// Cards are the page's .gb-card elements, measured at the top of the
+	// page once it is ready.
+	Cards []Card
 	// Screenshot is a PNG of the top of the page when Options.Screenshot
 	// is set.
 	Screenshot []byte
@@ -152,7 +158,12 @@ func visit(tab context.Context, fileURL string, o Options, res *Result) []error 
 		return []error{fmt.Errorf("reading the page's text: %w", err)}
 	}
 	res.Text = text
-	charts, problems := readCharts(tab)
+	cards, err := chromedp.Run(tab, chromedp.Evaluate[[]Card](cardsJS))
+	if err != nil {
+		return []error{fmt.Errorf("reading the cards: %w", err)}
+	}
+	res.Cards = cards
+	charts, problems := readCharts(tab, o.NoCharts)
 	for i := range charts {
 		tip, err := hover(tab, charts[i].ID)
 		if err != nil {

@@ -13,6 +13,7 @@ import (
 	"regexp"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/gobench/gobench/internal/browsertest"
 )
@@ -21,10 +22,17 @@ import (
 // the detailed result as dir/name; extra flags go last.
 func simRun(t testing.TB, dir, name string, n int, rate string, extra ...string) string {
 	t.Helper()
+	return simRunSaved(t, dir, name, n, rate, append([]string{"--save-detailed"}, extra...)...)
+}
+
+// simRunSaved is simRun without --save-detailed: the result keeps its
+// figures only, unless extra asks for more.
+func simRunSaved(t testing.TB, dir, name string, n int, rate string, extra ...string) string {
+	t.Helper()
 	args := append([]string{"serve", "--sim", "--sim-ttft", "0.005", "--sim-itl", "0.001", "--disable-tqdm",
 		"--no-server-metrics", "--dataset-name", "random", "--random-input-len", "16", "--random-output-len", "8",
 		"--num-prompts", fmt.Sprint(n), "--request-rate", rate, "--max-concurrency", "64", "--seed", "7",
-		"--save-result", "--save-detailed", "--result-dir", dir, "--result-filename", name}, extra...)
+		"--save-result", "--result-dir", dir, "--result-filename", name}, extra...)
 	var out, errOut strings.Builder
 	if code := Main(context.Background(), args, Deps{Stdout: &out, Stderr: &errOut, Version: "test"}); code != 0 {
 		t.Fatalf("serve exited %d:\n%s", code, errOut.String())
@@ -70,7 +78,14 @@ var number = regexp.MustCompile(`\d+(\.\d+)?`)
 // chart's id holds each of chartIDs, and that every tooltip shows a number.
 func checkReport(t *testing.T, path string, want, chartIDs []string) []browsertest.Chart {
 	t.Helper()
-	res, err := browsertest.Check(context.Background(), browsertest.Require(t), path, browsertest.Options{})
+	return checkReportWith(t, path, browsertest.Options{}, want, chartIDs).Charts
+}
+
+// checkReportWith is checkReport with the browser's options, returning
+// all the check saw.
+func checkReportWith(t *testing.T, path string, o browsertest.Options, want, chartIDs []string) *browsertest.Result {
+	t.Helper()
+	res, err := browsertest.Check(context.Background(), browsertest.Require(t), path, o)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -96,8 +111,32 @@ func checkReport(t *testing.T, path string, want, chartIDs []string) []browserte
 	if pids := browsertest.ProfileUsers(res.Profile); len(pids) != 0 {
 		t.Errorf("browser processes outlived the check: %v", pids)
 	}
-	return res.Charts
+	return res
 }
+
+// firstScreen is the window the cards must fit in: a laptop's 1280x800.
+var firstScreen = browsertest.Options{Width: 1280, Height: 800}
+
+// checkCards checks that the page has a card of each label and that every
+// card lies in the first screen, above any scrolling.
+func checkCards(t *testing.T, res *browsertest.Result, labels ...string) {
+	t.Helper()
+	have := map[string]bool{}
+	for _, c := range res.Cards {
+		have[c.Label] = true
+		if c.Value == "" || c.Top < 0 || c.Bottom > float64(firstScreen.Height) {
+			t.Errorf("card %q (%q) at %v-%v px, want a value within the first %d px", c.Label, c.Value, c.Top, c.Bottom, firstScreen.Height)
+		}
+	}
+	for _, l := range labels {
+		if !have[l] {
+			t.Errorf("no card %q (cards: %+v)", l, res.Cards)
+		}
+	}
+}
+
+// runCards are the cards every run's report has.
+var runCards = []string{"Requests", "Failed", "Throughput", "TTFT p50", "ITL p50", "E2EL p50"}
 
 // TestReportInBrowserSingleRun: one run's report, from `gobench report`
 // and from `serve --report`, loads offline and draws every chart.
@@ -106,8 +145,21 @@ func TestReportInBrowserSingleRun(t *testing.T) {
 	run := simRun(t, dir, "run.json", 60, "200", "--report", filepath.Join(dir, "serve-report.html"))
 	want := []string{medianTTFT(t, run)}
 	ids := []string{"ttft", "tpot", "itl", "e2el"}
-	checkReport(t, reportOf(t, dir, run), want, ids)
-	checkReport(t, filepath.Join(dir, "serve-report.html"), want, ids)
+	for _, page := range []string{reportOf(t, dir, run), filepath.Join(dir, "serve-report.html")} {
+		checkCards(t, checkReportWith(t, page, firstScreen, want, ids), runCards...)
+	}
+}
+
+// TestReportInBrowserWithoutDetails: the report of a result saved without
+// --save-detailed (no per-request lists, so no chart) still loads, shows
+// its cards and becomes ready.
+func TestReportInBrowserWithoutDetails(t *testing.T) {
+	dir := t.TempDir()
+	run := simRunSaved(t, dir, "run.json", 20, "inf")
+	o := firstScreen
+	o.NoCharts, o.ReadyTimeout = true, time.Minute
+	res := checkReportWith(t, reportOf(t, dir, run), o, []string{medianTTFT(t, run), "no per-request data"}, nil)
+	checkCards(t, res, runCards[:5]...)
 }
 
 // TestReportInBrowserComparison: two runs overlay on the charts, and the
@@ -116,13 +168,14 @@ func TestReportInBrowserComparison(t *testing.T) {
 	dir := t.TempDir()
 	a := simRun(t, dir, "a.json", 60, "100")
 	b := simRun(t, dir, "b.json", 60, "inf")
-	charts := checkReport(t, reportOf(t, dir, a, b), []string{medianTTFT(t, a), medianTTFT(t, b)}, []string{"ttft"})
+	res := checkReportWith(t, reportOf(t, dir, a, b), firstScreen, []string{medianTTFT(t, a), medianTTFT(t, b), "B against A:"}, []string{"ttft"})
+	checkCards(t, res, runCards...)
 	overlaid := false
-	for _, c := range charts {
+	for _, c := range res.Charts {
 		overlaid = overlaid || (strings.Contains(c.ID, "ttft") && c.Series >= 2)
 	}
 	if !overlaid {
-		t.Errorf("no TTFT chart overlays the two runs: %+v", charts)
+		t.Errorf("no TTFT chart overlays the two runs: %+v", res.Charts)
 	}
 }
 
@@ -134,7 +187,23 @@ func TestReportInBrowserSweep(t *testing.T) {
 	if _, errOut, code := runMain(t, sweepArgs(t, srv.URL, dir)...); code != 0 {
 		t.Fatalf("sweep exited %d:\n%s", code, errOut)
 	}
-	checkReport(t, reportOf(t, dir, filepath.Join(dir, "exp")), nil, []string{"pareto"})
+	charts := checkReport(t, reportOf(t, dir, filepath.Join(dir, "exp")), nil, []string{"pareto"})
+	// Both points, the rate of 50/s and the unlimited one, are drawn
+	// against achieved throughput and against the load.
+	for _, id := range []string{"chart-sweep-latency", "chart-sweep-throughput"} {
+		found := false
+		for _, c := range charts {
+			if c.ID == id {
+				found = true
+				if c.Points != 2*c.Series {
+					t.Errorf("%s: %d points in %d series, want both sweep points (inf included) in each", id, c.Points, c.Series)
+				}
+			}
+		}
+		if !found {
+			t.Errorf("no %s", id)
+		}
+	}
 }
 
 // BenchmarkReportLoad100k measures how long the report of a

@@ -12,6 +12,7 @@ const (
 	kindStep     = "step"     // a histogram's steps
 	kindPoints   = "points"   // markers only (scatter)
 	kindTimeline = "timeline" // one horizontal bar per point, from x to end
+	kindBars     = "bars"     // a histogram: a bar from each x to the next
 )
 
 // chart is one figure: aligned columns for uPlot (X, then one column per
@@ -27,7 +28,18 @@ type chart struct {
 	X      nums     `json:"x"`
 	Series []series `json:"series"`
 	Marks  []mark   `json:"marks,omitempty"`
-	Note   string   `json:"-"`
+	// XLog draws the x axis on a log scale (a long tail, see logAxis).
+	XLog bool `json:"xLog,omitempty"`
+	// XMin and XMax, when set, are the x range before any zoom: the whole
+	// run on a time axis, whatever the series cover.
+	XMin *float64 `json:"xMin,omitempty"`
+	XMax *float64 `json:"xMax,omitempty"`
+	// XTicks name the x values 0, 1, ... of a categorical axis (a sweep's
+	// loads, "inf" included).
+	XTicks []string `json:"xTicks,omitempty"`
+	// Wide spans the whole width of the page's grid (the timeline).
+	Wide   bool   `json:"-"`
+	Note   string `json:"-"`
 	points int
 }
 

@@ -24,8 +24,19 @@
 // smallest that leaves at most MaxTimelineRequests). Exact numbers are in
 // the tables, which are computed from all requests.
 //
-// The page keeps a contract with the browser tests: each chart is a
-// <figure class="gb-chart" id="chart-NAME" data-series="N" data-points="M">
+// The page reads as a dashboard: cards with the figures a reader checks
+// first (requests, failures, throughput, TTFT/ITL/E2EL p50 and p99,
+// goodput, the server's verdict), then the charts in a grid as wide as the
+// window, the comparison and the server view as HTML tables, and the
+// settings folded at the end. A latency distribution goes on a log axis
+// when its largest value is at least logTail (20) times its median; the
+// charts over time span the whole run; a sweep is drawn against its
+// achieved throughput and its loads in order, so that the unlimited rate
+// shows.
+//
+// The page keeps a contract with the browser tests: each card is a
+// .gb-card with its .gb-card-label and .gb-card-value; each chart is a
+// <figure class="gb-chart ..." id="chart-NAME" data-series="N" data-points="M">
 // (N series, M points drawn after downsampling) with its title in a
 // <figcaption>; window.gobenchCharts lists {id, series, points}; once every
 // chart has drawn, document.body.dataset.ready is "true", and a chart that

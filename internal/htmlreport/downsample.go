@@ -106,3 +106,18 @@ func Histogram(values []float64, lo, hi float64, bins int) (edges, counts []floa
 	}
 	return edges, counts
 }
+
+// LogHistogram counts positive values in bins bins of equal width on a
+// log scale over [lo, hi] (both positive): Histogram of the logarithms,
+// its edges brought back.
+func LogHistogram(values []float64, lo, hi float64, bins int) (edges, counts []float64) {
+	logs := make([]float64, len(values))
+	for i, v := range values {
+		logs[i] = math.Log(v)
+	}
+	edges, counts = Histogram(logs, math.Log(lo), math.Log(hi), bins)
+	for i := range edges {
+		edges[i] = math.Exp(edges[i])
+	}
+	return edges, counts
+}

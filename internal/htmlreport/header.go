@@ -16,13 +16,14 @@ var headerKeys = []string{
 }
 
 // headerSection is what was run (the result's settings and its
-// gobench_workload) and vLLM's result block as a table.
+// gobench_workload) and vLLM's result block as a table, folded at the end
+// of the page: the cards at the top carry what a reader checks first.
 func headerSection(d *runData, several bool) section {
-	title := "Run"
+	title := "Settings and result block"
 	if several {
 		title += ": " + d.label
 	}
-	s := section{Title: title}
+	s := section{Title: title, Fold: true}
 	if d.run.Name() != "" {
 		s.Notes = append(s.Notes, "File: "+d.run.Name())
 	}
@@ -133,7 +134,8 @@ func sweepSections(s *Sweep) []section {
 			}
 			t.Rows = append(t.Rows, row)
 		}
-		secs = append(secs, section{Title: "Sweep: " + s.Dir, Tables: []table{t}, Charts: sweepCharts(s)})
+		secs = append(secs, section{Title: "Sweep: " + s.Dir, Charts: sweepCharts(s)},
+			section{Title: fmt.Sprintf("The sweep's table (%d points)", len(s.Points)), Tables: []table{t}, Fold: true})
 	}
 	if s.SLA != nil {
 		secs = append(secs, slaSection(s))

@@ -76,7 +76,7 @@ func syntheticObject(n int, label string) *pyjson.Object {
 }
 
 var (
-	figureRE = regexp.MustCompile(`<figure class="gb-chart" id="chart-([a-z0-9-]+)" data-series="(\d+)" data-points="(\d+)">`)
+	figureRE = regexp.MustCompile(`<figure class="gb-chart[^"]*" id="chart-([a-z0-9-]+)" data-series="(\d+)" data-points="(\d+)">`)
 	urlRE    = regexp.MustCompile(`(?i)(src|href)\s*=\s*["']?\s*https?://`)
 )
 

@@ -15,7 +15,7 @@ import (
 	"github.com/gobench/gobench/internal/compare"
 	"github.com/gobench/gobench/internal/report"
 	"github.com/gobench/gobench/internal/resultfile"
-	"github.com/gobench/gobench/internal/serverview"
+	"github.com/gobench/gobench/internal/resultkey"
 )
 
 //go:embed assets/uPlot.iife.min.js assets/uPlot.min.css assets/report.js assets/report.css page.html.tmpl
@@ -53,14 +53,17 @@ type Input struct {
 	Compare compare.Options
 }
 
-// section is one part of the page: a heading, text blocks, tables and
-// charts.
+// section is one part of the page: a heading, text blocks, HTML drawn by
+// this package (every text escaped), tables and charts in a grid. A
+// folded section (the settings) is closed until the reader opens it.
 type section struct {
 	Title  string
 	Notes  []string
 	Pre    []string
+	HTML   []template.HTML
 	Tables []table
 	Charts []*chart
+	Fold   bool
 }
 
 // table is a heading row and rows of cells.
@@ -73,6 +76,8 @@ type table struct {
 // page is the template's data.
 type page struct {
 	Title, Version    string
+	Subtitle          string
+	Cards             template.HTML
 	Sections          []section
 	UPlotJS, ReportJS template.JS
 	CSS               template.CSS
@@ -91,6 +96,7 @@ func Write(w io.Writer, in Input) error {
 	if in.Sweep != nil {
 		secs = append(secs, sweepSections(in.Sweep)...)
 	}
+	var top topOfPage
 	if len(in.Runs) > 0 {
 		runs := make([]*runData, len(in.Runs))
 		seen := map[string]int{}
@@ -103,29 +109,60 @@ func Write(w io.Writer, in Input) error {
 			}
 		}
 		secs = append(secs, runSections(in, runs)...)
+		if in.Part == Full {
+			top = topOfPage{subtitle: subtitle(runs), cards: cardsHTML(cardRows(runs))}
+		}
 	}
 	if len(secs) == 0 {
 		return fmt.Errorf("htmlreport: nothing to report (no run, no sweep)")
 	}
 	kept := secs[:0]
 	for _, s := range secs {
-		if len(s.Notes)+len(s.Pre)+len(s.Tables)+len(s.Charts) > 0 {
+		if len(s.Notes)+len(s.Pre)+len(s.HTML)+len(s.Tables)+len(s.Charts) > 0 {
 			kept = append(kept, s)
 		}
 	}
 	secs = kept
-	return render(w, in, secs)
+	return render(w, in, top, secs)
+}
+
+// topOfPage is what heads the page of runs: a line saying what was run,
+// and the cards.
+type topOfPage struct {
+	subtitle string
+	cards    template.HTML
+}
+
+// subtitle says what one run was (model, backend, load, date); "" for
+// several runs, whose cards name them.
+func subtitle(runs []*runData) string {
+	if len(runs) != 1 {
+		return ""
+	}
+	r := runs[0].run
+	var parts []string
+	for _, k := range []struct{ key, name string }{
+		{resultkey.ModelID, "model"}, {resultkey.Backend, "backend"}, {resultkey.RequestRate, "request rate"},
+		{resultkey.MaxConcurrency, "max concurrency"}, {resultkey.Date, "date"},
+	} {
+		if r.Has(k.key) {
+			parts = append(parts, k.name+" "+r.Display(k.key))
+		}
+	}
+	return strings.Join(append([]string{runs[0].label}, parts...), " · ")
 }
 
 // render fills the template.
-func render(w io.Writer, in Input, secs []section) error {
+func render(w io.Writer, in Input, top topOfPage, secs []section) error {
 	type entry struct {
 		ID     string `json:"id"`
 		Series int    `json:"series"`
 		Points int    `json:"points"`
 	}
-	var charts []*chart
-	var index []entry
+	// Empty lists, not null: a page without charts (a result saved
+	// without --save-detailed) still loads and becomes ready.
+	charts := []*chart{}
+	index := []entry{}
 	for _, s := range secs {
 		for _, c := range s.Charts {
 			charts = append(charts, c)
@@ -146,12 +183,13 @@ func render(w io.Writer, in Input, secs []section) error {
 	t, err := template.New("page.html.tmpl").Funcs(template.FuncMap{
 		"series": func(c *chart) int { return len(c.Series) },
 		"points": func(c *chart) int { return c.points },
+		"table":  func(t table) template.HTML { return tableHTML(t, nil) },
 	}).ParseFS(files, "page.html.tmpl")
 	if err != nil {
 		return fmt.Errorf("htmlreport: template: %w", err)
 	}
 	p := page{
-		Title: in.Title, Version: in.Version, Sections: secs,
+		Title: in.Title, Version: in.Version, Sections: secs, Subtitle: top.subtitle, Cards: top.cards,
 		UPlotJS: template.JS(read("assets/uPlot.iife.min.js")), ReportJS: template.JS(read("assets/report.js")),
 		CSS:  template.CSS(read("assets/uPlot.min.css") + "\n" + read("assets/report.css")),
 		Data: template.JS(data),
@@ -176,9 +214,6 @@ func runSections(in Input, runs []*runData) []section {
 	if len(runs) > 1 {
 		secs = append(secs, compareSection(in, runs))
 	}
-	for _, d := range runs {
-		secs = append(secs, headerSection(d, len(runs) > 1))
-	}
 	secs = append(secs,
 		section{Title: "Latency distributions", Notes: detailNotes(runs), Charts: distributionCharts(runs)},
 		section{Title: "Over time", Charts: timeCharts(runs)},
@@ -190,6 +225,9 @@ func runSections(in Input, runs []*runData) []section {
 		}
 	}
 	secs = append(secs, failuresSection(runs), section{Title: "Dataset statistics", Charts: datasetCharts(runs)})
+	for _, d := range runs {
+		secs = append(secs, headerSection(d, len(runs) > 1))
+	}
 	return secs
 }
 
@@ -236,30 +274,25 @@ func compareSection(in Input, runs []*runData) section {
 		s.Notes = append(s.Notes, "compare: "+err.Error())
 		return s
 	}
-	var b strings.Builder
-	if err := c.WriteText(&b); err != nil {
-		s.Notes = append(s.Notes, "compare: "+err.Error())
-	}
-	s.Pre = append(s.Pre, b.String())
+	s.HTML = append(s.HTML, compareHTML(c))
 	return s
 }
 
-// serverSection is the run's server view and diagnosis, drawn by
-// serverview as the run printed it.
+// serverSection is the run's server view and diagnosis as HTML.
 func serverSection(d *runData, several bool) (section, bool) {
 	view := analyze.ServerView(d.run)
 	if view == nil {
 		return section{}, false
 	}
-	var b strings.Builder
 	title := "Server view"
 	if several {
 		title += ": " + d.label
 	}
-	if err := serverview.Render(&b, view, "text"); err != nil {
+	h, err := serverHTML(view)
+	if err != nil {
 		return section{Title: title, Notes: []string{err.Error()}}, true
 	}
-	return section{Title: title, Pre: []string{b.String()}}, true
+	return section{Title: title, HTML: []template.HTML{h}}, true
 }
 
 // failuresSection groups the failed requests by error.

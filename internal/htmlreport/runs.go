@@ -15,51 +15,94 @@ const histogramBins = 60
 // it red).
 const sloColor = -1
 
+// logTail is how many times the median the largest value must be for a
+// distribution to be drawn on a log axis: on a linear axis of
+// histogramBins bins, half the values would then share the first three
+// bins, and the histogram would be one spike.
+const logTail = 20
+
+// logAxis reports whether the runs' values of one metric go on a log
+// axis: every value positive and the largest at least logTail times the
+// median of the pooled values.
+func logAxis(lists [][]float64) bool {
+	var all []float64
+	for _, v := range lists {
+		all = append(all, v...)
+	}
+	if len(all) == 0 {
+		return false
+	}
+	sorted := append([]float64(nil), all...)
+	sort.Float64s(sorted)
+	median := sorted[len(sorted)/2]
+	return sorted[0] > 0 && sorted[len(sorted)-1] >= logTail*median
+}
+
 // distributionCharts are the histogram and the CDF of each latency metric,
 // the runs overlaid, with the printed percentiles and the SLOs marked.
 func distributionCharts(runs []*runData) []*chart {
 	var out []*chart
 	for _, m := range latencyMetrics {
-		lo, hi := math.Inf(1), math.Inf(-1)
-		found := false
+		var lists [][]float64
 		for _, d := range runs {
-			for _, v := range d.values(m.key) {
-				lo, hi, found = math.Min(lo, v), math.Max(hi, v), true
+			if v := d.values(m.key); len(v) > 0 {
+				lists = append(lists, v)
 			}
 		}
-		if !found {
+		if len(lists) == 0 {
 			continue
 		}
-		var hists, cdfs []raw
-		var marks []mark
-		for _, d := range runs {
-			v := d.values(m.key)
-			if len(v) == 0 {
-				continue
-			}
-			edges, counts := Histogram(v, lo, hi, histogramBins)
-			hists = append(hists, raw{label: d.label, color: d.color, x: edges, y: append(counts, counts[len(counts)-1])})
-			x, y := CDF(v, MaxPoints)
-			cdfs = append(cdfs, raw{label: d.label, color: d.color, x: x, y: y})
-			for _, p := range percentiles(d.run, m.key) {
-				p.Color = d.color
-				if len(runs) > 1 {
-					p.Label = d.label + " " + p.Label
-				}
-				marks = append(marks, p)
-			}
-		}
-		marks = append(marks, sloMarks(runs, m.key)...)
-		h := newChart("hist-"+m.key, m.title+" histogram", kindStep, m.title+" (ms)", "requests", hists)
-		c := newChart("cdf-"+m.key, m.title+" CDF", kindLine, m.title+" (ms)", "share of requests", cdfs)
-		if m.key == "itl" {
-			h.YLabel = "tokens"
-			c.YLabel = "share of tokens"
-		}
-		h.Marks, c.Marks = marks, marks
+		h, c := distribution(runs, m.key, m.title, logAxis(lists))
 		out = append(out, h, c)
 	}
 	return out
+}
+
+// distribution is one metric's histogram (bars over shared bins,
+// log-spaced on a log axis) and CDF.
+func distribution(runs []*runData, key, title string, log bool) (h, c *chart) {
+	lo, hi := math.Inf(1), math.Inf(-1)
+	for _, d := range runs {
+		for _, v := range d.values(key) {
+			lo, hi = math.Min(lo, v), math.Max(hi, v)
+		}
+	}
+	var hists, cdfs []raw
+	var marks []mark
+	for _, d := range runs {
+		v := d.values(key)
+		if len(v) == 0 {
+			continue
+		}
+		edges, counts := Histogram(v, lo, hi, histogramBins)
+		if log {
+			edges, counts = LogHistogram(v, lo, hi, histogramBins)
+		}
+		hists = append(hists, raw{label: d.label, color: d.color, x: edges, y: append(counts, math.NaN())})
+		x, y := CDF(v, MaxPoints)
+		cdfs = append(cdfs, raw{label: d.label, color: d.color, x: x, y: y})
+		for _, p := range percentiles(d.run, key) {
+			p.Color = d.color
+			if len(runs) > 1 {
+				p.Label = d.label + " " + p.Label
+			}
+			marks = append(marks, p)
+		}
+	}
+	marks = append(marks, sloMarks(runs, key)...)
+	h = newChart("hist-"+key, title+" histogram", kindBars, title+" (ms)", "requests", hists)
+	c = newChart("cdf-"+key, title+" CDF", kindLine, title+" (ms)", "share of requests", cdfs)
+	if key == "itl" {
+		h.YLabel = "tokens"
+		c.YLabel = "share of tokens"
+	}
+	if log {
+		h.Title += " (log axis: a long tail)"
+		c.Title += " (log axis)"
+	}
+	h.Marks, c.Marks = marks, marks
+	h.XLog, c.XLog = log, log
+	return h, c
 }
 
 // sloMarks are the goodput SLOs of metric, once per distinct value.
@@ -94,14 +137,20 @@ func timeCharts(runs []*runData) []*chart {
 			x, y := MinMax(d.lagX, d.lagY, MaxPoints)
 			lags = append(lags, raw{label: d.label, color: d.color, x: x, y: y})
 		}
-		g := serverTimeline(d)
+		g := serverTimeline(d, len(runs) > 1)
 		gauges, kv, preempted = append(gauges, g.counts...), append(kv, g.kv...), append(preempted, g.preempted...)
 	}
 	var out []*chart
+	// Every chart over time spans the same window, from the run's start
+	// to its last request's end, so that their cursors line up.
+	lo, hi := 0.0, runEnd(runs)
 	add := func(id, title, y string, list []raw, kind string) {
 		if len(list) > 0 {
 			c := newChart(id, title, kind, "time since the first request (s)", y, list)
-			c.Time = true
+			c.Time, c.XMin = true, &lo
+			if hi > 0 {
+				c.XMax = &hi
+			}
 			out = append(out, c)
 		}
 	}
@@ -109,13 +158,28 @@ func timeCharts(runs []*runData) []*chart {
 	add("tokens", "Output tokens per second", "tokens/s", tokens, kindStep)
 	if len(lags) > 0 {
 		c := newChart("lag", "Schedule lag", kindPoints, "scheduled offset (s)", "lag (ms)", lags)
-		c.Time = true
+		c.Time, c.XMin = true, &lo
+		if hi > 0 {
+			c.XMax = &hi
+		}
 		out = append(out, c)
 	}
 	add("server-gauges", "Server: requests running and waiting", "requests", gauges, kindStep)
 	add("server-kv", "Server: KV cache usage", "percent", kv, kindLine)
 	add("server-preemptions", "Server: preemptions since the first sample", "preemptions", preempted, kindStep)
 	return out
+}
+
+// runEnd is when the runs' last request ended, in seconds since their
+// first start; 0 without per-request times.
+func runEnd(runs []*runData) float64 {
+	end := 0.0
+	for _, d := range runs {
+		for _, r := range d.requests {
+			end = math.Max(end, r.start+math.Max(r.latency, 0))
+		}
+	}
+	return end
 }
 
 // inFlight is the number of requests sent and not finished, after each
@@ -168,8 +232,9 @@ func tokenRate(reqs []request) (x, y []float64) {
 type gaugeSeries struct{ counts, kv, preempted []raw }
 
 // serverTimeline reads server_view.timeline (t, running, waiting,
-// kv_cache_usage_perc, preemptions: counted from the first sample).
-func serverTimeline(d *runData) gaugeSeries {
+// kv_cache_usage_perc, preemptions: counted from the first sample); the
+// series name their run when several are overlaid.
+func serverTimeline(d *runData, several bool) gaugeSeries {
 	var g gaugeSeries
 	view, ok := d.run.Object("server_view")
 	if !ok {
@@ -185,7 +250,7 @@ func serverTimeline(d *runData) gaugeSeries {
 	}
 	t := column(cols, "t")
 	prefix := ""
-	if len(d.label) > 0 {
+	if several && len(d.label) > 0 {
 		prefix = d.label + ": "
 	}
 	for i, name := range []string{"running", "waiting"} {

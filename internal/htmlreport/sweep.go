@@ -7,9 +7,11 @@ import (
 	"os"
 	"path/filepath"
 	"sort"
+	"strconv"
 
 	"github.com/gobench/gobench/internal/pyjson"
 	"github.com/gobench/gobench/internal/readlimit"
+	"github.com/gobench/gobench/internal/resultkey"
 )
 
 // Sweep is a sweep directory's table (sweep_table.json, which `gobench
@@ -132,8 +134,11 @@ func (s *Sweep) loadKey() string {
 	return "request_rate"
 }
 
-// sweepCharts are latency and throughput against load, and the Pareto
-// front of output tokens per user against output tokens per GPU.
+// sweepCharts are latency against the achieved request throughput,
+// throughput against the load, and the Pareto front of output tokens per
+// user against output tokens per GPU. The x axes are the achieved
+// throughput and the loads in order, not the load's value, so that the
+// unlimited rate ("inf", the saturation point) is drawn too.
 func sweepCharts(s *Sweep) []*chart {
 	if len(s.Points) == 0 {
 		return nil
@@ -141,21 +146,6 @@ func sweepCharts(s *Sweep) []*chart {
 	load := s.loadKey()
 	pts := append([]*pyjson.Object(nil), s.Points...)
 	sort.SliceStable(pts, func(i, j int) bool { return num(pts[i], load) < num(pts[j], load) })
-	series := func(keys []string) []raw {
-		var out []raw
-		for i, k := range keys {
-			var x, y []float64
-			for _, p := range pts {
-				if lx, v := num(p, load), num(p, k); !math.IsNaN(lx) && !math.IsInf(lx, 0) && !math.IsNaN(v) {
-					x, y = append(x, lx), append(y, v)
-				}
-			}
-			if len(x) > 0 {
-				out = append(out, raw{label: k, color: i, x: x, y: y})
-			}
-		}
-		return out
-	}
 	var lat []string
 	for _, k := range pts[0].Keys() {
 		for _, m := range latencyMetrics {
@@ -165,16 +155,66 @@ func sweepCharts(s *Sweep) []*chart {
 		}
 	}
 	var out []*chart
-	if l := series(lat); len(l) > 0 {
+	achieved := func(p *pyjson.Object, _ int) float64 { return num(p, resultkey.RequestThroughput) }
+	if l := sweepSeries(pts, lat, achieved); len(l) > 0 {
+		out = append(out, newChart("sweep-latency", "Latency against achieved throughput", kindLine,
+			"achieved request throughput (req/s)", "ms", l))
+	} else if l := sweepSeries(pts, lat, func(p *pyjson.Object, _ int) float64 { return num(p, load) }); len(l) > 0 {
+		// A file without the throughput (a summary of vLLM's layout
+		// may lack it): against the load, its unlimited point left out.
 		out = append(out, newChart("sweep-latency", "Latency against load", kindLine, load, "ms", l))
 	}
-	if t := series([]string{"request_throughput", "request_goodput", "output_throughput"}); len(t) > 0 {
-		out = append(out, newChart("sweep-throughput", "Throughput against load", kindLine, load, "per second", t))
+	order := func(_ *pyjson.Object, i int) float64 { return float64(i) }
+	for _, t := range []struct {
+		id, title, unit string
+		keys            []string
+	}{
+		{"sweep-throughput", "Request throughput against load", "req/s", []string{resultkey.RequestThroughput, resultkey.RequestGoodput}},
+		{"sweep-tokens", "Output throughput against load", "tokens/s", []string{resultkey.OutputThroughput}},
+	} {
+		if l := sweepSeries(pts, t.keys, order); len(l) > 0 {
+			c := newChart(t.id, t.title, kindLine, load, t.unit, l)
+			for _, p := range pts {
+				c.XTicks = append(c.XTicks, loadText(p, load))
+			}
+			out = append(out, c)
+		}
 	}
 	if p := paretoChart(pts); p != nil {
 		out = append(out, p)
 	}
 	return out
+}
+
+// sweepSeries are one series per key of the points, each point at x(p,
+// its index); a point without a finite x or the key is left out.
+func sweepSeries(pts []*pyjson.Object, keys []string, x func(*pyjson.Object, int) float64) []raw {
+	var out []raw
+	for i, k := range keys {
+		var xs, ys []float64
+		for j, p := range pts {
+			if lx, v := x(p, j), num(p, k); !math.IsNaN(lx) && !math.IsInf(lx, 0) && !math.IsNaN(v) {
+				xs, ys = append(xs, lx), append(ys, v)
+			}
+		}
+		if len(xs) > 0 {
+			out = append(out, raw{label: k, color: i, x: xs, y: ys})
+		}
+	}
+	return out
+}
+
+// loadText is a point's load as the sweep names it ("inf" for an
+// unlimited rate, "-" when absent).
+func loadText(p *pyjson.Object, load string) string {
+	v := num(p, load)
+	switch {
+	case math.IsInf(v, 1):
+		return "inf"
+	case math.IsNaN(v):
+		return "-"
+	}
+	return strconv.FormatFloat(v, 'f', -1, 64)
 }
 
 // paretoChart is vLLM's plot_pareto (vllm/benchmarks/sweep/plot_pareto.py@0857176):

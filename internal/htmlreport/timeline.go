@@ -69,7 +69,16 @@ func timelineChart(d *runData, id string, thresholds [2]float64) *chart {
 		title += ": " + d.label
 	}
 	c := newChart(id, title, kindTimeline, "time since the first request (s)", "request", list)
-	c.Time = true
+	c.Time, c.Wide = true, true
+	// The axis covers the whole run, to the last request's end (the bars'
+	// x is where each segment starts) and from the first queued request.
+	lo, hi := 0.0, 0.0
+	for _, s := range list {
+		for i := range s.x {
+			lo, hi = math.Min(lo, s.x[i]), math.Max(hi, s.end[i])
+		}
+	}
+	c.XMin, c.XMax = &lo, &hi
 	if k > 1 {
 		c.Note = fmt.Sprintf("Every %d-th of %d requests is drawn.", k, len(d.requests))
 	}
@@ -94,10 +103,10 @@ func datasetCharts(runs []*runData) []*chart {
 				continue
 			}
 			edges, counts := Histogram(v, lo, hi, histogramBins)
-			list = append(list, raw{label: d.label, color: d.color, x: edges, y: append(counts, counts[len(counts)-1])})
+			list = append(list, raw{label: d.label, color: d.color, x: edges, y: append(counts, math.NaN())})
 		}
 		if len(list) > 0 {
-			out = append(out, newChart(s.id, s.title+" distribution", kindStep, s.title+" (tokens)", "requests", list))
+			out = append(out, newChart(s.id, s.title+" distribution", kindBars, s.title+" (tokens)", "requests", list))
 		}
 	}
 	return out

@@ -15,7 +15,32 @@
     if (v === 0) return "0";
     return String(Number(v.toPrecision(4)));
   }
-  window.gobenchCharts = window.gobenchData.index;
+  // A page without charts (a result saved without --save-detailed) has
+  // empty lists; an older page may have null.
+  var specs = window.gobenchData.charts || [];
+  window.gobenchCharts = window.gobenchData.index || [];
+
+  // histPath draws a histogram's bars: bin i spans x[i] to x[i+1], from 0
+  // to its count (the last row, the right edge, has no count).
+  function histPath(u, sidx, i0, i1) {
+    var p = new Path2D(), x = u.data[0], y = u.data[sidx], base = u.valToPos(0, "y", true);
+    for (var i = i0; i <= i1; i++) {
+      if (y[i] == null || i + 1 >= x.length) continue;
+      var a = u.valToPos(x[i], "x", true), b = u.valToPos(x[i + 1], "x", true), top = u.valToPos(y[i], "y", true);
+      p.rect(a, top, Math.max(b - a - 1, 1), base - top);
+    }
+    return { stroke: p, fill: p };
+  }
+
+  // binAt is the histogram bin under the cursor: the last left edge at or
+  // before it (uPlot's cursor snaps to the nearest edge, which may be the
+  // next bin's).
+  function binAt(u) {
+    var v = u.posToVal(u.cursor.left, "x"), x = u.data[0], i = u.cursor.idx;
+    while (i > 0 && x[i] > v) i--;
+    while (i + 1 < x.length && x[i + 1] <= v) i++;
+    return i;
+  }
 
   function barsPath(spec) {
     return function (u, sidx, i0, i1) {
@@ -37,6 +62,7 @@
     if (spec.kind === "step") o.paths = uPlot.paths.stepped({ align: 1 });
     if (spec.kind === "points") { o.paths = function () { return null; }; o.points = { show: true, size: 7, space: 0, fill: color(s.color) }; }
     if (spec.kind === "timeline") { o.paths = barsPath(spec); o.fill = color(s.color); o.points = { show: false }; }
+    if (spec.kind === "bars") { o.paths = histPath; o.fill = color(s.color) + (spec.series.length > 1 ? "59" : "b3"); o.points = { show: false }; }
     return o;
   }
 
@@ -62,8 +88,16 @@
     var tip = fig.querySelector(".gb-tooltip");
     return function (u) {
       var i = u.cursor.idx;
-      if (i == null || u.cursor.left < 0) { tip.hidden = true; return; }
-      var lines = [spec.xLabel + ": " + fmt(u.data[0][i])];
+      var on = i != null && u.cursor.left >= 0;
+      fig.classList.toggle("gb-hover", on);
+      if (!on) { tip.hidden = true; return; }
+      var xText = fmt(u.data[0][i]);
+      if (spec.kind === "bars") {
+        i = binAt(u);
+        xText = fmt(u.data[0][i]) + "–" + fmt(u.data[0][i + 1]);
+      }
+      if (spec.xTicks) xText = spec.xTicks[u.data[0][i]];
+      var lines = [spec.xLabel + ": " + xText];
       for (var s = 1; s < u.series.length; s++) {
         var v = u.data[s][i];
         if (v == null || !u.series[s].show) continue;
@@ -85,12 +119,14 @@
     over.addEventListener("wheel", function (e) {
       e.preventDefault();
       var sc = u.scales.x, f = e.deltaY < 0 ? 0.75 : 1 / 0.75;
+      u.gbZoomed = true;
       var at = u.posToVal(e.offsetX, "x"), min = at - (at - sc.min) * f, max = at + (sc.max - at) * f;
       u.setScale("x", { min: min, max: max });
     }, { passive: false });
     over.addEventListener("mousedown", function (e) {
       if (!e.shiftKey) return;
       e.stopPropagation(); e.preventDefault();
+      u.gbZoomed = true;
       var x0 = e.clientX, min0 = u.scales.x.min, max0 = u.scales.x.max, perPx = (max0 - min0) / u.bbox.width * devicePixelRatio;
       function move(ev) { var d = (ev.clientX - x0) * perPx; u.setScale("x", { min: min0 - d, max: max0 - d }); }
       function up() { document.removeEventListener("mousemove", move); document.removeEventListener("mouseup", up); }
@@ -98,45 +134,73 @@
     }, true);
   }
 
+  // xRange is the x axis' range before a zoom: the data, widened to the
+  // chart's xMin/xMax (a time axis covers the whole run) and to every mark
+  // (an SLO beyond the data); a single value (every TPOT equal) gets a
+  // width; a categorical axis spans its ticks.
+  function xRange(spec) {
+    var xs = (spec.marks || []).map(function (m) { return m.x; });
+    if (spec.xMin != null) xs.push(spec.xMin);
+    if (spec.xMax != null) xs.push(spec.xMax);
+    var lo = Math.min.apply(null, xs), hi = Math.max.apply(null, xs);
+    return function (u, min, max) {
+      if (spec.xTicks) return [-0.5, spec.xTicks.length - 0.5];
+      if (!u.gbZoomed) { min = Math.min(min, lo); max = Math.max(max, hi); }
+      if (!(max - min > 1e-9 * Math.max(1, Math.abs(max)))) { var pad = Math.abs(min) / 10 || 1; min -= pad; max += pad; }
+      if (spec.xLog && min <= 0) min = max / 1e3;
+      return [min, max];
+    };
+  }
+
+  function xAxis(spec) {
+    var a = { label: spec.xLabel };
+    if (spec.xTicks) {
+      a.splits = function () { return spec.xTicks.map(function (_, i) { return i; }); };
+      a.values = function (u, splits) { return splits.map(function (i) { return spec.xTicks[i] || ""; }); };
+    }
+    return a;
+  }
+
   function draw(spec) {
     var fig = document.getElementById("chart-" + spec.id);
     var box = fig.querySelector(".gb-plot");
     var opts = {
-      width: Math.max(400, fig.clientWidth || 900),
-      height: spec.kind === "timeline" ? 420 : 300,
-      scales: { x: { time: false } },
-      axes: [{ label: spec.xLabel }, { label: spec.yLabel, size: 60 }],
-      cursor: { drag: { x: true, y: false }, sync: spec.time ? { key: "gobench-time" } : undefined },
+      width: Math.max(300, box.clientWidth || 900),
+      height: spec.kind === "timeline" ? 420 : 260,
+      scales: { x: { time: false, distr: spec.xLog ? 3 : 1, range: xRange(spec) } },
+      axes: [xAxis(spec), { label: spec.yLabel, size: 60 }],
+      legend: { show: spec.series.length > 1 },
+      cursor: { drag: { x: !spec.xTicks, y: false }, sync: spec.time ? { key: "gobench-time" } : undefined },
       series: [{ label: spec.xLabel, value: function (u, v) { return fmt(v); } }].concat(spec.series.map(function (s) { return seriesOpts(spec, s); })),
-      hooks: { draw: [drawMarks(spec)], setCursor: [tooltip(spec, fig)] }
+      hooks: { draw: [drawMarks(spec)], setCursor: [tooltip(spec, fig)], setSelect: [function (u) { u.gbZoomed = u.gbZoomed || u.select.width > 0; }] }
     };
-    if (!spec.time) {
-      // Widen the value axis to show every mark (an SLO beyond the data),
-      // and give a single value (every TPOT equal) a width.
-      var xs = (spec.marks || []).map(function (m) { return m.x; });
-      var lo = Math.min.apply(null, xs), hi = Math.max.apply(null, xs);
-      opts.scales.x.range = function (u, min, max) {
-        if (!u.gbZoomed) { min = Math.min(min, lo); max = Math.max(max, hi); }
-        if (!(max - min > 1e-9 * Math.max(1, Math.abs(max)))) { var pad = Math.abs(min) / 10 || 1; min -= pad; max += pad; }
-        return [min, max];
-      };
-      opts.hooks.setSelect = [function (u) { u.gbZoomed = u.select.width > 0; }];
-    }
     if (spec.kind === "timeline") opts.scales.y = { range: function (u, lo, hi) { return [lo - 1, hi + 1]; } };
+    if (spec.kind === "bars") opts.scales.y = { range: function (u, lo, hi) { return [0, Math.max(1, hi) * 1.05]; } };
     var data = [spec.x].concat(spec.series.map(function (s) { return s.y; }));
     var u = new uPlot(opts, data, box);
     if (spec.time) zoomPan(u);
     u.over.addEventListener("dblclick", function () { u.gbZoomed = false; }, true);
-    u.over.addEventListener("mouseleave", function () { fig.querySelector(".gb-tooltip").hidden = true; });
+    u.over.addEventListener("mouseleave", function () { fig.querySelector(".gb-tooltip").hidden = true; fig.classList.remove("gb-hover"); });
     return u;
   }
 
-  var failed = [];
-  window.gobenchData.charts.forEach(function (spec) {
-    try { draw(spec); } catch (e) {
+  var failed = [], plots = [];
+  specs.forEach(function (spec) {
+    try { plots.push(draw(spec)); } catch (e) {
       failed.push("chart-" + spec.id + ": " + e.message);
       console.error("gobench report: chart-" + spec.id + " failed to draw:", e);
     }
+  });
+  // The charts follow the grid's width when the window changes.
+  var resizing = 0;
+  window.addEventListener("resize", function () {
+    clearTimeout(resizing);
+    resizing = setTimeout(function () {
+      plots.forEach(function (u) {
+        var w = Math.max(300, u.root.parentNode.clientWidth);
+        if (w !== u.width) u.setSize({ width: w, height: u.height });
+      });
+    }, 100);
   });
   if (failed.length) document.body.dataset.error = failed.join("; ");
   else document.body.dataset.ready = "true";
