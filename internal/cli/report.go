@@ -24,22 +24,28 @@ const reportLong = `Write one self-contained HTML report of saved results, reada
 every script and style is inline (the chart library, uPlot, is embedded in
 gobench), and the page requests nothing from any host.
 
-One result: what was run and vLLM's result block as a table; TTFT, TPOT,
-ITL and E2EL histograms and CDFs with the printed percentiles and the
-goodput SLOs marked; requests in flight, output tokens per second, the
-schedule lag and the server's gauges over time; the per-request timeline
-(queue, wait for the first token, decode; failures in red); the server view
-and its diagnosis; failures grouped by error; input and output length
-distributions. The charts need the per-request data of --save-detailed: a
-file without it gets its tables and a note.
+One result: cards of the figures checked first (requests, failures,
+throughput, TTFT, ITL and E2EL p50 and p99, goodput, the server's verdict);
+TTFT, TPOT, ITL and E2EL histograms and CDFs with the printed percentiles
+and the goodput SLOs marked (a log axis when the largest value is 20 times
+the median or more); requests in flight, output tokens per second, the
+schedule lag and the server's gauges over the whole run; the per-request
+timeline (queue, wait for the first token, decode; failures in red); the
+server view and its diagnosis; failures grouped by error; input and output
+length distributions; what was run and vLLM's result block, folded at the
+end. The charts need the per-request data of --save-detailed: a file
+without it gets its cards, its tables and a note.
 
-Several results (or one --append-result file of several runs): every chart
-overlays the runs, under compare's table with its real/noise verdicts.
+Several results (or one --append-result file of several runs): a row of
+cards per run, compare's headline, the settings that differ and the
+metrics with real/noise verdicts coloured, and every chart overlaying the
+runs.
 
 A sweep directory (gobench sweep serve, serve --sweep-*, gobench sweep
-serve_sla): latency and throughput against load, the Pareto front of
-tokens/s/user against tokens/s/GPU (vLLM's plot_pareto), and the SLA
-search's points and answer.
+serve_sla): latency against achieved throughput and throughput against
+each load (the unlimited rate included), the Pareto front of tokens/s/user
+against tokens/s/GPU (vLLM's plot_pareto), and the SLA search's points and
+answer.
 
 Charts: hover for values, drag or wheel to zoom a time axis, shift-drag to
 pan, double-click to reset, click a legend entry to hide its series. A line
