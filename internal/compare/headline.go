@@ -17,7 +17,8 @@ type Tally struct {
 	// counts real changes of a metric without a direction.
 	Regressions, Improvements, Real, Noise int
 	// Untested counts the metrics that changed without a verdict (no
-	// test applies, or it could not be made), spreads (std_*) aside.
+	// test applies, or it could not be made), the top-level ones only
+	// (isMain).
 	Untested int
 	// Metrics is the number of metrics compared, spreads aside.
 	Metrics int
@@ -59,10 +60,18 @@ func (t *Tally) add(key, verdict string, changed bool) {
 	case Noise:
 		t.Noise++
 	default:
-		if changed && !isSpread(key) {
+		if changed && isMain(key) {
 			t.Untested++
 		}
 	}
+}
+
+// isMain reports whether an untested change of key belongs in the short
+// table and the headline: a top-level figure (duration, throughputs,
+// counts), not a spread (std_*) nor a figure of gobench's sections
+// (gobench_steady_state.*, gobench_client.*), which --all shows.
+func isMain(key string) bool {
+	return !isSpread(key) && !strings.Contains(key, ".")
 }
 
 // isSpread reports whether key is a standard deviation, which describes
@@ -119,8 +128,8 @@ func (c *Comparison) Tally(j int) Tally {
 }
 
 // shownByDefault reports whether a metric row belongs in the short table:
-// a real change for some run, or a change no test could judge (spreads
-// aside); noise and unchanged values are left to --all.
+// a real change for some run, or a change of a main figure (isMain) no
+// test could judge; noise and unchanged values are left to --all.
 func (c *Comparison) shownByDefault(r Row) bool {
 	for _, ch := range r.Changes {
 		v := ""
@@ -131,7 +140,7 @@ func (c *Comparison) shownByDefault(r Row) bool {
 		case v == Noise:
 		case v != "":
 			return true
-		case changed(ch.Abs) && !isSpread(r.Key):
+		case changed(ch.Abs) && isMain(r.Key):
 			return true
 		}
 	}
@@ -157,7 +166,7 @@ func (c *SetComparison) shownByDefault(r SetRow) bool {
 		if ch.AcrossVerdict() == Real || ch.Within != nil && ch.Within.Verdict == Real {
 			return true
 		}
-		if ch.AcrossVerdict() == "" && changed(ch.Abs) && !isSpread(r.Key) {
+		if ch.AcrossVerdict() == "" && changed(ch.Abs) && isMain(r.Key) {
 			return true
 		}
 	}

@@ -343,8 +343,8 @@ func (c *Comparison) footer() string {
 	s := ""
 	if !c.All {
 		if hidden := len(c.Metrics) - c.shown(); hidden > 0 {
-			s += fmt.Sprintf("Not shown: %d of %d metrics (within noise, unchanged, or a spread std_*); --all shows every "+
-				"metric, the settings and the command lines.\n", hidden, len(c.Metrics))
+			s += fmt.Sprintf("Not shown: %d of %d metrics (within noise, unchanged, a spread std_*, or untested in "+
+				"gobench's sections); --all shows every metric, the settings and the command lines.\n", hidden, len(c.Metrics))
 		}
 		if c.Tested() {
 			s += "Significance: " + c.shortMethod() + ".\n"
