@@ -11,7 +11,7 @@ import (
 )
 
 // chartRE finds the report's charts (htmlreport's contract).
-var chartRE = regexp.MustCompile(`<figure class="gb-chart" id="chart-([a-z0-9-]+)" data-series="([1-9]\d*)" data-points="([1-9]\d*)">`)
+var chartRE = regexp.MustCompile(`<figure class="gb-chart[^"]*" id="chart-([a-z0-9-]+)" data-series="([1-9]\d*)" data-points="([1-9]\d*)">`)
 
 // reportCharts reads an HTML report and returns its charts' ids.
 func reportCharts(t *testing.T, path string) (page string, ids map[string]bool) {

@@ -15,8 +15,8 @@ import (
 // card is one figure at the top of the page: what a reader checks first.
 type card struct {
 	Label, Value, Sub string
-	// Class colours the card: "gb-bad" for failures, "gb-warn" for a
-	// server verdict that found a cause.
+	// Class colours the card ("gb-bad" for failures, "gb-warn" for a
+	// server verdict that found a cause) or widens it ("gb-wide-card").
 	Class string
 }
 
@@ -63,7 +63,7 @@ func runCards(d *runData) []card {
 	if v, ok := r.Number(resultkey.RequestThroughput); ok {
 		c := card{Label: "Throughput", Value: resultfile.FormatFloat(v) + " req/s"}
 		if o, ok := r.Number(resultkey.OutputThroughput); ok {
-			c.Sub = resultfile.FormatFloat(o) + " output tok/s"
+			c.Sub = resultfile.FormatFloat(o) + " tok/s out"
 		}
 		cards = append(cards, c)
 	}
@@ -77,7 +77,7 @@ func runCards(d *runData) []card {
 	if g, ok := r.Number(resultkey.RequestGoodput); ok {
 		c := card{Label: "Goodput", Value: resultfile.FormatFloat(g) + " req/s"}
 		if t, ok := r.Number(resultkey.RequestThroughput); ok && t > 0 {
-			c.Sub = fmt.Sprintf("%.1f %% of the throughput", 100*g/t)
+			c.Sub = fmt.Sprintf("%.1f %% within SLOs", 100*g/t)
 		}
 		cards = append(cards, c)
 	}
@@ -118,9 +118,9 @@ func verdictCard(d *runData) (card, bool) {
 	if !ok || verdict == "" {
 		return card{}, false
 	}
-	c := card{Label: "Server verdict", Value: verdict}
+	c := card{Label: "Server verdict", Value: verdict, Class: "gb-wide-card"}
 	if verdict != "healthy" && verdict != "unknown" {
-		c.Class = "gb-warn"
+		c.Class += " gb-warn"
 	}
 	if r, ok := view.Get("verdict_reason"); ok {
 		if s, ok := r.(string); ok {

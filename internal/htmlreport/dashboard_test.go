@@ -145,7 +145,7 @@ func TestCards(t *testing.T) {
 		`gb-card gb-bad"><div class="gb-card-label">Failed</div><div class="gb-card-value">100</div>`,
 		`TTFT p50</div><div class="gb-card-value">51.39 ms</div><div class="gb-card-sub">p99 80.50 ms`,
 		`ITL p50</div>`, `E2EL p50</div>`,
-		`gb-warn"><div class="gb-card-label">Server verdict</div><div class="gb-card-value">queue/seq-limit`,
+		`gb-wide-card gb-warn"><div class="gb-card-label">Server verdict</div><div class="gb-card-value">queue/seq-limit`,
 	} {
 		if !strings.Contains(cards, want) {
 			t.Errorf("the cards lack %q:\n%s", want, cards)
