@@ -60,10 +60,10 @@ screenshot: build testdata ## README's picture: a simulator run, its HTML report
 	mkdir -p $(SHOT)
 	$(BIN) serve --sim --sim-preset 8b-1gpu --dataset-name random --random-input-len 256 --random-output-len 64 \
 		--num-prompts 400 --request-rate 30 --max-concurrency 64 --percentile-metrics ttft,tpot,itl,e2el \
-		--metric-percentiles 50,90,99 --seed 1 --disable-tqdm \
+		--metric-percentiles 50,90,99 --goodput ttft:100 tpot:15 --seed 1 --disable-tqdm \
 		--save-result --save-detailed --result-dir $(SHOT) --result-filename run.json
 	$(BIN) report $(SHOT)/run.json -o $(SHOT)/report.html
-	$(GO) run ./tools/screenshot -o docs/report.png -height 1400 -at "#chart-inflight" $(SHOT)/report.html
+	$(GO) run ./tools/screenshot -o docs/report.png -height 900 $(SHOT)/report.html
 
 BENCHROWS := bin/bench-rows.jsonl
 bench: build testdata ## The performance table: client CPU per event, memory, dataset generation and start-up, each beside its target.
