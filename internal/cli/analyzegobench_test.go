@@ -24,7 +24,7 @@ func TestAnalyzeRedrawsGobenchSection(t *testing.T) {
 		t.Fatalf("analyze: exit %d\n%s", code, stderr)
 	}
 	section := func(out string) string {
-		i := strings.Index(out, "== gobench: steady state ==")
+		i := strings.Index(out, "= gobench =")
 		if i < 0 {
 			t.Fatalf("no gobench section in:\n%s", out)
 		}

@@ -111,7 +111,7 @@ func runSimFaultCase(t *testing.T, tt simFaultCase) {
 			t.Errorf("request %d failed: %q", i, e)
 		}
 	}
-	if tt.failed > 0 && !strings.Contains(errOut.String(), "Failed requests during benchmark run detected") {
+	if tt.failed > 0 && !strings.Contains(errOut.String(), " requests failed: ") {
 		t.Errorf("the failures are not printed on stderr:\n%s", &errOut)
 	}
 	if tt.check != nil {

@@ -48,7 +48,7 @@ func measured(res map[string]any) (starts []float64, lastEnd float64) {
 func steadyRun(t *testing.T, args ...string) (map[string]any, string) {
 	t.Helper()
 	path := filepath.Join(t.TempDir(), "r.json")
-	all := append([]string{"serve", "--sim", "--sim-itl", "0.01", "--disable-tqdm", "--no-server-metrics",
+	all := append([]string{"serve", "--sim", "--sim-itl", "0.01", "--disable-tqdm", "--no-server-metrics", "--details",
 		"--save-result", "--save-detailed", "--result-filename", path, "--percentile-metrics", "ttft,tpot,itl,e2el"}, args...)
 	stdout, stderr, code := runSimInBubble(t, all...)
 	if code != 0 {

@@ -3,6 +3,7 @@ package diagnose
 import (
 	"bytes"
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"math"
@@ -207,12 +208,31 @@ func (c *Collector) scrapeAll(ctx context.Context) ([][]byte, error) {
 		data, err := s.Scrape(sctx)
 		cancel()
 		if err != nil {
-			return nil, &ScrapeError{Source: s.Name, Err: err}
+			return nil, &ScrapeError{Source: s.Name, Err: c.timedOut(ctx, err)}
 		}
 		out[i] = data
 	}
 	return out, nil
 }
+
+// timedOut says "timed out after 10s" for a scrape that ran out of its
+// own Timeout, as serve says of its calls, where the HTTP client's text
+// is "context deadline exceeded"; other errors stay as they are.
+func (c *Collector) timedOut(ctx context.Context, err error) error {
+	if !errors.Is(err, context.DeadlineExceeded) || ctx.Err() != nil || strings.Contains(err.Error(), "timed out after") {
+		return err // not its Timeout, or already said (serverapi's TimeoutError)
+	}
+	return &timeoutError{after: c.Timeout, err: err}
+}
+
+// timeoutError is a scrape that ran out of --scrape-timeout.
+type timeoutError struct {
+	after time.Duration
+	err   error
+}
+
+func (e *timeoutError) Error() string { return fmt.Sprintf("timed out after %v (--scrape-timeout)", e.after) }
+func (e *timeoutError) Unwrap() error { return e.err }
 
 func (c *Collector) progressf(format string, a ...any) {
 	if c.Progress != nil {

@@ -109,6 +109,20 @@ func bucketText(e sm.Estimate, unit string) string {
 	return bound(e.Lower) + "-" + bound(e.Upper) + suffix
 }
 
+// shapeBucket is the bucket a request shape's quantile lies in, as an
+// interval: "(100, 200]", "<= 1", "> 8192".
+func shapeBucket(e sm.Estimate) string {
+	switch {
+	case !e.OK():
+		return unknown
+	case e.InInf():
+		return "> " + bound(e.Lower)
+	case math.IsInf(e.Lower, -1):
+		return "<= " + bound(e.Upper)
+	}
+	return "(" + bound(e.Lower) + ", " + bound(e.Upper) + "]"
+}
+
 // pctName is "p50", "p90", "p95" or "p99" for a Row.P index.
 func pctName(i int) string { return "p" + strconv.Itoa(int(Percentiles()[i])) }
 

@@ -55,6 +55,7 @@ func (r *Report) Object() *pyjson.Object {
 	o.Set("findings", findings)
 	o.Set("verdict", string(r.Verdict))
 	o.Set("verdict_reason", nilIfEmpty(r.VerdictReason))
+	o.Set("verdict_unconfirmed", nilIfEmpty(r.VerdictUnconfirmed))
 	o.Set("notes", append([]string{}, r.Notes...))
 	return o
 }
@@ -192,5 +193,6 @@ func (f Finding) object() *pyjson.Object {
 	o.Set("conclusion", f.Conclusion)
 	o.Set("advice", nilIfEmpty(f.Advice))
 	o.Set("verdict", nilIfEmpty(string(f.Verdict)))
+	o.Set("unconfirmed", nilIfEmpty(f.Unconfirmed))
 	return o
 }

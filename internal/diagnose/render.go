@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 	"math"
+	"slices"
 	"sort"
 	"strings"
 
@@ -105,6 +106,10 @@ func (p printer) title(r *Report) {
 
 // quantiles writes the latency or request-shape rows: p50 to p99, the
 // bucket the p99 lies in (an estimate inside it), the count and the mean.
+// A request shape's quantiles are the buckets they lie in: a count of
+// tokens interpolated inside a bucket reads as exact ("150" when every
+// request generated 128) where the bucket is all the page knows; its
+// mean is exact (sum / count).
 func (p printer) quantiles(title string, rows []*Row, latency bool) {
 	var cells [][]string
 	for _, r := range rows {
@@ -113,13 +118,16 @@ func (p printer) quantiles(title string, rows []*Row, latency bool) {
 		}
 		c := []string{r.Label}
 		for _, e := range r.P {
-			c = append(c, value(e.Value, r.Unit))
+			if latency {
+				c = append(c, value(e.Value, r.Unit))
+			} else {
+				c = append(c, shapeBucket(e))
+			}
 		}
-		unit := r.Unit
-		if unit == "tokens" {
-			unit = ""
+		if latency {
+			c = append(c, bucketText(r.P[p99], r.Unit))
 		}
-		c = append(c, bucketText(r.P[p99], unit), count(r.Count), value(r.Mean, r.Unit))
+		c = append(c, count(r.Count), value(r.Mean, r.Unit))
 		cells = append(cells, c)
 	}
 	p.section(title)
@@ -127,7 +135,11 @@ func (p printer) quantiles(title string, rows []*Row, latency bool) {
 		p.line("  (none)")
 		return
 	}
-	p.table([]string{"", "p50", "p90", "p95", "p99", "p99 bucket", "count", "mean"}, cells)
+	header := []string{"", "p50", "p90", "p95", "p99", "p99 bucket", "count", "mean"}
+	if !latency {
+		header = slices.Delete(header, 5, 6) // each quantile is its bucket
+	}
+	p.table(header, cells)
 }
 
 // table writes rows of cells under header (nil: a list of names and
@@ -156,9 +168,9 @@ func (p printer) finding(f Finding) {
 func (p printer) verdict(r *Report) {
 	p.line("")
 	if p.md {
-		p.line("**Verdict: `" + string(r.Verdict) + "`**")
+		p.line("**Verdict: `" + string(r.Verdict) + "`**" + Hedge(r.VerdictUnconfirmed))
 	} else {
-		p.line("Verdict: " + string(r.Verdict))
+		p.line("Verdict: " + string(r.Verdict) + Hedge(r.VerdictUnconfirmed))
 	}
 	if r.VerdictReason != "" {
 		p.line("(" + r.VerdictReason + ")")
@@ -331,4 +343,14 @@ func num1(v float64) string {
 		return unknown
 	}
 	return fmt.Sprintf("%.1f", v)
+}
+
+// Hedge is what follows a verdict in its headline: " (unconfirmed: what
+// is missing)" for a verdict whose cause the evidence does not show, ""
+// for one it does.
+func Hedge(unconfirmed string) string {
+	if unconfirmed == "" {
+		return ""
+	}
+	return " (unconfirmed: " + unconfirmed + ")"
 }

@@ -94,6 +94,11 @@ type Finding struct {
 	Advice string
 	// Verdict is set on the finding that names the problem.
 	Verdict Verdict
+	// Unconfirmed says what the verdict's cause lacks to be confirmed
+	// ("max_num_seqs not known, give --max-num-seqs"), "" when the
+	// evidence shows it: a verdict reached by a guess says so in its
+	// headline, not only in its body.
+	Unconfirmed string
 }
 
 // Report is one diagnosis: the window's figures, the findings and the
@@ -123,6 +128,8 @@ type Report struct {
 	// VerdictReason says why the verdict is unknown, or what a healthy
 	// verdict rests on when some questions could not be answered.
 	VerdictReason string
+	// VerdictUnconfirmed is the verdict's finding's Unconfirmed.
+	VerdictUnconfirmed string
 	// Notes say what the figures cannot show: a restart, an unknown
 	// window, dropped samples, aliases read.
 	Notes []string
@@ -156,6 +163,12 @@ func Diagnose(w *sm.Window, states []State, o Options) *Report {
 	r.Notes = windowNotes(w)
 	r.Findings = procedure(r, o)
 	r.Verdict, r.VerdictReason = verdict(r)
+	for _, f := range r.Findings {
+		if f.Verdict != "" && f.Verdict == r.Verdict {
+			r.VerdictUnconfirmed = f.Unconfirmed
+			break
+		}
+	}
 	return r
 }
 

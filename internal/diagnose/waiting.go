@@ -58,8 +58,18 @@ func waitingFinding(r *Report, o Options) (f Finding, memory bool) {
 		return headOfLine(f, e, deferred), false
 	}
 	f.Evidence = append(f.Evidence, unknownLimit(e, flag))
-	return seqLimit(f, e, "Requests wait while the cache has room and none is deferred: most likely the sequence limit binds. "+
-		"Confirm with "+flag+": if running stays below it, the cause is head-of-line blocking (queue/head-of-line)."), false
+	f = seqLimit(f, e, "Requests wait while the cache has room and none is deferred: most likely the sequence limit binds. "+
+		"Confirm with "+flag+": if running stays below it, the cause is head-of-line blocking (queue/head-of-line).")
+	f.Unconfirmed = limitName(e) + " not known, give " + flag
+	return f, false
+}
+
+// limitName is what the engine calls its running limit.
+func limitName(e sm.Engine) string {
+	if e.ID == vllmID {
+		return "max_num_seqs"
+	}
+	return "the running limit (" + e.LimitFlag + ")"
 }
 
 // kvEvidence is the peak KV-cache usage against --kv-high, or that the
@@ -135,8 +145,10 @@ func slotsFull(f Finding, r *Report, flag string) Finding {
 // server (scrapes taken before and after the load) and nothing was
 // preempted: the most common cause is named, as a guess.
 func idleFinding(f Finding, e sm.Engine) (Finding, bool) {
-	return seqLimit(f, e, "The state samples all show an idle server (the scrapes were taken outside the load), so why requests waited cannot be seen; "+
-		"the most common cause is the sequence limit. Diagnose while the load runs (the live window samples the gauges) to tell."), false
+	f = seqLimit(f, e, "The state samples all show an idle server (the scrapes were taken outside the load), so why requests waited cannot be seen; "+
+		"the most common cause is the sequence limit. Diagnose while the load runs (the live window samples the gauges) to tell.")
+	f.Unconfirmed = "every state sample shows an idle server"
+	return f, false
 }
 
 func seqLimit(f Finding, e sm.Engine, conclusion string) Finding {
@@ -176,6 +188,7 @@ func thrashingFinding(r *Report, t Thresholds) Finding {
 			Text: "the server has no preemption counter (" + name + ")"})
 		f.Conclusion, f.Verdict = "Preemptions are not published: thrashing cannot be told from a full cache.", QueueMemoryFull
 		f.Advice = fullAdvice(e)
+		f.Unconfirmed = "no preemption counter, thrashing not ruled out"
 		return f
 	}
 	text := fmt.Sprintf("%s %s %s (%s per finished request%s); thrashing from %s (--min-preemptions)",

@@ -219,3 +219,30 @@ func TestSaved(t *testing.T) {
 		t.Errorf("unknown window %v", w)
 	}
 }
+
+// TestScrapeTimeoutSaysTimedOut: a scrape that runs out of
+// --scrape-timeout says "timed out after", as serve says of its calls,
+// not the HTTP client's "context deadline exceeded"; a timeout the
+// server API already named keeps its text.
+func TestScrapeTimeoutSaysTimedOut(t *testing.T) {
+	t.Parallel()
+	for _, tc := range []struct {
+		name   string
+		scrape func(ctx context.Context) ([]byte, error)
+		want   string
+	}{
+		{"http client", func(ctx context.Context) ([]byte, error) {
+			<-ctx.Done()
+			return nil, fmt.Errorf("Get %q: %w", "http://x/metrics", ctx.Err())
+		}, "scrape http://x/metrics: timed out after 20ms (--scrape-timeout)"},
+		{"already named", func(context.Context) ([]byte, error) {
+			return nil, fmt.Errorf("GET http://x/metrics: timed out after 20ms: %w", context.DeadlineExceeded)
+		}, "scrape http://x/metrics: GET http://x/metrics: timed out after 20ms: context deadline exceeded"},
+	} {
+		src := Source{Name: "http://x/metrics", Scrape: tc.scrape}
+		_, err := (&Collector{Sources: []Source{src}, Timeout: 20 * time.Millisecond}).Collect(context.Background())
+		if err == nil || err.Error() != tc.want || !errors.Is(err, context.DeadlineExceeded) {
+			t.Errorf("%s: err %v, want %q", tc.name, err, tc.want)
+		}
+	}
+}

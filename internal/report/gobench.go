@@ -3,6 +3,7 @@ package report
 import (
 	"fmt"
 	"io"
+	"math"
 	"strconv"
 	"strings"
 
@@ -113,22 +114,76 @@ func ClientObject(c *metrics.ClientLoad) *pyjson.Object {
 const GobenchMinRequests = 100
 
 // Gobench draws gobench's own section after vLLM's block (never inside
-// it, which stays vLLM's character for character): the steady state
-// beside the whole run's figures, and the client's schedule lag and CPU
-// use. It draws nothing when both s and c are nil, or when the run sent
-// fewer than GobenchMinRequests requests.
+// it, which stays vLLM's character for character) in a few lines: the
+// steady state when it says something the whole run does not
+// (steadyMatters), and the client's schedule lag and CPU use. It draws
+// nothing when it has no line to draw, or when the run sent fewer than
+// GobenchMinRequests requests. GobenchDetails draws the whole section.
 func Gobench(w io.Writer, r *metrics.Result, s *metrics.SteadyState, c *metrics.ClientLoad) error {
+	if s == nil && c == nil || len(r.Outputs) < GobenchMinRequests {
+		return nil
+	}
+	var b strings.Builder
+	if s != nil && steadyMatters(r, s) {
+		w := s.Window
+		writeWrapped(&b, fmt.Sprintf("Steady state %s-%s s (%d+ in flight): %s req/s, whole run %s (--details for its table).",
+			format2f(w.Start-s.RunStart), format2f(w.End-s.RunStart), w.Level, format2f(s.RequestThroughput), format2f(r.RequestThroughput)))
+	}
+	if c != nil {
+		cpu := "CPU not known here"
+		if c.CPUKnown {
+			cpu = "CPU " + format2f(100*c.CPUShare()) + " % of a core"
+		}
+		line := fmt.Sprintf("Client: schedule lag p99 %s ms (max %s ms), %s", format2f(1000*c.LagPercentile(99)), format2f(1000*c.LagMax()), cpu)
+		if c.Bottleneck() {
+			line += "; may be the bottleneck"
+		}
+		writeWrapped(&b, line+".")
+	}
+	if b.Len() == 0 {
+		return nil // nothing the default screen needs
+	}
+	_, err := io.WriteString(w, center(" gobench ", "=", headerWidth)+"\n"+b.String()+strings.Repeat("=", headerWidth)+"\n")
+	return err
+}
+
+// steadyShift is the relative difference between the steady state's
+// request throughput and the whole run's from which the default screen
+// shows the steady state: below it, ramp-up and drain changed little.
+const steadyShift = 0.1
+
+// steadyMatters reports whether the steady state's figures differ enough
+// from the whole run's to earn a line of the default screen.
+func steadyMatters(r *metrics.Result, s *metrics.SteadyState) bool {
+	if !s.Found || r.RequestThroughput <= 0 {
+		return false
+	}
+	return math.Abs(s.RequestThroughput-r.RequestThroughput) > steadyShift*r.RequestThroughput
+}
+
+// writeWrapped writes text as lines of at most texttable.Width columns,
+// the continuation lines indented by two.
+func writeWrapped(b *strings.Builder, text string) {
+	for _, l := range texttable.Wrap(text, texttable.Width, "", "  ") {
+		b.WriteString(l + "\n")
+	}
+}
+
+// GobenchDetails is Gobench's whole section (--details): the steady state
+// beside the whole run's figures, and the client's schedule lag and CPU
+// use.
+func GobenchDetails(w io.Writer, r *metrics.Result, s *metrics.SteadyState, c *metrics.ClientLoad) error {
 	return gobench(w, r, s, c, false)
 }
 
-// GobenchMarkdown is Gobench for a Markdown summary (--format markdown,
-// --summary-file): the same figures under "####" headings, the table in
-// Markdown.
+// GobenchMarkdown is GobenchDetails for a Markdown summary (--format
+// markdown, --summary-file): the same figures under "####" headings, the
+// table in Markdown.
 func GobenchMarkdown(w io.Writer, r *metrics.Result, s *metrics.SteadyState, c *metrics.ClientLoad) error {
 	return gobench(w, r, s, c, true)
 }
 
-// gobench draws the section as text or Markdown.
+// gobench draws the whole section as text or Markdown.
 func gobench(w io.Writer, r *metrics.Result, s *metrics.SteadyState, c *metrics.ClientLoad, markdown bool) error {
 	if s == nil && c == nil || len(r.Outputs) < GobenchMinRequests {
 		return nil
@@ -170,8 +225,12 @@ func steadyText(b *strings.Builder, r *metrics.Result, s *metrics.SteadyState, m
 		target = fmt.Sprintf("%d, the highest level held %.0f %% of the time", w.Target, 100*metrics.SteadyTopShare)
 	}
 	bullet(b, markdown)
-	fmt.Fprintf(b, "Window: %s s to %s s after the first request (%s s), while %d or more were in flight (%g x %s).\n",
-		format2f(w.Start-s.RunStart), format2f(w.End-s.RunStart), format2f(s.Duration()), w.Level, metrics.SteadyThreshold, target)
+	sep := "\n  " // two lines within 100 columns on a terminal
+	if markdown {
+		sep = " "
+	}
+	fmt.Fprintf(b, "Window: %s s to %s s after the first request (%s s),%swhile %d or more were in flight (%g x %s).\n",
+		format2f(w.Start-s.RunStart), format2f(w.End-s.RunStart), format2f(s.Duration()), sep, w.Level, metrics.SteadyThreshold, target)
 	bullet(b, markdown)
 	fmt.Fprintf(b, "Requests: %d started, %d completed in the window; %d wholly inside it (their latencies below).\n",
 		s.Started, s.Completed, s.Inside)

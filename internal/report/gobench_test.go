@@ -2,11 +2,15 @@ package report
 
 import (
 	"bytes"
+	"io"
+	"strings"
 	"testing"
+	"unicode/utf8"
 
 	"github.com/gobench/gobench/internal/golden"
 	"github.com/gobench/gobench/internal/metrics"
 	"github.com/gobench/gobench/internal/resultkey"
+	"github.com/gobench/gobench/internal/texttable"
 	"github.com/google/go-cmp/cmp"
 )
 
@@ -77,7 +81,8 @@ func TestGobenchKeys(t *testing.T) {
 	}
 }
 
-// TestGobenchText pins gobench's section after vLLM's block.
+// TestGobenchText pins gobench's section after vLLM's block: the default
+// lines and the whole section (--details), every line within 100 columns.
 func TestGobenchText(t *testing.T) {
 	t.Parallel()
 	small, s, c := steadyRun(t)
@@ -88,17 +93,26 @@ func TestGobenchText(t *testing.T) {
 	// The same figures, as if the run had sent enough requests.
 	r := *small
 	r.Outputs = make([]metrics.Output, GobenchMinRequests)
-	if err := Gobench(&buf, &r, s, c); err != nil {
-		t.Fatal(err)
-	}
-	buf.WriteString("\n")
 	unknown := *c
 	unknown.CPUKnown = false
-	if err := Gobench(&buf, &r, &metrics.SteadyState{Reason: "the concurrency never held 3 requests"}, &unknown); err != nil {
-		t.Fatal(err)
+	none := &metrics.SteadyState{Reason: "the concurrency never held 3 requests"}
+	for _, draw := range []func(io.Writer, *metrics.Result, *metrics.SteadyState, *metrics.ClientLoad) error{Gobench, GobenchDetails} {
+		if err := draw(&buf, &r, s, c); err != nil {
+			t.Fatal(err)
+		}
+		buf.WriteString("\n")
+		if err := draw(&buf, &r, none, &unknown); err != nil {
+			t.Fatal(err)
+		}
+		if err := draw(&buf, &r, nil, nil); err != nil {
+			t.Fatal(err)
+		}
+		buf.WriteString("\n")
 	}
-	if err := Gobench(&buf, &r, nil, nil); err != nil {
-		t.Fatal(err)
+	for _, l := range strings.Split(buf.String(), "\n") {
+		if utf8.RuneCountInString(l) > texttable.Width {
+			t.Errorf("line wider than %d columns: %q", texttable.Width, l)
+		}
 	}
 	golden.Check(t, buf.Bytes())
 }

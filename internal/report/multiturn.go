@@ -97,14 +97,34 @@ func (m *MultiTurn) set(o *pyjson.Object, detailed bool) {
 	}
 }
 
-// Text draws the per-turn table after vLLM's block.
-func (m *MultiTurn) Text(w io.Writer) error {
-	if _, err := fmt.Fprintf(w, "%s\nConversations: %d started, %d with every turn answered\n",
-		center(" Multi-turn: per turn ", "=", headerWidth), m.Conversations, m.CompletedConversations); err != nil {
+// maxTurnRows is the most turn rows Text draws: a run of many turns
+// shows its first and last ones, so that the table stays on one screen.
+const maxTurnRows = 6
+
+// Text draws the per-turn table after vLLM's block, at most maxTurnRows
+// of its rows (the first turns, then the last ones).
+func (m *MultiTurn) Text(w io.Writer) error { return m.text(w, false) }
+
+// TextDetails draws the per-turn table with a row for every turn
+// (--details).
+func (m *MultiTurn) TextDetails(w io.Writer) error { return m.text(w, true) }
+
+// text draws the section, whole or cut to maxTurnRows rows.
+func (m *MultiTurn) text(w io.Writer, details bool) error {
+	rows, note := m.rows(), ""
+	if cut := len(rows) - maxTurnRows + 1; !details && cut > 1 {
+		head := maxTurnRows / 2
+		note = fmt.Sprintf("; turns %s to %s left out (--details)", rows[head][0], rows[head+cut-1][0])
+		rows = append(append(rows[:head:head], []string{"..."}), rows[head+cut:]...)
+	}
+	if _, err := fmt.Fprintf(w, "%s\nConversations: %d started, %d with every turn answered%s\n",
+		center(" Multi-turn: per turn ", "=", headerWidth), m.Conversations, m.CompletedConversations, note); err != nil {
 		return err
 	}
-	if err := m.table(w, false); err != nil {
-		return err
+	for _, l := range texttable.Lines(turnHeader, rows, false, "") {
+		if _, err := fmt.Fprintln(w, l); err != nil {
+			return err
+		}
 	}
 	_, err := fmt.Fprintln(w, strings.Repeat("=", headerWidth))
 	return err
@@ -116,18 +136,25 @@ func (m *MultiTurn) Markdown(w io.Writer) error {
 		m.Conversations, m.CompletedConversations); err != nil {
 		return err
 	}
-	return m.table(w, true)
+	return m.markdownTable(w)
 }
 
-// table writes a row per turn index.
-func (m *MultiTurn) table(w io.Writer, markdown bool) error {
-	header := []string{"turn", "requests", "completed", "mean input", "mean TTFT ms", "p99 TTFT ms", "mean E2EL ms", "p99 E2EL ms"}
+// turnHeader heads the per-turn table.
+var turnHeader = []string{"turn", "requests", "completed", "mean input", "mean TTFT ms", "p99 TTFT ms", "mean E2EL ms", "p99 E2EL ms"}
+
+// rows are the per-turn table's rows, one per turn index.
+func (m *MultiTurn) rows() [][]string {
 	rows := make([][]string, len(m.Turns))
 	for i, t := range m.Turns {
 		rows[i] = []string{strconv.Itoa(t.Turn), strconv.Itoa(t.Requests), strconv.Itoa(t.Completed), format2f(t.MeanInputLen),
 			format2f(t.TTFT.Mean), format2f(t.TTFT.P99), format2f(t.E2EL.Mean), format2f(t.E2EL.P99)}
 	}
-	for _, l := range texttable.Lines(header, rows, markdown, "") {
+	return rows
+}
+
+// markdownTable writes the table in Markdown, a row per turn index.
+func (m *MultiTurn) markdownTable(w io.Writer) error {
+	for _, l := range texttable.Lines(turnHeader, m.rows(), true, "") {
 		if _, err := fmt.Fprintln(w, l); err != nil {
 			return err
 		}

@@ -2,6 +2,7 @@ package report
 
 import (
 	"fmt"
+	"io"
 	"os"
 	"regexp"
 	"strings"
@@ -78,5 +79,30 @@ turn  requests  completed  mean input  mean TTFT ms  p99 TTFT ms  mean E2EL ms  
 	obj := mt.Object()
 	if got := obj.Keys(); !cmp.Equal(got, []string{"conversations", "completed_conversations", "per_turn"}) {
 		t.Errorf("multi_turn keys %v", got)
+	}
+}
+
+// TestMultiTurnTextManyTurns: a run of many turns shows its first and
+// last turns by default, and every turn with --details.
+func TestMultiTurnTextManyTurns(t *testing.T) {
+	t.Parallel()
+	mt := &MultiTurn{Conversations: 1, CompletedConversations: 1}
+	for i := range 10 {
+		mt.Turns = append(mt.Turns, TurnStats{Turn: i, Requests: 1, Completed: 1})
+	}
+	for _, tc := range []struct {
+		draw  func(*MultiTurn, io.Writer) error
+		lines int
+		note  bool
+	}{{(*MultiTurn).Text, 2 + 1 + maxTurnRows + 1, true}, {(*MultiTurn).TextDetails, 2 + 1 + 10 + 1, false}} {
+		var b strings.Builder
+		if err := tc.draw(mt, &b); err != nil {
+			t.Fatal(err)
+		}
+		lines := strings.Split(strings.TrimSuffix(b.String(), "\n"), "\n")
+		note := strings.Contains(b.String(), "every turn answered; turns 3 to 7 left out (--details)\n")
+		if len(lines) != tc.lines || note != tc.note {
+			t.Errorf("%d lines (want %d), note %v:\n%s", len(lines), tc.lines, note, b.String())
+		}
 	}
 }

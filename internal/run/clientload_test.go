@@ -59,7 +59,7 @@ func TestScheduleLagWarning(t *testing.T) {
 			t.Errorf("late %v: warned %v, client_may_be_bottleneck %v (gobench_client %v)\n%s", late, warned,
 				client["client_may_be_bottleneck"], client, b.err.String())
 		}
-		if !strings.Contains(b.out.String(), "Schedule lag p50 / p99 / max (ms): ") {
+		if !strings.Contains(b.out.String(), "Client: schedule lag p99 ") {
 			t.Errorf("late %v: no client section after the block:\n%s", late, b.out.String())
 		}
 	}

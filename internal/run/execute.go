@@ -205,7 +205,7 @@ func (x *execution) finish(ctx context.Context, r ran) (*Result, error) {
 	blockErr := x.guard(stageBlock, func() error {
 		return report.Block(x.env.Stderr, m, func() error {
 			return x.env.Render(x.env.Stdout, Block{Metrics: m, Spec: spec, ModelID: x.ModelID, Label: x.Options.Label,
-				ServerView: view, MultiTurn: x.turns, Steady: x.steady, Client: x.load})
+				ServerView: view, MultiTurn: x.turns, Steady: x.steady, Client: x.load, Details: x.Options.Details})
 		})
 	})
 	result, err := x.save(m, spec, r.res, r.rampStart, sentOffsets, view)

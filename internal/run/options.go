@@ -617,6 +617,9 @@ type Block struct {
 	// gobench's own section (report.Gobench).
 	Steady *metrics.SteadyState
 	Client *metrics.ClientLoad
+	// Details draws gobench's sections whole (--details) instead of in
+	// the lines of one screen.
+	Details bool
 }
 
 // withDefaults fills the writers, clock and transport left nil.
@@ -641,18 +644,22 @@ func (env Env) withDefaults() Env {
 			if err := report.Text(w, b.Metrics, b.Spec); err != nil {
 				return err
 			}
+			turns, gobench, view := (*report.MultiTurn).Text, report.Gobench, serverview.Render
+			if b.Details {
+				turns, gobench, view = (*report.MultiTurn).TextDetails, report.GobenchDetails, serverview.RenderDetails
+			}
 			if b.MultiTurn != nil {
-				if err := b.MultiTurn.Text(w); err != nil {
+				if err := turns(b.MultiTurn, w); err != nil {
 					return err
 				}
 			}
-			if err := report.Gobench(w, b.Metrics, b.Steady, b.Client); err != nil {
+			if err := gobench(w, b.Metrics, b.Steady, b.Client); err != nil {
 				return err
 			}
 			if b.ServerView == nil {
 				return nil
 			}
-			return serverview.Render(w, b.ServerView, "text")
+			return view(w, b.ServerView, "text")
 		}
 	}
 	return env

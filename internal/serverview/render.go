@@ -7,7 +7,9 @@ import (
 	"math"
 	"strconv"
 	"strings"
+	"unicode/utf8"
 
+	"github.com/gobench/gobench/internal/diagnose"
 	"github.com/gobench/gobench/internal/pyjson"
 	"github.com/gobench/gobench/internal/texttable"
 )
@@ -46,15 +48,30 @@ type view struct {
 		Advice     *string `json:"advice"`
 		Verdict    *string `json:"verdict"`
 	} `json:"findings"`
-	Verdict       string   `json:"verdict"`
-	VerdictReason *string  `json:"verdict_reason"`
-	Notes         []string `json:"notes"`
-	Rows          []Row    `json:"client_vs_server"`
+	Verdict            string   `json:"verdict"`
+	VerdictReason      *string  `json:"verdict_reason"`
+	VerdictUnconfirmed *string  `json:"verdict_unconfirmed"`
+	Notes              []string `json:"notes"`
+	Rows               []Row    `json:"client_vs_server"`
 }
 
 // Render draws the server_view object o as the section that follows the
-// result block: text for a terminal, or markdown.
+// result block: for a terminal ("text") the lines that fit one screen
+// (the engine and its state, the client-vs-server table, the questions
+// that located something, the verdict), or the whole section in
+// "markdown". RenderDetails draws the whole section in either.
 func Render(w io.Writer, o *pyjson.Object, format string) error {
+	return render(w, o, format, format == "markdown")
+}
+
+// RenderDetails draws the whole section (--details): every question
+// answered with its evidence, and what explains each client/server gap.
+func RenderDetails(w io.Writer, o *pyjson.Object, format string) error {
+	return render(w, o, format, true)
+}
+
+// render reads o back as a view and draws it.
+func render(w io.Writer, o *pyjson.Object, format string, details bool) error {
 	b, err := pyjson.AppendCompact(nil, o)
 	if err != nil {
 		return fmt.Errorf("server view: %w", err)
@@ -64,19 +81,33 @@ func Render(w io.Writer, o *pyjson.Object, format string) error {
 		return fmt.Errorf("server view: %w", err)
 	}
 	var sb strings.Builder
-	p := printer{b: &sb, md: format == "markdown"}
+	p := printer{b: &sb, md: format == "markdown", details: details}
 	p.draw(&v)
 	_, err = io.WriteString(w, sb.String())
 	return err
 }
 
-// printer writes the section in text or markdown.
+// printer writes the section in text or markdown, whole (details) or in
+// the lines of the default screen.
 type printer struct {
-	b  *strings.Builder
-	md bool
+	b       *strings.Builder
+	md      bool
+	details bool
 }
 
-func (p printer) line(format string, args ...any) { fmt.Fprintf(p.b, format+"\n", args...) }
+// line writes one line; a text line wider than texttable.Width is
+// wrapped, its continuation indented past the line's own indent.
+func (p printer) line(format string, args ...any) {
+	text := fmt.Sprintf(format, args...)
+	if p.md || utf8.RuneCountInString(text) <= texttable.Width {
+		p.b.WriteString(text + "\n")
+		return
+	}
+	indent := text[:len(text)-len(strings.TrimLeft(text, " "))]
+	for _, l := range texttable.Wrap(text, texttable.Width, indent, indent+"  ") {
+		p.b.WriteString(l + "\n")
+	}
+}
 
 // draw writes the whole section.
 func (p printer) draw(v *view) {
@@ -128,6 +159,9 @@ func (p printer) comparison(rows []Row) {
 	p.table(table)
 	if p.md {
 		p.line("")
+	}
+	if !p.details {
+		return
 	}
 	for _, w := range whyLines(rows) {
 		p.bullet("%s", w)
@@ -219,7 +253,7 @@ func (p printer) gauges(v *view) {
 	g := v.Gauges.Peak
 	parts := []string{"running peak " + count(g.Running), "waiting peak " + count(g.Waiting)}
 	if g.KV != nil && !math.IsNaN(*g.KV) {
-		parts = append(parts, fmt.Sprintf("KV-cache usage peak %.1f %%", *g.KV*100))
+		parts = append(parts, fmt.Sprintf("KV-cache peak %.1f %%", *g.KV*100))
 	}
 	if v.Ratios.Preemptions != nil {
 		parts = append(parts, "preemptions "+count(v.Ratios.Preemptions))
@@ -231,7 +265,9 @@ func (p printer) gauges(v *view) {
 	if v.WindowS != nil && !math.IsNaN(*v.WindowS) {
 		window = fmt.Sprintf(" over %.1f s", *v.WindowS)
 	}
-	p.line("")
+	if p.details {
+		p.line("")
+	}
 	p.line("Server state%s (%d samples): %s.", window, g.Samples, strings.Join(parts, ", "))
 }
 
@@ -243,16 +279,20 @@ func count(v *float64) string {
 	return strconv.FormatFloat(*v, 'f', -1, 64)
 }
 
-// diagnosis writes the questions that located or ruled out something,
-// then the verdict.
+// diagnosis writes the questions that located or ruled out something
+// (only those that located something on the default screen), then the
+// verdict: hedged in its headline when its cause is not confirmed, its
+// advice on a line of its own.
 func (p printer) diagnosis(v *view) {
-	p.line("")
+	if p.details {
+		p.line("")
+	}
 	for _, f := range v.Findings {
-		if f.Status == "not asked" {
+		if f.Status == "not asked" || !p.details && f.Status != "located" {
 			continue
 		}
 		p.line("%d. %s [%s] %s", f.Step, f.Question, f.Status, f.Conclusion)
-		if f.Status == "located" {
+		if f.Status == "located" && p.details {
 			for _, e := range f.Evidence {
 				p.bullet("   %s", e.Text)
 			}
@@ -261,11 +301,20 @@ func (p printer) diagnosis(v *view) {
 	advice := ""
 	for _, f := range v.Findings {
 		if f.Verdict != nil && *f.Verdict == v.Verdict && f.Advice != nil {
-			advice = " — " + *f.Advice
+			advice = *f.Advice
 		}
 	}
-	p.line("")
-	p.line("Verdict: %s%s", v.Verdict, advice)
+	if p.details {
+		p.line("")
+	}
+	unconfirmed := ""
+	if v.VerdictUnconfirmed != nil {
+		unconfirmed = *v.VerdictUnconfirmed
+	}
+	p.line("Verdict: %s%s", v.Verdict, diagnose.Hedge(unconfirmed))
+	if advice != "" {
+		p.bullet("Advice: %s", advice)
+	}
 	if v.VerdictReason != nil {
 		p.bullet("%s", *v.VerdictReason)
 	}

@@ -1,6 +1,7 @@
 package serverview
 
 import (
+	"io"
 	"math"
 	"strings"
 	"testing"
@@ -99,18 +100,20 @@ func TestRenderFromSavedObject(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, format := range []string{"text", "markdown"} {
+	renders := map[string]func(io.Writer, *pyjson.Object, string) error{"text": Render, "markdown": Render, "details": RenderDetails}
+	for _, name := range []string{"text", "markdown", "details"} {
+		format := strings.Replace(name, "details", "text", 1)
 		var live, again strings.Builder
-		if err := Render(&live, o, format); err != nil {
+		if err := renders[name](&live, o, format); err != nil {
 			t.Fatal(err)
 		}
-		if err := Render(&again, saved, format); err != nil {
+		if err := renders[name](&again, saved, format); err != nil {
 			t.Fatal(err)
 		}
 		if live.String() != again.String() {
-			t.Errorf("%s: the saved object draws\n%s\nthe run drew\n%s", format, &again, &live)
+			t.Errorf("%s: the saved object draws\n%s\nthe run drew\n%s", name, &again, &live)
 		}
-		t.Run(format, func(t *testing.T) { golden.Check(t, []byte(live.String())) })
+		t.Run(name, func(t *testing.T) { golden.Check(t, []byte(live.String())) })
 	}
 	tl, _ := saved.Get("timeline")
 	if got, _ := pyjson.AppendCompact(nil, tl); string(got) != `{"t":[1.0],"running":[3.0],"waiting":[1.0],"kv_cache_usage_perc":[0.25],"preemptions":[0.0]}` {
@@ -150,5 +153,28 @@ func TestTimelinePreemptions(t *testing.T) {
 	got, _ := pyjson.AppendCompact(nil, timeline(samples))
 	if want := `{"t":[0.0,1.0,2.0,3.0],"running":[1.0,1.0,1.0,1.0],"waiting":[0.0,0.0,0.0,0.0],"kv_cache_usage_perc":[0.1,0.1,0.1,0.1],"preemptions":[null,0.0,null,4.0]}`; string(got) != want {
 		t.Errorf("timeline\n%s\nwant\n%s", got, want)
+	}
+}
+
+// TestVerdictHeadline: a verdict whose cause is not confirmed says so in
+// its headline, the advice on a line of its own; a confirmed one does not
+// hedge.
+func TestVerdictHeadline(t *testing.T) {
+	t.Parallel()
+	for _, unconfirmed := range []any{nil, "max_num_seqs not known, give --server-max-num-seqs"} {
+		o := Build(report(t), client(), nil)
+		o.Set("verdict", "queue/seq-limit")
+		o.Set("verdict_unconfirmed", unconfirmed)
+		var b strings.Builder
+		if err := Render(&b, o, "text"); err != nil {
+			t.Fatal(err)
+		}
+		want := "\nVerdict: queue/seq-limit\n"
+		if unconfirmed != nil {
+			want = "\nVerdict: queue/seq-limit (unconfirmed: max_num_seqs not known, give --server-max-num-seqs)\n"
+		}
+		if !strings.Contains(b.String(), want) {
+			t.Errorf("no headline %q in\n%s", want, b.String())
+		}
 	}
 }
