@@ -168,7 +168,7 @@ func TestReportInBrowserComparison(t *testing.T) {
 	dir := t.TempDir()
 	a := simRun(t, dir, "a.json", 60, "100")
 	b := simRun(t, dir, "b.json", 60, "inf")
-	res := checkReportWith(t, reportOf(t, dir, a, b), firstScreen, []string{medianTTFT(t, a), medianTTFT(t, b), "B against A:"}, []string{"ttft"})
+	res := checkReportWith(t, reportOf(t, dir, a, b), firstScreen, []string{medianTTFT(t, a), medianTTFT(t, b), "B vs A:"}, []string{"ttft"})
 	checkCards(t, res, runCards...)
 	overlaid := false
 	for _, c := range res.Charts {

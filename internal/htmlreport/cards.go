@@ -127,7 +127,21 @@ func verdictCard(d *runData) (card, bool) {
 			c.Sub = s
 		}
 	}
+	// A verdict whose cause the evidence does not show says so in its
+	// headline, as the diagnosis prints it.
+	if u := unconfirmed(view); u != "" {
+		c.Label += ", unconfirmed"
+		c.Sub = "unconfirmed: " + u
+	}
 	return c, true
+}
+
+// unconfirmed is what the server view's verdict lacks to be confirmed
+// (its verdict_unconfirmed), "" for a confirmed verdict.
+func unconfirmed(view interface{ Get(string) (any, bool) }) string {
+	v, _ := view.Get("verdict_unconfirmed")
+	s, _ := v.(string)
+	return s
 }
 
 // whole writes a count.

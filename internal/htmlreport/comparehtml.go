@@ -4,7 +4,6 @@ import (
 	"fmt"
 	"html/template"
 	"math"
-	"strconv"
 	"strings"
 
 	"github.com/gobench/gobench/internal/compare"
@@ -12,14 +11,14 @@ import (
 	"github.com/gobench/gobench/internal/resultkey"
 )
 
-// compareHTML is compare's result as HTML: a headline counting the real
-// changes, the settings that differ between the runs (before any
+// compareHTML is compare's result as HTML: compare's headline per run,
+// the workload settings that differ from the baseline (before any
 // number), and the metrics with each change coloured by compare's own
 // verdict (real and worse, real and better, noise).
 func compareHTML(c *compare.Comparison) template.HTML {
 	var b strings.Builder
 	for j := 1; j < len(c.Names); j++ {
-		fmt.Fprintf(&b, `<p class="gb-headline">%s</p>`, esc(headline(c, j)))
+		fmt.Fprintf(&b, `<p class="gb-headline">%s</p>`, esc(c.Tally(j).Headline(c.Names[0], c.Names[j])))
 	}
 	var names []string
 	for i, n := range c.Names {
@@ -30,8 +29,16 @@ func compareHTML(c *compare.Comparison) template.HTML {
 		names = append(names, name)
 	}
 	fmt.Fprintf(&b, `<p>%s</p>`, esc(strings.Join(names, "; ")))
-	if t, ok := differingSettings(c); ok {
-		b.WriteString(string(tableHTML(t, nil)))
+	for j, diffs := range c.Workload {
+		if len(diffs) == 0 {
+			continue
+		}
+		t := table{Caption: "The workload differs: " + c.Names[0] + " → " + c.Names[j+1] + " (no like-for-like comparison)",
+			Head: []string{"setting", c.Names[0], c.Names[j+1]}}
+		for _, d := range diffs {
+			t.Rows = append(t.Rows, []string{d.Key, d.A, d.B})
+		}
+		b.WriteString(`<div class="gb-workload">` + string(tableHTML(t, nil)) + `</div>`)
 	}
 	main, rest := metricTables(c)
 	b.WriteString(string(tableHTML(main.t, main.class)))
@@ -52,27 +59,6 @@ func compareHTML(c *compare.Comparison) template.HTML {
 	return template.HTML(b.String()) // every text escaped by esc or tableHTML
 }
 
-// headline counts run j's real changes against the baseline: "B against
-// A: 2 real regressions, 1 real improvement, 5 within noise".
-func headline(c *compare.Comparison, j int) string {
-	var worse, better, noise int
-	for _, r := range c.Metrics {
-		switch changeClass(r, j-1) {
-		case "gb-worse":
-			worse++
-		case "gb-better":
-			better++
-		case "gb-noise":
-			noise++
-		}
-	}
-	if worse+better+noise == 0 {
-		return c.Names[j] + " against " + c.Names[0] + ": no significance test (no per-request data)"
-	}
-	return fmt.Sprintf("%s against %s: %s, %s, %d within noise", c.Names[j], c.Names[0],
-		plural(worse, "real regression"), plural(better, "real improvement"), noise)
-}
-
 // serverCompareTable is the servers' verdicts and figures side by side.
 func serverCompareTable(c *compare.Comparison) table {
 	t := table{Caption: "What the servers said", Head: append([]string{"figure"}, c.Names...)}
@@ -81,14 +67,6 @@ func serverCompareTable(c *compare.Comparison) table {
 		t.Rows = append(t.Rows, append([]string{r.Key}, r.Text...))
 	}
 	return t
-}
-
-// plural is "1 thing" or "n things".
-func plural(n int, what string) string {
-	if n == 1 {
-		return "1 " + what
-	}
-	return strconv.Itoa(n) + " " + what + "s"
 }
 
 // changeClass is the class of the change of run j+1 (Changes[j]) in row r: gb-worse or
@@ -109,25 +87,6 @@ func changeClass(r compare.Row, j int) string {
 		return "gb-worse"
 	}
 	return "gb-better"
-}
-
-// differingSettings are the settings whose values differ between the
-// runs, the date and the label aside: a workload that changed explains a
-// change in the numbers before any significance does.
-func differingSettings(c *compare.Comparison) (table, bool) {
-	t := table{Caption: "Settings that differ between the runs", Head: append([]string{"setting"}, c.Names...)}
-	for _, r := range c.Settings {
-		if r.Key == "date" || r.Key == "label" || strings.HasSuffix(r.Key, "command") {
-			continue
-		}
-		for _, v := range r.Text[1:] {
-			if v != r.Text[0] {
-				t.Rows = append(t.Rows, append([]string{r.Key}, r.Text...))
-				break
-			}
-		}
-	}
-	return t, len(t.Rows) > 0
 }
 
 // classedTable is a table with a class per cell ("" for none).

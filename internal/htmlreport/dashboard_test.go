@@ -133,19 +133,23 @@ func TestCards(t *testing.T) {
 	o := syntheticObject(700, "a")
 	view := pyjson.NewObject()
 	view.Set("verdict", "queue/seq-limit")
+	view.Set("verdict_unconfirmed", "the server's --max-num-seqs is not known")
 	o.Set("server_view", view)
 	r, err := resultfile.FromObject("a.json", o)
 	if err != nil {
 		t.Fatal(err)
 	}
 	page, _ := writePage(t, Input{Runs: []*resultfile.Run{r}})
+	if !strings.Contains(page, "<strong>queue/seq-limit</strong> (unconfirmed: the server&#39;s --max-num-seqs is not known)") {
+		t.Error("the server view's verdict does not say it is unconfirmed")
+	}
 	cards := page[strings.Index(page, `<div class="gb-cards-all">`):strings.Index(page, "<section")]
 	for _, want := range []string{
 		`Requests</div><div class="gb-card-value">700</div>`,
 		`gb-card gb-bad"><div class="gb-card-label">Failed</div><div class="gb-card-value">100</div>`,
 		`TTFT p50</div><div class="gb-card-value">51.39 ms</div><div class="gb-card-sub">p99 80.50 ms`,
 		`ITL p50</div>`, `E2EL p50</div>`,
-		`gb-wide-card gb-warn"><div class="gb-card-label">Server verdict</div><div class="gb-card-value">queue/seq-limit`,
+		`gb-wide-card gb-warn"><div class="gb-card-label">Server verdict, unconfirmed</div><div class="gb-card-value">queue/seq-limit</div><div class="gb-card-sub">unconfirmed: the server&#39;s`,
 	} {
 		if !strings.Contains(cards, want) {
 			t.Errorf("the cards lack %q:\n%s", want, cards)
@@ -205,8 +209,9 @@ func TestLongTailInBrowser(t *testing.T) {
 	}
 }
 
-// TestComparisonHTML: the comparison leads with its headline, names the
-// settings that differ, and colours each change by compare's verdict.
+// TestComparisonHTML: the comparison leads with compare's headline, names
+// the workload settings that differ, and colours each change by compare's
+// verdict.
 func TestComparisonHTML(t *testing.T) {
 	slow := syntheticObject(300, "b")
 	v, _ := slow.Get("ttfts")
@@ -220,16 +225,16 @@ func TestComparisonHTML(t *testing.T) {
 	}
 	page, _ := writePage(t, Input{Runs: []*resultfile.Run{syntheticRun(t, 300, "a"), b}, Compare: compareOptions()})
 	for _, want := range []string{
-		`<p class="gb-headline">B against A: `, "real regression",
-		"<caption>Settings that differ between the runs</caption>", "<td>request_rate</td><td>inf</td><td>5.0</td>",
+		`<p class="gb-headline">B vs A: `, "real regression",
+		"<caption>The workload differs: A → B", "<td>request_rate</td><td>inf</td><td>5.0</td>",
 		`<td class="gb-worse">real, worse [`,
 	} {
 		if !strings.Contains(page, want) {
 			t.Errorf("the comparison lacks %q", want)
 		}
 	}
-	if strings.Index(page, "Settings that differ") > strings.Index(page, "Metrics (A is the baseline)") {
-		t.Error("the settings that differ come after the numbers")
+	if strings.Index(page, "The workload differs") > strings.Index(page, "Metrics (A is the baseline)") {
+		t.Error("the workload's differences come after the numbers")
 	}
 }
 

@@ -68,7 +68,11 @@ func serverHTML(o *pyjson.Object) (template.HTML, error) {
 		}
 		b.WriteString(`.</p>`)
 	}
-	fmt.Fprintf(&b, `<p class="gb-verdict">Verdict: <strong>%s</strong>%s</p>`, esc(v.Verdict), esc(advice(&v)))
+	hedge := ""
+	if u := unconfirmed(o); u != "" {
+		hedge = " (unconfirmed: " + u + ")"
+	}
+	fmt.Fprintf(&b, `<p class="gb-verdict">Verdict: <strong>%s</strong>%s%s</p>`, esc(v.Verdict), esc(hedge), esc(advice(&v)))
 	if v.VerdictReason != nil {
 		fmt.Fprintf(&b, `<p class="gb-note">%s</p>`, esc(*v.VerdictReason))
 	}
