@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"fmt"
 	"io"
 	"math"
 	"strings"
@@ -194,7 +195,9 @@ func failOnError(failOn string, names []string, tallies []compare.Tally, unteste
 	for j, t := range tallies {
 		judged = judged || t.Tested()
 		if len(t.Regressed) > 0 {
-			lines = append(lines, names[j+1]+" vs "+names[0]+": "+strings.Join(t.Regressed, ", "))
+			judgedHere := t.Regressions + t.Improvements + t.Real + t.Noise
+			lines = append(lines, fmt.Sprintf("%s vs %s: %s (%d of the %d metrics judged)", names[j+1], names[0],
+				strings.Join(t.Regressed, ", "), len(t.Regressed), judgedHere))
 		}
 	}
 	switch {

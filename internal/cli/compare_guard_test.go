@@ -31,6 +31,7 @@ func TestCompareFailOn(t *testing.T) {
 		{"nothing tested", []string{fixture("gobench_workload_a.json"), fixture("gobench_workload_b.json")},
 			int(exitcode.BadUsage), "argument --fail-on: no change could be judged real or noise"},
 		{"sets", sets, int(exitcode.ThresholdFailed), "real regression: B vs A: duration, request_throughput,"},
+		{"sets judged", sets, int(exitcode.ThresholdFailed), "median_itl_ms (9 of the 23 metrics judged)"},
 		{"bad value", []string{fast, slow, "--fail-on", "worse"}, int(exitcode.BadUsage), "invalid choice"},
 	}
 	for _, tt := range tests {
