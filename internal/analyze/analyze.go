@@ -301,10 +301,12 @@ func (res *Result) Object(run *resultfile.Run) *pyjson.Object {
 	tok, _ := run.String(resultkey.TokenizerID)
 	workload, _ := run.Object(resultkey.GobenchWorkload)
 	version, _ := run.String(resultkey.GobenchVersion) // the binary that measured
+	end, _ := run.String(resultkey.EndReason)
 	return report.ResultObject(&res.Metrics, &report.Run{
 		Date: date, Backend: backend, Label: run.Label(), ModelID: model, TokenizerID: tok,
 		NumPrompts: int(prompts), Burstiness: burstiness, NumWarmups: int(warmups), SpecDecode: res.Spec,
 		Workload: workload, ServerView: ServerView(run), Version: version, Steady: res.Steady, Client: res.Client,
+		EndReason: end,
 	})
 }
 

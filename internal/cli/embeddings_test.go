@@ -62,7 +62,8 @@ func TestServeEmbeddings(t *testing.T) {
 			} else {
 				want = append(want, "mean_e2el_ms", "median_e2el_ms", "std_e2el_ms", "p50_e2el_ms", "p99_e2el_ms")
 			}
-			want = append(want, "num_warmups", "gobench_workload", "gobench_version", "resent_requests", "gobench_client")
+			want = append(want, "num_warmups", "gobench_workload", "gobench_version", "resent_requests", "failure_kinds",
+				"end_reason", "gobench_client")
 			if diff := cmp.Diff(want, o.Keys()); diff != "" {
 				t.Errorf("result keys (-vllm +gobench):\n%s", diff)
 			}

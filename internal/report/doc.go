@@ -146,8 +146,8 @@
 //	                         server_source; prefill and decode rows from llama.cpp's
 //	                         per-request timings) and
 //	                         timeline (t, running, waiting, kv_cache_usage_perc, preemptions since the first sample, in columns)
-//	scheduled_offsets        [number], planned arrival offsets  } gobench,
-//	end_reason               string, "completed" or "interrupted" } detailed only
+//	scheduled_offsets        [number], planned arrival offsets (gobench, detailed only)
+//	end_reason               string, "completed" or "interrupted" (gobench serve, and detailed)
 //	gobench_steady_state     object, the run over its steady-state window (gobench serve's
 //	                         generation runs; metrics.FindSteadyWindow states the rule):
 //	  found                  bool, whether a window was found

@@ -11,7 +11,7 @@ import (
 	"github.com/gobench/gobench/internal/resultkey"
 )
 
-// End reasons saved as end_reason in detailed results.
+// End reasons saved as end_reason in gobench serve's results.
 const (
 	// EndCompleted: every scheduled request was sent and finished.
 	EndCompleted = "completed"
@@ -89,8 +89,8 @@ type Run struct {
 	// Version is gobench's version (gobench_version, written with the
 	// workload).
 	Version string
-	// EndReason is EndCompleted or EndInterrupted (end_reason; detailed
-	// only).
+	// EndReason is EndCompleted or EndInterrupted (end_reason, written
+	// with the workload or SaveDetailed; "" writes none).
 	EndReason string
 	// MultiTurn is a --multi-turn run's per-turn figures (multi_turn, and
 	// with SaveDetailed conversation_ids and turn_indices); nil otherwise.
@@ -192,11 +192,15 @@ func ResultObject(r *metrics.Result, run *Run) *pyjson.Object {
 	}
 	if run.SaveDetailed {
 		o.Set(resultkey.ScheduledOffsets, run.ScheduledOffsets)
-		o.Set(resultkey.EndReason, run.EndReason)
 	} else {
 		for _, k := range resultkey.RequestLists() {
 			o.Delete(k)
 		}
+	}
+	if run.EndReason != "" && (run.SaveDetailed || run.Workload != nil) {
+		// Whether the run was cut short matters to every reader of a
+		// result, detailed or not.
+		o.Set(resultkey.EndReason, run.EndReason)
 	}
 	setGobench(o, r, run)
 	run.MultiTurn.set(o, run.SaveDetailed)

@@ -18,6 +18,7 @@ var presence = map[when]string{
 	withProbes:         "with `--probe-request-rate`, when a probe succeeded",
 	server:             "when the server publishes it",
 	detailedOnly:       "with `--save-detailed` (gobench)",
+	endReason:          "in `gobench serve`'s results, and with `--save-detailed`",
 	workload:           "in `gobench serve`'s results",
 	multiTurn:          "with `--multi-turn`",
 	multiTurnDetailed:  "with `--multi-turn` and `--save-detailed`",

@@ -200,6 +200,9 @@ const (
 	statistics
 	// detailedOnly: gobench's keys added with --save-detailed.
 	detailedOnly
+	// endReason: in gobench serve's results (Selection.Workload), and
+	// in every detailed result.
+	endReason
 	// workload: gobench's record of the workload, in the results of
 	// gobench serve (Selection.Workload).
 	workload
@@ -303,7 +306,7 @@ var schema = [...]row{
 	{key: FailureKinds, when: workload},
 	{key: ServerView, when: server},
 	{key: ScheduledOffsets, when: detailedOnly},
-	{key: EndReason, when: detailedOnly, setting: true},
+	{key: EndReason, when: endReason, setting: true},
 	{key: GobenchSteadyState, when: steadyState, generation: true},
 	{key: GobenchClient, when: clientLoad},
 	{key: ScheduleLags, when: clientLoadDetailed},
@@ -552,6 +555,8 @@ func (s Selection) Keys() []Key {
 			present = s.RampUp
 		case perRequest, detailedOnly:
 			present = s.Detailed
+		case endReason:
+			present = s.Detailed || s.Workload
 		case perRequestServer:
 			present, byServer = s.Detailed, true
 		case cachedTokens:

@@ -102,9 +102,7 @@ func (p *Plan) Execute(ctx context.Context, env Env) (*Result, error) {
 	defer closeEngine()
 	x := &execution{Plan: p, env: env.withDefaults(), engine: engine}
 	defer x.pending.abort() // a run that ends before its save leaves no temporary file
-	x.test = *p.jobs[0].req
-	x.test.RequestID = ""
-	x.testBody = p.Backend.Impl.Body(&x.test)
+	x.test, x.testBody = p.testRequest()
 	pre, cancelPre := untilClosed(ctx, x.env.Stop) // nothing is in flight yet
 	defer cancelPre()
 	if err := x.beforeRun(pre); err != nil {

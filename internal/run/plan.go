@@ -215,6 +215,9 @@ func withoutCredentials(base string, headers []backend.Header) (string, []backen
 func (p *Plan) model(ctx context.Context) error {
 	o := &p.Options
 	p.ModelName, p.ModelID = o.ServedModelName, o.Model
+	if o.Model != "" && !o.DryRun {
+		p.warnUnlistedModel(ctx)
+	}
 	if o.Model != "" || o.DryRun {
 		return nil
 	}

@@ -32,6 +32,25 @@ func (c *Client) FirstModel(ctx context.Context) (name, id string, err error) {
 	return m.ID, m.Root, nil
 }
 
+// ModelIDs lists the ids GET /v1/models serves, in its order: the
+// models a request may name (vLLM lists the served names and the LoRA
+// adapters loaded).
+func (c *Client) ModelIDs(ctx context.Context) ([]string, error) {
+	var body struct {
+		Data []struct {
+			ID string `json:"id"`
+		} `json:"data"`
+	}
+	if err := c.callJSON(ctx, http.MethodGet, "/v1/models", nil, &body, timeout(c.Timeout, DefaultTimeout)); err != nil {
+		return nil, err
+	}
+	ids := make([]string, len(body.Data))
+	for i, m := range body.Data {
+		ids[i] = m.ID
+	}
+	return ids, nil
+}
+
 // Tokenized is a /tokenize answer.
 type Tokenized struct {
 	// Tokens are the ids of the prompt.
