@@ -273,6 +273,8 @@ func exitCode(err error, stderr io.Writer, name string) int {
 	var ue *exitcode.UsageError
 	switch {
 	case err == nil:
+	case errors.Is(err, run.ErrTooManyFailed):
+		fmt.Fprintf(stderr, "%s: %s\n", name, err)
 	case code == exitcode.AllFailed:
 		fmt.Fprintf(stderr, "%s: every request failed (see the errors above)\n", name)
 	case err == run.ErrInterrupted: //nolint:errorlint // the bare sentinel: the run said so

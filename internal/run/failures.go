@@ -1,6 +1,7 @@
 package run
 
 import (
+	"errors"
 	"fmt"
 	"math"
 
@@ -33,9 +34,13 @@ func (o *Options) checkFailedRatio(m *metrics.Result) error {
 	if share <= *o.MaxFailedRatio {
 		return nil
 	}
-	return exitcode.With(fmt.Errorf("%d of %d requests failed (%.1f %%), more than --max-failed-ratio %s",
-		m.Failed, total, 100*share, pyfmt.Float(*o.MaxFailedRatio)), exitcode.AllFailed)
+	return exitcode.With(fmt.Errorf("%d of %d requests failed (%.1f %%), more than --max-failed-ratio %s: %w",
+		m.Failed, total, 100*share, pyfmt.Float(*o.MaxFailedRatio), ErrTooManyFailed), exitcode.AllFailed)
 }
+
+// ErrTooManyFailed is wrapped by a run's error when its failed share
+// exceeded --max-failed-ratio (exit status 3).
+var ErrTooManyFailed = errors.New("too many requests failed")
 
 // failuresExplainLag is the failed share from which the failures, not
 // the client, are taken to explain a schedule lag: a server that dies
