@@ -13,6 +13,7 @@ import (
 	"github.com/gobench/gobench/internal/browsertest"
 	"github.com/gobench/gobench/internal/pyjson"
 	"github.com/gobench/gobench/internal/resultfile"
+	"github.com/gobench/gobench/internal/resultkey"
 )
 
 // chartJSON is what report.js reads of one chart.
@@ -271,4 +272,24 @@ func deref(p *float64) float64 {
 		return math.NaN()
 	}
 	return *p
+}
+
+// TestE2ELIsVLLMs: the E2EL drawn (and carded when the file lacks its
+// percentiles) is vLLM's, from the send: a wait for a --max-concurrency
+// slot stays out of it, as it stays out of the printed percentiles.
+func TestE2ELIsVLLMs(t *testing.T) {
+	o := syntheticObject(10, "q")
+	queues := make([]any, 10)
+	for i := range queues {
+		queues[i] = 1.0
+	}
+	o.Set(resultkey.QueueTimes, queues)
+	r, err := resultfile.FromObject("q.json", o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	page, _ := writePage(t, Input{Runs: []*resultfile.Run{r}})
+	if !strings.Contains(page, `E2EL p50</div><div class="gb-card-value">114.00 ms</div>`) {
+		t.Error("the E2EL card is not the median of the successful requests' latencies, 114 ms")
+	}
 }

@@ -74,7 +74,10 @@ func load(r *resultfile.Run, color int) *runData {
 			continue
 		}
 		d.ttft = append(d.ttft, o.TTFT*1000)
-		d.e2el = append(d.e2el, (o.Latency+o.ClientQueueTime)*1000)
+		// vLLM's e2el runs from the send: the wait for a
+		// --max-concurrency slot is in neither it nor the printed
+		// percentiles the chart marks.
+		d.e2el = append(d.e2el, o.Latency*1000)
 		if o.OutputTokens > 1 {
 			d.tpot = append(d.tpot, (o.Latency-o.TTFT)/float64(o.OutputTokens-1)*1000)
 		}
