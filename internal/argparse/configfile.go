@@ -37,6 +37,9 @@ type configEntry struct {
 	key  string
 	line int
 	args []string
+	// negatable: the key is false and its flag has a --no- form, which
+	// vLLM's loader does not write (the key is left out): worth a note.
+	negatable bool
 }
 
 // configLineError is an error in a config file at a line.
@@ -51,9 +54,9 @@ func (e *configLineError) Unwrap() error { return e.err }
 // parseConfigFile turns a YAML config file into command-line arguments
 // the way vLLM's load_config_file does (yaml.safe_load, then per key):
 //
-//   - true is "--key", false is "--no-key" when hasFlag("no-key") (a
-//     store_true flag such as --no-stream; gobench also finds it when the
-//     key is spelt with underscores), else nothing;
+//   - true is "--key", false is nothing, even when a --no-key flag
+//     exists (self_timed: false leaves --self-timed's default, as in
+//     vLLM); the entry is then marked negatable for a note;
 //   - a list is "--key item ..." (nothing when empty), each item as
 //     Python's str() writes it;
 //   - a mapping is "--key" and its json.dumps text (for JSON flags such
@@ -123,13 +126,17 @@ func (w *configWalker) mappingEntries(m *yaml.Node) ([]configEntry, error) {
 			return nil, &configLineError{k.Line, fmt.Errorf("expected a flag name, got %s", describeNode(k))}
 		}
 		args, err := w.entryArgs(k.Value, v)
+		negatable := false
+		if s := yamlScalar(v); v.Kind == yaml.ScalarNode && s.kind == "bool" && !s.b {
+			negatable = w.hasFlag("no-" + strings.ReplaceAll(k.Value, "_", "-"))
+		}
 		if err == nil {
 			err = w.spend([]string{k.Value}) // merges repeat keys
 		}
 		if err != nil {
 			return nil, &configLineError{k.Line, fmt.Errorf("%s: %w", k.Value, err)}
 		}
-		out = append(out, configEntry{key: k.Value, line: k.Line, args: args})
+		out = append(out, configEntry{key: k.Value, line: k.Line, args: args, negatable: negatable})
 	}
 	return out, nil
 }
@@ -210,11 +217,8 @@ func (w *configWalker) entryArgs(key string, v *yaml.Node) ([]string, error) {
 	}
 	s := yamlScalar(v)
 	if s.kind == "bool" {
-		switch {
-		case s.b:
+		if s.b {
 			return []string{flag}, nil
-		case w.hasFlag("no-" + strings.ReplaceAll(key, "_", "-")):
-			return []string{"--no-" + key}, nil
 		}
 		return nil, nil
 	}
@@ -433,6 +437,14 @@ func describeNode(n *yaml.Node) string {
 // too, as argparse's last occurrence replaces the earlier ones). fs and
 // lists are those Normalize was given.
 func WithConfig(norm []string, fs *pflag.FlagSet, lists map[string]int, fresh func() *pflag.FlagSet) ([]string, error) {
+	return WithConfigNotes(norm, fs, lists, fresh, io.Discard)
+}
+
+// WithConfigNotes is WithConfig that writes to notes one line for each
+// false key whose flag has a --no- form: vLLM's loader leaves such a key
+// out, and so does gobench, but the file's author likely meant the --no-
+// form.
+func WithConfigNotes(norm []string, fs *pflag.FlagSet, lists map[string]int, fresh func() *pflag.FlagSet, notes io.Writer) ([]string, error) {
 	path, rest, err := takeConfigArg(norm)
 	if err != nil || path == "" {
 		return norm, err
@@ -452,8 +464,11 @@ func WithConfig(norm []string, fs *pflag.FlagSet, lists map[string]int, fresh fu
 	for i, e := range entries {
 		where := fmt.Sprintf("--config %s:%d: %s", path, e.line, e.key)
 		name := e.key
-		if len(e.args) > 0 {
+		switch {
+		case len(e.args) > 0:
 			name = strings.TrimPrefix(e.args[0], "--")
+		case e.negatable:
+			name = "no-" + e.key // oversample: false, where only --no-oversample exists
 		}
 		f, err := configFlag(fs, name)
 		if err != nil {
@@ -467,6 +482,14 @@ func WithConfig(norm []string, fs *pflag.FlagSet, lists map[string]int, fresh fu
 			return nil, exitcode.Usagef("%s: %w", where, flagError(err))
 		}
 		norms[i], flags[i], last[f.Name] = n, f.Name, i
+		if e.negatable {
+			sep := "-"
+			if strings.Contains(e.key, "_") {
+				sep = "_"
+			}
+			fmt.Fprintf(notes, "Note: %s: false leaves the flag unset, as vLLM's loader does (no%s%s: true gives --%s).\n",
+				where, sep, e.key, f.Name)
+		}
 	}
 	var out []string
 	for i, n := range norms {

@@ -41,7 +41,7 @@ func TestServeConfig(t *testing.T) {
 		{"scalars, both spellings", "num_prompts: 7\nrequest-rate: 2.5\nseed: 0x10\nlabel: 'x y'\nrandom_range_ratio: .5\n",
 			nil, []string{"--num-prompts", "7", "--request-rate", "2.5", "--seed", "16", "--label", "x y", "--random-range-ratio", "0.5"}},
 		{"booleans", "save_result: true\nsave-detailed: yes\nignore_eos: false\nserver_metrics: false\n",
-			nil, []string{"--save-result", "--save-detailed", "--no-server-metrics"}},
+			nil, []string{"--save-result", "--save-detailed"}},
 		{"lists", "goodput: [ttft:500, tpot:50]\nheader:\n  - a=1\n  - b=2\nmetadata: []\n",
 			nil, []string{"--goodput", "ttft:500", "tpot:50", "--header", "a=1", "b=2"}},
 		{"mapping", "extra_body:\n  top_k: 5\n  stop: [a, 1]\n  nested: {x: null, y: 1.0}\n",

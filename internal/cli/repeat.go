@@ -27,12 +27,16 @@ type Repeat struct {
 	Runs int
 	// SameSeed is --same-seed: every run has the first run's arrivals.
 	SameSeed bool
+	// Cache is how the runs (and a sweep's points) are kept from each
+	// other's prefix cache: --reset-prefix-cache, --warm-cache, or the
+	// default (prefixcache.go).
+	Cache PrefixCache
 }
 
 // repeatFlags are serve's flags for Repeat.
 type repeatFlags struct {
-	runs     *argparse.Int
-	sameSeed bool
+	runs           *argparse.Int
+	sameSeed, warm bool
 }
 
 // register defines the flags. --num-runs is vLLM's Rust client's
@@ -42,13 +46,19 @@ func (r *repeatFlags) register(fs *pflag.FlagSet) {
 	fs.Var(r.runs, "num-runs",
 		"Run the same configuration this many times against the same server: every run saved as FILE-runK.json, then each metric's mean, std, min, max, "+
 			"coefficient of variation and 95% t interval across the runs, printed and saved as FILE-set.json (gobench compare takes two such files). "+
-			"Every run sends the same prompts; run k's arrivals are drawn with seed --seed+k-1 (run 1's are vLLM's).")
+			"Each run starts from a cold prefix cache (reset before it, or prompts of its own where the server cannot reset; --warm-cache keeps it); "+
+			"run k's arrivals are drawn with seed --seed+k-1 (run 1's are vLLM's).")
 	fs.BoolVar(&r.sameSeed, "same-seed", false, "With --num-runs: every run gets the first run's arrivals too (the same requests at the same offsets), as vLLM's Rust client repeats a run.")
+	fs.BoolVar(&r.warm, "warm-cache", false, "With --num-runs or --sweep-*: send the same prompts in every run without resetting the server's prefix cache, "+
+		"so runs after the first meet the cache the one before left (vLLM's Rust client's way).")
 }
 
 // options checks the flags against the run's options.
 func (r *repeatFlags) options(o *run.Options) (Repeat, error) {
 	rep := Repeat{Runs: r.runs.Value(), SameSeed: r.sameSeed}
+	if r.warm {
+		rep.Cache = CacheWarm
+	}
 	switch {
 	case rep.Runs < 1:
 		return rep, argErrorf("argument --num-runs: must be at least 1 (got %d)", rep.Runs)
@@ -64,7 +74,7 @@ func (r *repeatFlags) options(o *run.Options) (Repeat, error) {
 
 // RepeatedRun is the options of run k (from 1) of a set: the run's own
 // options with the arrivals' seed of run k (runset.ScheduleSeed; the
-// dataset's seed stays, so every run sends the same prompts) and, when
+// dataset's seed stays unless the run's cacheGuard moves it) and, when
 // stem is known, saved as stem-runK.json. A sweep that repeats its points
 // builds each run the same way.
 func RepeatedRun(o run.Options, k int, rep Repeat, stem string) run.Options {
@@ -100,11 +110,16 @@ func setStem(o run.Options) string {
 func runRepeated(ctx context.Context, deps *Deps, rep Repeat, o run.Options, rn *runner.Runner, sg *serveGate) error {
 	set := &runset.Set{NumRuns: rep.Runs, Seed: o.Seed, SameSeed: rep.SameSeed, Confidence: runset.DefaultConfidence, EndReason: runset.Completed}
 	stem := setStem(o)
+	guard := &cacheGuard{mode: rep.Cache, what: "run"}
 	var outcome error
 	for k := 1; k <= rep.Runs; k++ {
 		ro := RepeatedRun(o, k, rep, stem)
 		seed := runset.ScheduleSeed(o.Seed, k, rep.SameSeed)
 		fmt.Fprintf(deps.Stderr, "Run %d of %d (arrivals seed %d)\n", k, rep.Runs, seed)
+		if err := guard.prepare(ctx, deps, runnerTarget(rn), &ro, k, rep.SameSeed); err != nil {
+			set.EndReason, outcome = runset.Failed, err
+			break
+		}
 		res, err := rn.Run(ctx, runner.Job{Options: ro})
 		if res != nil && res.File != "" {
 			if stem == "" {

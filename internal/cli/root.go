@@ -77,10 +77,11 @@ func Main(ctx context.Context, args []string, deps Deps) int {
 		go intr.relay(ctx, deps, cancel)
 	}
 	root := newRootCmd(&deps, intr)
+	args = dropBenchWord(root, args)
 	if isCompletionRequest(args) {
 		registerCompletions(root)
 	}
-	normalized, err := normalizeFor(root, args)
+	normalized, err := normalizeNoting(root, args, deps.Stderr)
 	if err == nil {
 		deps.args = normalized
 		root.SetArgs(normalized)
@@ -212,6 +213,12 @@ result block and result JSON, measured with far less client overhead.`,
 // subcommand they name, and for serve puts the flags of a --config file in
 // front of the command line's (argparse.WithConfig).
 func normalizeFor(root *cobra.Command, args []string) ([]string, error) {
+	return normalizeNoting(root, args, io.Discard)
+}
+
+// normalizeNoting is normalizeFor writing the config file's notes
+// (argparse.WithConfigNotes) to stderr.
+func normalizeNoting(root *cobra.Command, args []string, stderr io.Writer) ([]string, error) {
 	if len(args) == 0 {
 		return args, nil
 	}
@@ -232,12 +239,25 @@ func normalizeFor(root *cobra.Command, args []string) ([]string, error) {
 	}
 	norm, err := argparse.Normalize(rest, sub.Flags(), lists)
 	if err == nil && isServe {
-		norm, err = argparse.WithConfig(norm, sub.Flags(), lists, freshServeFlags)
+		norm, err = argparse.WithConfigNotes(norm, sub.Flags(), lists, freshServeFlags, stderr)
 	}
 	if err != nil {
 		return nil, err
 	}
 	return append(strings.Fields(sub.CommandPath())[1:], norm...), nil
+}
+
+// dropBenchWord lets vLLM's spelling through: `vllm bench serve` and
+// `vllm bench sweep serve` become `gobench bench serve ...`, which is
+// `gobench serve ...`, with nothing printed about it.
+func dropBenchWord(root *cobra.Command, args []string) []string {
+	if len(args) < 2 || args[0] != "bench" {
+		return args
+	}
+	if sub, _, err := root.Find(args[1:2]); err == nil && sub != root {
+		return args[1:]
+	}
+	return args
 }
 
 func commandName(root *cobra.Command, args []string) string {

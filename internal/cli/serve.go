@@ -152,7 +152,7 @@ func (f *serveFlags) options(fs *pflag.FlagSet, deps *Deps) (*ServeOptions, erro
 	if so.Repeat, err = f.repeat.options(&so.Run); err != nil {
 		return nil, err
 	}
-	if so.Sweep, err = f.sweep.options(); err != nil {
+	if so.Sweep, err = f.sweep.options(&so.Repeat); err != nil {
 		return nil, err
 	}
 	if err := f.shard.checkWith(so); err != nil {

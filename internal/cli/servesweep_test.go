@@ -105,3 +105,40 @@ func TestServeSweepFlagErrors(t *testing.T) {
 		}
 	}
 }
+
+// TestServeSweepFolder: without --result-dir a sweep puts its results and
+// its table in one folder, sweep-DATE/, named in the last line, and
+// leaves nothing else in the working directory. (Not parallel: it
+// changes the working directory.)
+func TestServeSweepFolder(t *testing.T) {
+	cs, dir := newCacheServer(t, true), t.TempDir()
+	t.Chdir(dir)
+	_, stderr, code := runMain(t, "serve", "--base-url", cs.url, "--tokenizer", tokenizer.BuiltinName, "--disable-tqdm",
+		"--no-server-metrics", "--num-prompts", "4", "--random-input-len", "8", "--random-output-len", "2",
+		"--sweep-max-concurrency", "1,4")
+	if code != 0 {
+		t.Fatalf("exit %d\n%s", code, stderr)
+	}
+	top, _ := os.ReadDir(".")
+	if len(top) != 1 || !top[0].IsDir() || !strings.HasPrefix(top[0].Name(), "sweep-") {
+		t.Fatalf("working directory holds %v, want one sweep-DATE folder", top)
+	}
+	folder := top[0].Name()
+	inside, _ := os.ReadDir(folder)
+	var results, tables int
+	for _, e := range inside {
+		switch {
+		case strings.HasPrefix(e.Name(), "sweep-"):
+			tables++
+		case strings.HasSuffix(e.Name(), ".json"):
+			results++
+		}
+	}
+	if results != 2 || tables != 2 {
+		t.Errorf("%s holds %d results and %d table files, want 2 and 2", folder, results, tables)
+	}
+	lines := strings.Split(strings.TrimSpace(stderr), "\n")
+	if last := lines[len(lines)-1]; !strings.Contains(last, "are in "+folder+string(filepath.Separator)) {
+		t.Errorf("the last line does not name the folder %s: %q", folder, last)
+	}
+}

@@ -73,13 +73,26 @@ func (f *shardFlags) options(o *run.Options, deps *Deps) error {
 	return nil
 }
 
+// maxStartAtUnix is the last Unix second --start-at takes (the year 2200):
+// beyond, int64 conversions and durations from now overflow.
+const maxStartAtUnix = 7258118400
+
 // parseStartAt reads --start-at: RFC 3339 (with or without fractional
 // seconds, any zone) or Unix seconds (a fraction allowed).
 func parseStartAt(v string) (time.Time, error) {
+	// The run reads the instant as a time.Duration from now, which spans
+	// ±292 years: an instant beyond would saturate into nonsense.
+	outOfRange := argErrorf("argument --start-at: %q is out of range (give an instant within a day from now)", v)
 	if t, err := time.Parse(time.RFC3339Nano, v); err == nil {
+		if t.Unix() <= 0 || t.Unix() > maxStartAtUnix {
+			return time.Time{}, outOfRange
+		}
 		return t, nil
 	}
 	if secs, err := strconv.ParseFloat(v, 64); err == nil && !math.IsInf(secs, 0) && !math.IsNaN(secs) && secs > 0 {
+		if secs > maxStartAtUnix {
+			return time.Time{}, outOfRange
+		}
 		whole, frac := math.Modf(secs)
 		return time.Unix(int64(whole), int64(math.Round(frac*1e9))), nil
 	}

@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/gobench/gobench/internal/argparse"
+	"github.com/gobench/gobench/internal/run"
 	"github.com/gobench/gobench/internal/sweep"
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
@@ -142,10 +143,17 @@ func runSweep(ctx context.Context, deps *Deps, o *SweepOptions, intr *interrupts
 // surroundings but no interrupt steps of its own (the sweep's context
 // carries an interrupt) and no progress bar.
 func (b *benchLine) runner(deps *Deps) sweep.Runner {
+	guard := &cacheGuard{what: "run"}
 	return func(ctx context.Context, bench sweep.Bench) error {
 		so, err := b.apply(bench.Params)
 		if err != nil {
 			return err
+		}
+		if !bench.ResetsCaches && so.Sim == nil { // a server of the user's, which nothing else clears
+			same := func(o run.Options) run.Options { return o }
+			if err := guard.prepare(ctx, deps, same, &so.Run, bench.Index+1, true); err != nil {
+				return err
+			}
 		}
 		d := *deps
 		d.Stdout, d.IsTerminal, d.Signals = bench.Stdout, false, nil

@@ -29,8 +29,12 @@ func (x *execution) loadLine() string {
 		b.WriteString(", with no limit on how many at a time")
 	}
 	in, out := 0, 0
+	specials := x.serverSpecials()
 	for _, j := range x.jobs {
 		in += j.req.PromptLen
+		if j.req.Prompt != "" && j.req.PromptTokenIDs == nil {
+			in += specials
+		}
 		out += j.req.OutputLen
 	}
 	if x.Backend.Task == backend.Pooling {
@@ -43,6 +47,17 @@ func (x *execution) loadLine() string {
 		fmt.Fprintf(&b, "; the last is due %s s after the start", plainNumber(math.Round(x.Offsets[n-1]*10)/10))
 	}
 	return b.String() + "."
+}
+
+// serverSpecials is how many special tokens (a BOS) the server adds to a
+// completions text prompt: the dataset's prompt_len leaves them out, as
+// vLLM's does, but the server's usage, which vLLM's block sums, counts
+// them, and the line should announce the block's figure.
+func (x *execution) serverSpecials() int {
+	if _, ok := x.Backend.Impl.(backend.Completions); !ok || x.Tokenizer == nil {
+		return 0
+	}
+	return x.Tokenizer.NumSpecialTokensToAdd()
 }
 
 // pace says how the requests arrive: all at once, at a rate with its

@@ -71,9 +71,12 @@ func (x *execution) warnOpenFiles(limit uint64) {
 	conns, why := len(x.jobs), "every request at once: --request-rate inf and no --max-concurrency"
 	switch {
 	case o.MaxConcurrency > 0 && o.MaxConcurrency < conns:
-		conns, why = o.MaxConcurrency, "--max-concurrency"
-	case o.MaxConcurrency == 0 && !math.IsInf(o.Schedule.RequestRate, 1):
+		conns, why = o.MaxConcurrency, fmt.Sprintf("--max-concurrency %d", o.MaxConcurrency)
+	case !math.IsInf(o.Schedule.RequestRate, 1):
 		return // how many overlap depends on the server's latency
+	case o.MaxConcurrency > 0:
+		why = fmt.Sprintf("every request at once: --request-rate inf, and --max-concurrency %d is not below the %d requests",
+			o.MaxConcurrency, conns)
 	}
 	if limit == 0 || uint64(conns)+openFilesReserve <= limit {
 		return

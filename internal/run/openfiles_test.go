@@ -58,7 +58,12 @@ func TestWarnOpenFiles(t *testing.T) {
 		{name: "in process, warm-ups", jobs: 10, mc: 500, warmups: 1000, rate: math.Inf(1), inFlight: 112, fdBound: true, limit: 256,
 			want: "Raise the limit (ulimit -n 1032)"},
 		{name: "max-concurrency too high", jobs: 600, mc: 500, rate: math.Inf(1), inFlight: 500, limit: 128,
-			want: "the run may hold 500 connections (--max-concurrency), but this process may open only 128 files"},
+			want: "the run may hold 500 connections (--max-concurrency 500), but this process may open only 128 files"},
+		{name: "max-concurrency above the requests", jobs: 600, mc: 1000, rate: math.Inf(1), inFlight: 1000, limit: 128,
+			want: "the run may hold 600 connections (every request at once: --request-rate inf, and --max-concurrency 1000 is not below the 600 requests)"},
+		{name: "all at once", jobs: 600, rate: math.Inf(1), limit: 128,
+			want: "(every request at once: --request-rate inf and no --max-concurrency)"},
+		{name: "overlap unknown with max-concurrency", jobs: 600, mc: 1000, rate: 10, limit: 128},
 		{name: "fits", jobs: 600, mc: 50, rate: math.Inf(1), inFlight: 50, limit: 128},
 		{name: "overlap unknown", jobs: 600, rate: 10, limit: 128},
 	} {

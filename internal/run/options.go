@@ -350,6 +350,9 @@ func (o *Options) validateURL(spec *backend.Spec) error {
 	}
 	path := o.EndpointPath(spec)
 	apiURL := o.ServerURL() + path
+	if err := doubledV1(flag, base.Path, path); err != nil {
+		return err
+	}
 	if api, err := httpURL(apiURL); err != nil || api.Host != base.Host {
 		return fmt.Errorf("argument --endpoint: appended to the server's address it does not give a URL on that server (got %s)", pyfmt.StrRepr(path))
 	}
@@ -358,6 +361,17 @@ func (o *Options) validateURL(spec *backend.Spec) error {
 			err, pyfmt.StrRepr(path), spec.Name, spec.DefaultEndpoint)
 	}
 	return nil
+}
+
+// doubledV1 refuses a base URL ending in /v1 before an endpoint starting
+// with it: the requests would go to /v1/v1/..., which no server serves,
+// and a page of 404s would not say why.
+func doubledV1(flag, basePath, endpoint string) error {
+	if flag != "--base-url" || !strings.HasSuffix(strings.TrimSuffix(basePath, "/"), "/v1") || !strings.HasPrefix(endpoint, "/v1/") {
+		return nil
+	}
+	return fmt.Errorf("argument --base-url: it ends in /v1 and the endpoint %s starts with it, so requests would go to .../v1%s: "+
+		"drop /v1 from --base-url (gobench adds the endpoint's path), or give --endpoint %s", endpoint, endpoint, strings.TrimPrefix(endpoint, "/v1"))
 }
 
 // EndpointPath is the API path the run posts to: --endpoint, or when it
@@ -500,7 +514,7 @@ func (o *Options) validateWaits() error {
 	for _, w := range []struct {
 		flag string
 		d    time.Duration
-	}{{"--read-timeout", o.ReadTimeout}, {"--interrupt-grace", o.InterruptGrace}, {"--progress-interval", o.ProgressInterval}} {
+	}{{"--read-timeout", o.ReadTimeout}, {"--interrupt-grace", o.InterruptGrace}, {"--progress-interval", o.ProgressInterval}, {"--metrics-interval", o.MetricsInterval}} {
 		if w.d < 0 {
 			return fmt.Errorf("argument %s: must not be negative (got %s)", w.flag, pyfmt.Float(w.d.Seconds()))
 		}

@@ -96,6 +96,8 @@ func (s *sweeper) runOne(ctx context.Context, sess *session, sc, bc Comb, run in
 // run_number and the combinations' parameters added.
 func (s *sweeper) runBenchmark(ctx context.Context, sess *session, sc, bc Comb, run int, path string) (*pyjson.Object, error) {
 	params := benchParams(bc, path)
+	index := s.runs
+	s.runs++
 	fmt.Fprintf(s.log, "[BEGIN BENCHMARK]\nBenchmark overrides: %s\nRun Number: %d\nBenchmark command: %s\nOutput file: %s\n",
 		pyfmt.Repr(bc.o), run, pyfmt.Repr(anyList(params.Apply(s.o.BenchCmd))), path)
 	if exists(path) {
@@ -116,7 +118,8 @@ func (s *sweeper) runBenchmark(ctx context.Context, sess *session, sc, bc Comb, 
 	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
 		return nil, fmt.Errorf("combination folder: %w", err)
 	}
-	err := s.bench(ctx, sess, Bench{Params: params, Stdout: s.showStdout()})
+	resets := len(s.o.AfterBenchCmd) > 0 || sess.srv != nil
+	err := s.bench(ctx, sess, Bench{Params: params, Stdout: s.showStdout(), Index: index, ResetsCaches: resets})
 	if ctx.Err() != nil {
 		// Cut short by the interrupt, the run saved what it measured (and
 		// may even have succeeded): a partial run is no result, and the

@@ -17,6 +17,14 @@ type Bench struct {
 	Params Comb
 	// Stdout receives what the run prints on its standard output.
 	Stdout io.Writer
+	// Index is the run's place in the sweep, from 0, the runs resumed
+	// from their files counted too, so that a resumed sweep gives each
+	// run the index it had.
+	Index int
+	// ResetsCaches tells that the sweep clears the server's caches after
+	// each run itself (the server of --serve-cmd, or --after-bench-cmd);
+	// otherwise the runner keeps the runs from each other's cache.
+	ResetsCaches bool
 }
 
 // Runner carries out one benchmark run: the bench command's options with

@@ -23,6 +23,9 @@ type sweeper struct {
 	// output), Stderr otherwise.
 	log io.Writer
 	all []Point
+	// runs counts the benchmark runs met so far, resumed ones included
+	// (Bench.Index).
+	runs int
 }
 
 // Run carries out a sweep (vLLM's run_main of `sweep serve`, or of
