@@ -176,3 +176,8 @@ const cardsJS = `(() => {
     return {label: text(c, ".gb-card-label"), value: text(c, ".gb-card-value"), top: r.top, bottom: r.bottom};
   });
 })()`
+
+// idleLegendJS lists the legend values shown while no chart is hovered.
+const idleLegendJS = `[...document.querySelectorAll(".u-legend .u-value")]
+  .filter(e => e.getClientRects().length > 0 && getComputedStyle(e).visibility !== "hidden")
+  .map(e => e.textContent.trim())`

@@ -86,6 +86,10 @@ type Result struct {
 	// Cards are the page's .gb-card elements, measured at the top of the
 	// page once it is ready.
 	Cards []Card
+	// IdleLegend are the texts of the legend values (uPlot's .u-legend
+	// .u-value) visible before the mouse enters any chart: a legend that
+	// shows values only on hover leaves it empty.
+	IdleLegend []string
 	// Screenshot is a PNG of the top of the page when Options.Screenshot
 	// is set.
 	Screenshot []byte
@@ -163,6 +167,11 @@ func visit(tab context.Context, fileURL string, o Options, res *Result) []error 
 		return []error{fmt.Errorf("reading the cards: %w", err)}
 	}
 	res.Cards = cards
+	idle, err := chromedp.Run(tab, chromedp.Evaluate[[]string](idleLegendJS))
+	if err != nil {
+		return []error{fmt.Errorf("reading the legends: %w", err)}
+	}
+	res.IdleLegend = idle
 	charts, problems := readCharts(tab, o.NoCharts)
 	for i := range charts {
 		tip, err := hover(tab, charts[i].ID)

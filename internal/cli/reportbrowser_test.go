@@ -146,7 +146,11 @@ func TestReportInBrowserSingleRun(t *testing.T) {
 	want := []string{medianTTFT(t, run)}
 	ids := []string{"ttft", "tpot", "itl", "e2el"}
 	for _, page := range []string{reportOf(t, dir, run), filepath.Join(dir, "serve-report.html")} {
-		checkCards(t, checkReportWith(t, page, firstScreen, want, ids), runCards...)
+		res := checkReportWith(t, page, firstScreen, want, ids)
+		checkCards(t, res, runCards...)
+		if len(res.IdleLegend) > 0 {
+			t.Errorf("legends show values with no chart hovered: %q", res.IdleLegend)
+		}
 	}
 }
 
