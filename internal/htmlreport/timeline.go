@@ -64,9 +64,11 @@ func timelineChart(d *runData, id string, thresholds [2]float64) *chart {
 			list = append(list, s)
 		}
 	}
-	title := "Per-request timeline"
+	// The section is headed "Per-request timeline": the caption says what
+	// a bar is made of.
+	title := "Each request: client queue, wait for the first token, decode"
 	if id != "timeline" {
-		title += ": " + d.label
+		title = d.label + ": " + title
 	}
 	c := newChart(id, title, kindTimeline, "time since the first request (s)", "request", list)
 	c.Time, c.Wide = true, true
