@@ -106,7 +106,6 @@ func runCheck(deps *Deps, o *CheckOptions) error {
 	if err != nil {
 		return err
 	}
-	rep.Warnings = baselineWarnings(base, result)
 	if o.Format == "text" {
 		fmt.Fprintf(deps.Stdout, "Result: %s\n", result.Name())
 		if base != nil {

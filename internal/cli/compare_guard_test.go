@@ -95,8 +95,8 @@ func TestCompareSetsAll(t *testing.T) {
 	}
 }
 
-// TestCheckGuardRails: check says when the baseline's workload differs
-// (text and json), reads a number too large for a float64 as infinite
+// TestCheckGuardRails: check (and analyze) says when the baseline's
+// workload differs (text and json), reads a number too large for a float64 as infinite
 // and fails an upper bound on it, suggests the nearest key for a typo.
 func TestCheckGuardRails(t *testing.T) {
 	t.Parallel()
@@ -106,6 +106,12 @@ func TestCheckGuardRails(t *testing.T) {
 		"seed 7 → 0; sampling_params.temperature 0.7 → unset\n"
 	if code != 0 || !strings.Contains(out, "=\n"+warning+"PASS ") {
 		t.Errorf("exit %d:\n%s", code, out)
+	}
+	out, _, _ = runMain(t, "analyze", fixture("gobench_fast.json"), "--baseline", fixture("server_healthy.json"),
+		"--threshold", "p99_ttft_ms<=baseline*1.1")
+	if !strings.Contains(out, "=\nWarning: workload differs, baseline → result: num_prompts 60 → 24; request_rate 30.0 → 40.0; "+
+		"max_concurrency null → 8\nPASS ") {
+		t.Errorf("analyze:\n%s", out)
 	}
 	out, _, _ = runMain(t, "check", a, "--baseline", b, "--threshold", "p99_ttft_ms<=baseline*1.1", "--format", "json")
 	var v struct{ Warnings []string }

@@ -90,7 +90,8 @@ func openBaseline(flag, spec string, ths []gate.Threshold, warn io.Writer) (*res
 
 // judge evaluates the thresholds on values and, for the relative ones,
 // base; the statistics either lacks come from its per-request data
-// (values': data's), as thresholdValues says.
+// (values': data's), as thresholdValues says. The report warns of a base
+// of another workload (baselineWarnings).
 func judge(ths []gate.Threshold, values, data, base *resultfile.Run) (*gate.Report, error) {
 	judged, err := thresholdValues(values, data, ths, false)
 	if err != nil {
@@ -100,7 +101,9 @@ func judge(ths []gate.Threshold, values, data, base *resultfile.Run) (*gate.Repo
 	if err != nil {
 		return nil, err
 	}
-	return gate.Evaluate(ths, judged, baseValues), nil
+	rep := gate.Evaluate(ths, judged, baseValues)
+	rep.Warnings = baselineWarnings(base, values)
+	return rep, nil
 }
 
 // thresholdValues are the values thresholds are judged on: those of
