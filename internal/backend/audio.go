@@ -28,8 +28,11 @@ var (
 	_ Checker      = Audio{}
 )
 
-// AudioFileName is the file name vLLM gives the uploaded clip (its
-// send_audio_file for an in-memory clip); AudioContentType is the part's
+// AudioFileName is the file name later vLLM gives the uploaded clip
+// (send_audio_file for an in-memory clip,
+// endpoint_request_func.py@02cfb534; the pinned commit lets aiohttp name
+// it after the field, "file"): its extension tells a server that reads
+// the format from the name what it gets. AudioContentType is the part's
 // content type.
 const (
 	AudioFileName    = "audio.wav"
