@@ -191,7 +191,9 @@ func TestReportInBrowserSweep(t *testing.T) {
 	if _, errOut, code := runMain(t, sweepArgs(t, srv.URL, dir)...); code != 0 {
 		t.Fatalf("sweep exited %d:\n%s", code, errOut)
 	}
-	charts := checkReport(t, reportOf(t, dir, filepath.Join(dir, "exp")), nil, []string{"pareto"})
+	res := checkReportWith(t, reportOf(t, dir, filepath.Join(dir, "exp")), firstScreen, nil, []string{"pareto"})
+	checkCards(t, res, "Points", "Peak throughput", "Peak output")
+	charts := res.Charts
 	// Both points, the rate of 50/s and the unlimited one, are drawn
 	// against achieved throughput and against the load.
 	for _, id := range []string{"chart-sweep-latency", "chart-sweep-throughput"} {

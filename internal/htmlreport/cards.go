@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"html/template"
 	"math"
+	"strconv"
 	"strings"
 
 	"github.com/gobench/gobench/internal/analyze"
@@ -142,6 +143,35 @@ func unconfirmed(view interface{ Get(string) (any, bool) }) string {
 	v, _ := view.Get("verdict_unconfirmed")
 	s, _ := v.(string)
 	return s
+}
+
+// sweepCards are a sweep's points and its peaks (the load each was
+// reached at), and the SLA search's answer when there is one.
+func sweepCards(s *Sweep) []card {
+	cards := []card{{Label: "Points", Value: strconv.Itoa(len(s.Points))}}
+	load := s.loadKey()
+	for _, k := range []struct{ key, label, unit string }{
+		{resultkey.RequestThroughput, "Peak throughput", " req/s"},
+		{resultkey.OutputThroughput, "Peak output", " tok/s"},
+	} {
+		best, at := math.Inf(-1), ""
+		for _, p := range s.Points {
+			if v := num(p, k.key); v > best {
+				best, at = v, loadText(p, load)
+			}
+		}
+		if !math.IsInf(best, -1) {
+			cards = append(cards, card{Label: k.label, Value: resultfile.FormatFloat(best) + k.unit, Sub: "at " + load + " " + at})
+		}
+	}
+	if s.SLA != nil {
+		if a := num(s.SLA, "answer"); !math.IsNaN(a) {
+			v, _ := s.SLA.Get("sla_variable")
+			name, _ := v.(string)
+			cards = append(cards, card{Label: "SLA answer", Value: strconv.FormatFloat(a, 'f', -1, 64), Sub: "largest " + name + " meeting the objectives"})
+		}
+	}
+	return cards
 }
 
 // whole writes a count.

@@ -240,7 +240,8 @@ func TestComparisonHTML(t *testing.T) {
 }
 
 // TestSweepKeepsInf: the unlimited rate, which has no place on a rate
-// axis, is drawn against its achieved throughput and as the last load.
+// axis, is drawn against its achieved throughput and as the last load,
+// and the cards name it where it peaks.
 func TestSweepKeepsInf(t *testing.T) {
 	var points []*pyjson.Object
 	for _, p := range []struct {
@@ -255,7 +256,10 @@ func TestSweepKeepsInf(t *testing.T) {
 		o.Set("p99_ttft_ms", 40.0)
 		points = append(points, o)
 	}
-	_, charts := writePage(t, Input{Sweep: &Sweep{Dir: "d", Points: points}})
+	page, charts := writePage(t, Input{Sweep: &Sweep{Dir: "d", Points: points}})
+	if !strings.Contains(page, `Peak throughput</div><div class="gb-card-value">57.30 req/s</div><div class="gb-card-sub">at request_rate inf`) {
+		t.Error("no card of the peak throughput at the unlimited rate")
+	}
 	lat := charts["sweep-latency"]
 	if len(lat.X) != 3 || lat.X[2] != 57.3 {
 		t.Errorf("sweep-latency x %v, want the three achieved throughputs", lat.X)

@@ -97,6 +97,9 @@ func Write(w io.Writer, in Input) error {
 		secs = append(secs, sweepSections(in.Sweep)...)
 	}
 	var top topOfPage
+	if in.Sweep != nil && len(in.Sweep.Points) > 0 {
+		top.cards = cardsHTML([]cardRow{{Cards: sweepCards(in.Sweep)}})
+	}
 	if len(in.Runs) > 0 {
 		runs := make([]*runData, len(in.Runs))
 		seen := map[string]int{}
