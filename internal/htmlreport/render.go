@@ -239,7 +239,7 @@ func detailNotes(runs []*runData) []string {
 	var notes []string
 	for _, d := range runs {
 		if !d.detailed {
-			notes = append(notes, d.label+": no per-request data ("+d.noDetail+"); only the tables are shown.")
+			notes = append(notes, d.noDetail+": the charts of its requests are left out.")
 		} else if !d.hasStarts {
 			notes = append(notes, d.label+": the file has no start_times: the charts over time are left out.")
 		}
