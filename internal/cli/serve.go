@@ -41,6 +41,8 @@ type ServeOptions struct {
 	// Report is --report, --plot-timeline and --plot-dataset-stats
 	// (reportserve.go).
 	Report ServeReport
+	// Live is the live view and --metrics-listen (live.go).
+	Live ServeLive
 }
 
 const serveLong = `Benchmark an OpenAI-compatible LLM server the way "vllm bench serve" does: a
@@ -159,6 +161,9 @@ func (f *serveFlags) options(fs *pflag.FlagSet, deps *Deps) (*ServeOptions, erro
 		return nil, err
 	}
 	if so.Report, err = f.report.options(); err != nil {
+		return nil, err
+	}
+	if so.Live, err = f.live.options(); err != nil {
 		return nil, err
 	}
 	if err := so.Report.checkSingle(so); err != nil {
@@ -343,10 +348,15 @@ func parseHeaders(items []string) ([]backend.Header, error) {
 // tokenizer download, prompt alignment) ends it as interrupted, with
 // nothing sent.
 func runServe(ctx context.Context, deps *Deps, opts *ServeOptions, intr *interrupts) error {
+	stopLive, err := opts.Live.start(deps, opts.Run.DisableProgress || opts.Run.DryRun)
+	if err != nil {
+		return err
+	}
+	defer stopLive()
 	if opts.Sweep != nil {
 		return runServeSweep(ctx, deps, opts, intr)
 	}
-	_, err := serveRuns(ctx, deps, opts, intr)
+	_, err = serveRuns(ctx, deps, opts, intr)
 	return err
 }
 

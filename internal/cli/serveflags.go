@@ -47,6 +47,7 @@ type serveFlags struct {
 	sweep  serveSweepFlags
 	shard  shardFlags
 	report reportFlags
+	live   liveFlags
 }
 
 // samplingFlags are the sampling parameters, sent only when given, in
@@ -163,7 +164,7 @@ func serveHelpGroups() []helpGroup {
 		{title: "Server view flags (the server's /metrics beside the client's figures, and why it is slow):",
 			flags: []string{"no-server-metrics", "metrics-interval", "server-max-num-seqs"}},
 		{title: "Output flags:", flags: []string{"format", "save-result", "save-detailed", "append-result", "result-dir",
-			"result-filename", "label", "metadata", "summary-file", "details", "disable-tqdm", "progress-interval",
+			"result-filename", "label", "metadata", "summary-file", "details", "disable-tqdm", "progress-interval", "metrics-listen",
 			"report", "plot-timeline", "timeline-itl-thresholds", "plot-dataset-stats"}},
 		{title: "Gate flags:", flags: []string{"threshold", "threshold-baseline", "max-failed-ratio"}},
 		{title: "Repeated runs flags (one configuration several times, with the spread across runs):", flags: []string{"num-runs", "same-seed"}},
@@ -384,6 +385,7 @@ func (f *serveFlags) registerOwn(s flagSet) {
 	f.repeat.register(s.fs)
 	f.shard.register(s.fs)
 	f.report.register(s.fs)
+	f.live.register(s.fs)
 	f.simx.register(s.fs, "sim-", false)
 }
 

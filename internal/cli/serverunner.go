@@ -49,7 +49,7 @@ func serveRuns(ctx context.Context, deps *Deps, opts *ServeOptions, intr *interr
 	if err != nil {
 		return nil, err
 	}
-	rn, stopSim, err := startRunner(ctx, deps, simToStart(opts), intr.env(serveEnv(deps, sg)))
+	rn, stopSim, err := startRunner(ctx, deps, simToStart(opts), opts.Live.env(intr.env(serveEnv(deps, sg))))
 	if err != nil {
 		return nil, err
 	}

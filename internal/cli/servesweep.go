@@ -149,7 +149,7 @@ func runServeSweep(ctx context.Context, deps *Deps, opts *ServeOptions, intr *in
 	if err != nil {
 		return err
 	}
-	rn, stopSim, err := startRunner(ctx, deps, simToStart(opts), intr.env(serveEnv(deps, sg)))
+	rn, stopSim, err := startRunner(ctx, deps, simToStart(opts), opts.Live.env(intr.env(serveEnv(deps, sg))))
 	if err != nil {
 		return err
 	}

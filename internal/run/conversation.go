@@ -34,7 +34,7 @@ type talker struct {
 // the first turn's request to the last turn's answer), then sends its
 // turns one after the other (talk). The first interrupt sends no further
 // turn; turns in flight get the grace, as requests do.
-func (x *execution) converse(ctx context.Context, bar *progress) dispatchResult {
+func (x *execution) converse(ctx context.Context, bar *progress, feed *liveFeed) dispatchResult {
 	o := &x.Options
 	t := x.talks
 	var sem *fifo
@@ -43,7 +43,7 @@ func (x *execution) converse(ctx context.Context, bar *progress) dispatchResult 
 	}
 	k := &talker{
 		dispatcher: &dispatcher{client: x.engine, be: x.Backend.Impl, sem: sem, stop: x.env.Stop, grace: o.InterruptGrace,
-			quick: x.env.Quick, progress: bar},
+			quick: x.env.Quick, progress: bar, live: feed},
 		talks: t, jobs: x.jobs, offsets: x.Offsets, delay: time.Duration(o.MultiTurn.DelayMS) * time.Millisecond, now: x.clock.Seconds,
 	}
 	if tok := x.Tokenizer; tok != nil {
@@ -152,10 +152,12 @@ func (k *talker) talk(ctx context.Context, stop <-chan struct{}, slot chan struc
 		}
 		res.sent[i] = true
 		k.progress.sent()
+		k.live.sent()
 		out := k.client.Do(ctx, k.be, &req, body)
 		out.ClientQueueTime = out.StartTime - due
 		res.outputs[i] = out
 		k.progress.finished(&out)
+		k.live.finished(&out)
 		if !out.Success {
 			return
 		}

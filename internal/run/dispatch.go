@@ -67,6 +67,8 @@ type dispatcher struct {
 	quick func() bool
 	// progress counts the requests sent and finished (nil: none).
 	progress *progress
+	// live tells Env.Live of the requests (nil: nothing to tell).
+	live *liveFeed
 	// released, when non-nil, records the wall time each request is
 	// released (ramp-up rps_change_events carry it).
 	released []time.Time
@@ -126,12 +128,14 @@ func (d *dispatcher) send(ctx context.Context, stop <-chan struct{}, i int, slot
 	}
 	res.sent[i] = true
 	d.progress.sent()
+	d.live.sent()
 	body := j.bodyFor(d.be)
 	sent(j.req)
 	out := d.client.Do(ctx, d.be, j.req, body)
 	out.ClientQueueTime = out.StartTime - arrival
 	res.outputs[i] = out
 	d.progress.finished(&out)
+	d.live.finished(&out)
 }
 
 // wallClock reads the run's wall clock.
@@ -209,6 +213,7 @@ dispatch:
 		}
 		arrival := now()
 		res.lags[i] = arrival - res.start - offsets[i]
+		d.live.released(res.lags[i])
 		if d.released != nil {
 			d.released[i] = time.Now()
 		}

@@ -118,13 +118,15 @@ func (p *Plan) Execute(ctx context.Context, env Env) (*Result, error) {
 			x.noteNoMetrics(before)
 		}
 	}
-	mon := x.startMonitor(ctx, before)
-	bar := newProgress(x.env, x.Options, len(x.jobs), "")
+	feed := x.startLive()
+	mon := x.startMonitor(ctx, before, feed)
+	bar := x.newBar()
 	rampStart := isoformat(x.env.Now())
 	probes := x.startProbes(ctx)
 	cpu := startCPU()
-	res := x.dispatch(ctx, bar)
+	res := x.dispatch(ctx, bar, feed)
 	cpu.stop()
+	feed.end()
 	x.leaveOutWarmup(&res)
 	r := ran{res: res, before: before, rampStart: rampStart, cpu: cpu}
 	r.probe = probes.finish(res.interrupted)
@@ -342,9 +344,9 @@ func (x *execution) profile(ctx context.Context, start bool) {
 }
 
 // dispatch sends the requests on the schedule.
-func (x *execution) dispatch(ctx context.Context, bar *progress) dispatchResult {
+func (x *execution) dispatch(ctx context.Context, bar *progress, feed *liveFeed) dispatchResult {
 	if x.talks != nil {
-		return x.converse(ctx, bar)
+		return x.converse(ctx, bar, feed)
 	}
 	o := &x.Options
 	var sem *fifo
@@ -352,7 +354,7 @@ func (x *execution) dispatch(ctx context.Context, bar *progress) dispatchResult 
 		sem = newFIFO(x.inFlight)
 	}
 	d := &dispatcher{client: x.engine, be: x.Backend.Impl, sem: sem, stop: x.env.Stop, grace: o.InterruptGrace,
-		quick: x.env.Quick, progress: bar, hold: x.hold, startAt: o.Shard.StartAt, wall: x.env.Now, duration: o.Duration}
+		quick: x.env.Quick, progress: bar, live: feed, hold: x.hold, startAt: o.Shard.StartAt, wall: x.env.Now, duration: o.Duration}
 	if o.Schedule.RampUp != nil {
 		d.released = make([]time.Time, len(x.jobs))
 	}

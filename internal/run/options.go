@@ -35,6 +35,7 @@ import (
 	"github.com/gobench/gobench/internal/backend"
 	"github.com/gobench/gobench/internal/dataset"
 	"github.com/gobench/gobench/internal/exitcode"
+	"github.com/gobench/gobench/internal/live"
 	"github.com/gobench/gobench/internal/metrics"
 	"github.com/gobench/gobench/internal/pyfmt"
 	"github.com/gobench/gobench/internal/pyjson"
@@ -589,6 +590,10 @@ type Env struct {
 	// the one open-file limit, so the run holds at most half of what that
 	// limit leaves (inProcessConns).
 	ServerInProcess bool
+	// Live, when set, is told of each run's requests as they go (the live
+	// view, the live metrics: package live); when it draws, the main run
+	// draws no progress bar.
+	Live live.Watcher
 }
 
 // DefaultMetricsInterval is --metrics-interval's default: a GET /metrics

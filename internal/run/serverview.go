@@ -27,7 +27,8 @@ type monitor struct {
 
 // startMonitor starts sampling every --metrics-interval when the server
 // view is on and the first scrape found a /metrics page; nil otherwise.
-func (x *execution) startMonitor(ctx context.Context, before scrape) *monitor {
+// Each sample goes to feed too (the live view's server gauges).
+func (x *execution) startMonitor(ctx context.Context, before scrape, feed *liveFeed) *monitor {
 	o := &x.Options
 	if o.NoServerMetrics || before.text == nil || o.MetricsInterval <= 0 {
 		return nil
@@ -54,6 +55,7 @@ func (x *execution) startMonitor(ctx context.Context, before scrape) *monitor {
 			}
 			if st, err := diagnose.StateOf([][]byte{page}, model, x.clock.Seconds()-before.at); err == nil {
 				m.samples = append(m.samples, st)
+				feed.server(st)
 			}
 		}
 	}()

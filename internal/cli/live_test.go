@@ -1,0 +1,59 @@
+package cli
+
+import (
+	"bytes"
+	"context"
+	"net"
+	"strings"
+	"testing"
+)
+
+// TestMetricsListenRefusesBadAddress: an address that is not host:port,
+// or that cannot be listened on, is a usage error naming the flag, before
+// anything is sent.
+func TestMetricsListenRefusesBadAddress(t *testing.T) {
+	busy, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer busy.Close()
+	for _, addr := range []string{"9464", "localhost", busy.Addr().String()} {
+		t.Run(addr, func(t *testing.T) {
+			_, stderr, code := runMain(t, "serve", "--sim", "--num-prompts", "2", "--disable-tqdm", "--metrics-listen", addr)
+			if code != 2 || !strings.Contains(stderr, "argument --metrics-listen") {
+				t.Errorf("exit %d, stderr:\n%s\nwant exit 2 naming --metrics-listen", code, stderr)
+			}
+		})
+	}
+}
+
+// TestMetricsListenDuringServe: serve with --metrics-listen on port 0
+// names the endpoint's address on stderr and runs as without it.
+func TestMetricsListenDuringServe(t *testing.T) {
+	stdout, stderr, code := runMain(t, "serve", "--sim", "--sim-ttft", "0.002", "--sim-itl", "0.001", "--num-prompts", "4",
+		"--random-input-len", "16", "--random-output-len", "4", "--disable-tqdm", "--metrics-listen", "127.0.0.1:0")
+	if code != 0 {
+		t.Fatalf("exit %d, stderr:\n%s", code, stderr)
+	}
+	if !strings.Contains(stderr, "Live metrics for Prometheus at http://127.0.0.1:") {
+		t.Errorf("the endpoint's address is not on stderr:\n%s", stderr)
+	}
+	if !strings.Contains(stdout, "Serving Benchmark Result") {
+		t.Errorf("vLLM's block is missing:\n%s", stdout)
+	}
+}
+
+// TestLiveViewNeedsRoom: stderr said to be a terminal whose size cannot
+// be read (not a terminal's descriptor) gets the progress bar, not the
+// live view, which would wrap on a terminal narrower than its frame.
+func TestLiveViewNeedsRoom(t *testing.T) {
+	var out, errOut bytes.Buffer
+	code := Main(context.Background(), []string{"serve", "--sim", "--sim-ttft", "0.002", "--sim-itl", "0.001", "--num-prompts", "4",
+		"--random-input-len", "16", "--random-output-len", "4"}, Deps{Stdout: &out, Stderr: &errOut, Version: "test", IsTerminal: true})
+	if code != 0 {
+		t.Fatalf("exit %d, stderr:\n%s", code, &errOut)
+	}
+	if s := errOut.String(); strings.Contains(s, "gobench serve · run") || !strings.Contains(s, "4/4") {
+		t.Errorf("want the progress bar and no live view on stderr:\n%s", s)
+	}
+}

@@ -1,0 +1,150 @@
+// Package liveview draws a run while it runs on a terminal (stderr), in
+// place of the progress bar: the schedule's target beside the achieved
+// rates, the requests in flight and queued at the client, rolling TTFT,
+// ITL and E2EL percentiles over the last 10 s and since the start, the
+// output token rate, the failures by kind, the schedule lag, the server's
+// state when its /metrics is read, and, in a sweep or a set of runs, the
+// points done.
+//
+// It is plain ANSI: a frame is redrawn in place (cursor up, erase down)
+// at most four times a second, the cursor hidden meanwhile; the terminal's
+// modes are never changed, so an exit however abrupt leaves it usable, and
+// the end of a run erases the frame and leaves the run's tqdm-like bar
+// line, after which vLLM's block prints as it does after tqdm's bar.
+package liveview
+
+import (
+	"io"
+	"strconv"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/gobench/gobench/internal/live"
+)
+
+// Refresh is the time between two frames: at most four a second.
+const Refresh = 250 * time.Millisecond
+
+// The ANSI sequences the view writes.
+const (
+	hideCursor = "\x1b[?25l"
+	showCursor = "\x1b[?25h"
+	eraseDown  = "\x1b[J"
+)
+
+// View draws each run of a command on w, a terminal; it is a
+// live.Watcher. Its runs come one after the other.
+type View struct {
+	w io.Writer
+	// mu guards what the runs' drawing goroutines and Close share.
+	mu     sync.Mutex
+	runs   int
+	done   []Summary
+	hidden bool
+}
+
+// New is the view of the runs drawn on w.
+func New(w io.Writer) *View { return &View{w: w} }
+
+// Draws is true: the view takes the progress bar's place.
+func (v *View) Draws() bool { return true }
+
+// Watch starts drawing a run.
+func (v *View) Watch(info live.Info) live.Run {
+	v.mu.Lock()
+	v.runs++
+	r := &viewRun{Collector: live.NewCollector(info), v: v, n: v.runs, done: append([]Summary(nil), v.done...),
+		quit: make(chan struct{}), exited: make(chan struct{})}
+	v.mu.Unlock()
+	r.win = live.NewWindow(r.Collector)
+	go r.loop()
+	return r
+}
+
+// Close shows the cursor again if a run left it hidden (a command that
+// ends without ending its run).
+func (v *View) Close() {
+	v.mu.Lock()
+	defer v.mu.Unlock()
+	if v.hidden {
+		_, _ = io.WriteString(v.w, showCursor)
+		v.hidden = false
+	}
+}
+
+// viewRun is one run being drawn: the collector the requests feed, and
+// the goroutine that reads it and draws.
+type viewRun struct {
+	*live.Collector
+	v            *View
+	n            int
+	done         []Summary
+	win          *live.Window
+	quit, exited chan struct{}
+	once         sync.Once
+	// lines is the height of the frame on the screen (0: none drawn).
+	lines int
+	last  string
+}
+
+// loop draws a frame every Refresh until End, when a frame changed.
+func (r *viewRun) loop() {
+	defer close(r.exited)
+	t := time.NewTicker(Refresh)
+	defer t.Stop()
+	for {
+		select {
+		case <-r.quit:
+			return
+		case <-t.C:
+		}
+		lines := Frame(r.win.Read(), r.n, r.done)
+		frame := strings.Join(lines, "\n") + "\n"
+		if frame == r.last {
+			continue
+		}
+		r.draw(r.erase() + frame)
+		r.last, r.lines = frame, len(lines)
+	}
+}
+
+// erase is the sequence that takes the cursor back to the frame's first
+// line and erases it and what is below.
+func (r *viewRun) erase() string {
+	if r.lines == 0 {
+		return ""
+	}
+	return "\r\x1b[" + strconv.Itoa(r.lines) + "A" + eraseDown
+}
+
+// draw writes s with the cursor hidden.
+func (r *viewRun) draw(s string) {
+	r.v.mu.Lock()
+	defer r.v.mu.Unlock()
+	if !r.v.hidden {
+		s = hideCursor + s
+		r.v.hidden = true
+	}
+	_, _ = io.WriteString(r.v.w, s)
+}
+
+// End stops drawing, erases the frame, leaves the run's bar line and
+// shows the cursor; the run joins the points done.
+func (r *viewRun) End() {
+	r.once.Do(func() {
+		close(r.quit)
+		<-r.exited
+		f := r.win.Read()
+		s := Summary{Run: r.n, Bar: barLine(f), Label: f.Info.Label, Rate: f.Info.RequestRate, MaxConcurrency: f.Info.MaxConcurrency,
+			Done: f.Done, Failed: f.Failed, Reqs: f.All.Done, Tokens: f.All.Tokens, E2EL99: f.E2EL[1].P99}
+		if secs := f.Elapsed.Seconds(); secs > 0 {
+			s.Reqs = float64(f.Done-f.Failed) / secs
+		}
+		r.v.mu.Lock()
+		defer r.v.mu.Unlock()
+		_, _ = io.WriteString(r.v.w, r.erase()+s.Bar+"\n"+showCursor)
+		r.v.hidden = false
+		r.v.done = append(r.v.done, s)
+	})
+}
