@@ -147,7 +147,7 @@ func TestResultRecordsWorkload(t *testing.T) {
 	keys := saved.Keys()
 	i := slices.Index(keys, resultkey.GobenchWorkload)
 	if i < 0 || keys[i-1] != resultkey.NumWarmups || keys[i+1] != resultkey.GobenchVersion || keys[i+2] != resultkey.ResentRequests ||
-		!slices.Contains(keys[i+3:i+5], resultkey.ScheduledOffsets) {
+		keys[i+3] != resultkey.FailureKinds || !slices.Contains(keys[i+4:i+6], resultkey.ScheduledOffsets) {
 		t.Errorf("%s and %s are not between num_warmups and scheduled_offsets: %v", resultkey.GobenchWorkload, resultkey.GobenchVersion, keys)
 	}
 
