@@ -111,6 +111,9 @@ func (f *serveFlags) options(fs *pflag.FlagSet, deps *Deps) (*ServeOptions, erro
 	if err := f.refusePending(fs); err != nil {
 		return nil, err
 	}
+	if fs.Changed("endpoint") && f.opts.Endpoint == "" {
+		return nil, argErrorf("argument --endpoint: must not be empty (leave it out for the backend's path, e.g. /v1/completions)")
+	}
 	o := &f.opts
 	o.APIKey = deps.Getenv("OPENAI_API_KEY")
 	if o.Model != "" {
@@ -144,6 +147,7 @@ func (f *serveFlags) options(fs *pflag.FlagSet, deps *Deps) (*ServeOptions, erro
 	}
 	o.Args = argsObject(fs)
 	o.CommandLine = commandLine(deps.args, deps.Getenv)
+	f.simTokenizer()
 	so := &ServeOptions{Run: *o}
 	if so.Gate, err = f.gate.options(&so.Run); err != nil {
 		return nil, err
@@ -179,6 +183,15 @@ func (f *serveFlags) options(fs *pflag.FlagSet, deps *Deps) (*ServeOptions, erro
 		}
 	}
 	return so, nil
+}
+
+// simTokenizer makes the built-in tokenizer the run's with --sim unless
+// --tokenizer names another: the simulator counts with it, and a dry run,
+// which asks no server for the model, needs a tokenizer before Validate.
+func (f *serveFlags) simTokenizer() {
+	if f.sim && f.opts.Tokenizer == "" && !f.opts.SkipTokenizerInit {
+		f.opts.Tokenizer = tokenizer.BuiltinName
+	}
 }
 
 // refusePending fails on a flag of a feature not built yet: it is never
@@ -319,9 +332,6 @@ func (f *serveFlags) simOptions(fs *pflag.FlagSet, so *ServeOptions) error {
 	var err error
 	if so.Sim, err = serveSimConfig(fs, &f.simx, f.opts.Seed, model); err != nil {
 		return err
-	}
-	if f.opts.Tokenizer == "" && !f.opts.SkipTokenizerInit {
-		so.Run.Tokenizer = tokenizer.BuiltinName
 	}
 	if sc := so.Sim.Scheduler; sc != nil && !fs.Changed("server-max-num-seqs") {
 		// The simulator's limit is known: the diagnosis need not guess it.
