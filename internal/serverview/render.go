@@ -317,6 +317,9 @@ func (p printer) diagnosis(v *view) {
 	}
 	if v.VerdictReason != nil {
 		p.bullet("%s", *v.VerdictReason)
+		if !p.details {
+			p.bullet("(--details shows every question and why)")
+		}
 	}
 	for _, n := range v.Notes {
 		p.bullet("note: %s", n)
