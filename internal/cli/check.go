@@ -41,7 +41,14 @@ the shell.
 A latency statistic the result lacks (p95_ttft_ms when the run printed only
 P99) is computed from the file's per-request data (--save-detailed) exactly
 as gobench analyze computes it, and the verdict says so. Without per-request
-data the key is an error saying how to get it.
+data the key is an error saying how to get it; any other key the result
+lacks is an error that suggests the nearest one (did you mean
+p99_ttft_ms?). A number too large for a float64 (1e999) is infinite, as
+Python reads it, and the verdict says so.
+
+With --baseline, every workload setting in which the result differs from
+the baseline (rate, concurrency, seed, lengths, model, ...) is named before
+the verdicts: a limit taken from another workload is no like-for-like gate.
 
 A file written with --append-result holds several runs: choose one with
 FILE#INDEX (from 0; -1 is the last) or FILE#LABEL. A damaged line (a record

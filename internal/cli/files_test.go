@@ -330,7 +330,7 @@ func TestCompareCommand(t *testing.T) {
 		t.Error("the seed does not decide the intervals")
 	}
 	out, _, code = runMain(t, "compare", fast, slow, "--format", "markdown", "--confidence", "0.95", "--resamples", "500")
-	if code != 0 || !strings.Contains(out, "| mean_ttft_ms | lower |") || !strings.Contains(out, "🔴 real, worse") || !strings.Contains(out, "95% bootstrap interval") {
+	if code != 0 || !strings.Contains(out, "| mean_ttft_ms | lower |") || !strings.Contains(out, "🔴 real, worse") || !strings.Contains(out, "95% confidence") {
 		t.Errorf("markdown: exit %d\n%s", code, out)
 	}
 	out, _, code = runMain(t, "compare", fast, slow, "--format", "json")

@@ -323,14 +323,14 @@ func (c *Comparison) WriteMarkdown(w io.Writer) error {
 	}
 	b.WriteString("\n</details>\n\n")
 	c.metricsTable(true).markdown(&b)
+	all := *c
+	all.All = true // the folds hold the rest: the footer has no --all to point to
 	if !c.All {
-		all := *c
-		all.All = true
 		b.WriteString("\n<details><summary>Every metric</summary>\n\n")
 		all.metricsTable(true).markdown(&b)
 		b.WriteString("\n</details>\n")
 	}
-	b.WriteString("\n" + c.footer())
+	b.WriteString("\n" + all.footer())
 	b.WriteString(c.serverMarkdown())
 	_, err := io.WriteString(w, b.String())
 	return err
