@@ -31,7 +31,7 @@ and the goodput SLOs marked (a log axis when the largest value is 20 times
 the median or more); requests in flight, output tokens per second, the
 schedule lag and the server's gauges over the whole run; the per-request
 timeline (queue, wait for the first token, decode; failures in red); the
-server view and its diagnosis; failures grouped by error; input and output
+server view and its diagnosis; failures counted by kind; input and output
 length distributions; what was run and vLLM's result block, folded at the
 end. The charts need the per-request data of --save-detailed: a file
 without it gets its cards, its tables and a note.

@@ -59,6 +59,9 @@ func runCards(d *runData) []card {
 	if failed > 0 {
 		f.Class = "gb-bad"
 		f.Sub = fmt.Sprintf("%.1f %% of the requests", 100*failed/math.Max(total, 1))
+		if kinds := d.failureKinds(); len(kinds) > 0 {
+			f.Sub = fmt.Sprintf("%.1f %%, most %s", 100*failed/math.Max(total, 1), kinds[0].Kind)
+		}
 	}
 	cards = append(cards, f)
 	if v, ok := r.Number(resultkey.RequestThroughput); ok {

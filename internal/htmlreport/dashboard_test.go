@@ -297,3 +297,38 @@ func TestE2ELIsVLLMs(t *testing.T) {
 		t.Error("the E2EL card is not the median of the successful requests' latencies, 114 ms")
 	}
 }
+
+// TestFailuresByKind: failures are counted by serve's kinds, from the
+// file's failure_kinds when it has them, else from the per-request
+// texts, and the Failed card names the most frequent.
+func TestFailuresByKind(t *testing.T) {
+	o := syntheticObject(70, "f")
+	v, _ := o.Get("errors")
+	errs := v.([]any)
+	errs[13] = "read stream: read tcp 127.0.0.1:42598->127.0.0.1:36905: read: connection reset by peer"
+	errs[20] = "read stream: read tcp 127.0.0.1:42612->127.0.0.1:36905: read: connection reset by peer"
+	r, err := resultfile.FromObject("f.json", o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	page, _ := writePage(t, Input{Runs: []*resultfile.Run{r}})
+	for _, want := range []string{
+		"<caption>f: 10 of 70 requests failed: 8 HTTP 500, 2 connection reset</caption>",
+		"<td>2</td><td>connection reset</td>", `<div class="gb-card-sub">14.3 %, most HTTP 500</div>`,
+	} {
+		if !strings.Contains(page, want) {
+			t.Errorf("the page lacks %q", want)
+		}
+	}
+	kind := pyjson.NewObject()
+	kind.Set("kind", "HTTP 503")
+	kind.Set("count", 10)
+	kind.Set("example", "HTTP 503 Service Unavailable")
+	o.Set("failure_kinds", []any{kind})
+	if r, err = resultfile.FromObject("f.json", o); err != nil {
+		t.Fatal(err)
+	}
+	if page, _ = writePage(t, Input{Runs: []*resultfile.Run{r}}); !strings.Contains(page, "<td>10</td><td>HTTP 503</td>") {
+		t.Error("the file's failure_kinds are not what the page counts")
+	}
+}

@@ -4,9 +4,9 @@ import (
 	"encoding/json"
 	"math"
 	"path/filepath"
-	"sort"
 
 	"github.com/gobench/gobench/internal/pyjson"
+	"github.com/gobench/gobench/internal/report"
 	"github.com/gobench/gobench/internal/resultfile"
 	"github.com/gobench/gobench/internal/resultkey"
 )
@@ -26,7 +26,7 @@ type runData struct {
 	inputLens, outputLens []float64
 	requests              []request
 	hasStarts             bool
-	errors                map[string]int
+	errorTexts            []string  // each failed request's error text
 	lagX, lagY            []float64 // scheduled offset (s), lag (ms)
 }
 
@@ -47,7 +47,7 @@ var latencyMetrics = []struct{ key, title string }{
 // load reads the run's per-request data; a run without it keeps its keys
 // only.
 func load(r *resultfile.Run, color int) *runData {
-	d := &runData{run: r, label: r.Label(), color: color, errors: map[string]int{}}
+	d := &runData{run: r, label: r.Label(), color: color}
 	if d.label == "" {
 		d.label = filepath.Base(r.Name())
 	}
@@ -69,7 +69,7 @@ func load(r *resultfile.Run, color int) *runData {
 			if msg == "" {
 				msg = "(no error text, no token)"
 			}
-			d.errors[msg]++
+			d.errorTexts = append(d.errorTexts, msg)
 			d.requests = append(d.requests, q)
 			continue
 		}
@@ -201,27 +201,23 @@ func goodputSLOs(r *resultfile.Run) map[string]float64 {
 	return out
 }
 
-// sortedErrors are the failures grouped by error text, most frequent
-// first.
-func (d *runData) sortedErrors() []struct {
-	text  string
-	count int
-} {
-	out := make([]struct {
-		text  string
-		count int
-	}, 0, len(d.errors))
-	for t, n := range d.errors {
-		out = append(out, struct {
-			text  string
-			count int
-		}{t, n})
-	}
-	sort.Slice(out, func(i, j int) bool {
-		if out[i].count != out[j].count {
-			return out[i].count > out[j].count
+// failureKinds are the run's failures by kind, most frequent first: the
+// file's failure_kinds when it has them, else its per-request error texts
+// grouped as serve groups them.
+func (d *runData) failureKinds() []report.FailureKind {
+	if raw, ok := d.run.Raw(resultkey.FailureKinds); ok {
+		var kinds []struct {
+			Kind    string `json:"kind"`
+			Count   int    `json:"count"`
+			Example string `json:"example"`
 		}
-		return out[i].text < out[j].text
-	})
-	return out
+		if json.Unmarshal(raw, &kinds) == nil {
+			out := make([]report.FailureKind, len(kinds))
+			for i, k := range kinds {
+				out[i] = report.FailureKind{Kind: k.Kind, Count: k.Count, Example: k.Example}
+			}
+			return out
+		}
+	}
+	return report.FailureKinds(d.errorTexts)
 }

@@ -8,6 +8,7 @@ import (
 	"html/template"
 	"io"
 	"path/filepath"
+	"strconv"
 	"strings"
 
 	"github.com/gobench/gobench/internal/analyze"
@@ -298,19 +299,29 @@ func serverSection(d *runData, several bool) (section, bool) {
 	return section{Title: title, HTML: []template.HTML{h}}, true
 }
 
-// failuresSection groups the failed requests by error.
+// failuresSection counts the failed requests by kind (serve's kinds),
+// with an example error text of each.
 func failuresSection(runs []*runData) section {
 	s := section{Title: "Failures"}
 	for _, d := range runs {
-		t := table{Caption: d.label, Head: []string{"requests", "error"}}
-		for _, e := range d.sortedErrors() {
-			t.Rows = append(t.Rows, []string{fmt.Sprint(e.count), e.text})
-		}
-		if len(t.Rows) == 0 {
-			if d.detailed {
+		kinds := d.failureKinds()
+		if len(kinds) == 0 {
+			if d.detailed || d.run.Has(resultkey.FailureKinds) {
 				s.Notes = append(s.Notes, d.label+": no request failed.")
 			}
 			continue
+		}
+		failed := 0
+		for _, k := range kinds {
+			failed += k.Count
+		}
+		total := failed
+		if n, ok := d.run.Number(resultkey.Completed); ok {
+			total += int(n)
+		}
+		t := table{Caption: d.label + ": " + report.FailureSummary(failed, total, kinds), Head: []string{"requests", "kind", "example"}}
+		for _, k := range kinds {
+			t.Rows = append(t.Rows, []string{strconv.Itoa(k.Count), k.Kind, k.Example})
 		}
 		s.Tables = append(s.Tables, t)
 	}
