@@ -8,6 +8,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/gobench/gobench/internal/diagnose"
 	"github.com/gobench/gobench/internal/pyjson"
 )
 
@@ -68,10 +69,8 @@ func serverHTML(o *pyjson.Object) (template.HTML, error) {
 		}
 		b.WriteString(`.</p>`)
 	}
-	hedge := ""
-	if u := unconfirmed(o); u != "" {
-		hedge = " (unconfirmed: " + u + ")"
-	}
+	// The headline hedges as the diagnosis prints it.
+	hedge := diagnose.Hedge(unconfirmed(o))
 	fmt.Fprintf(&b, `<p class="gb-verdict">Verdict: <strong>%s</strong>%s%s</p>`, esc(v.Verdict), esc(hedge), esc(advice(&v)))
 	if v.VerdictReason != nil {
 		fmt.Fprintf(&b, `<p class="gb-note">%s</p>`, esc(*v.VerdictReason))
