@@ -167,7 +167,7 @@ func serveHelpGroups() []helpGroup {
 			"result-filename", "label", "metadata", "summary-file", "details", "disable-tqdm", "progress-interval", "metrics-listen",
 			"report", "plot-timeline", "timeline-itl-thresholds", "plot-dataset-stats"}},
 		{title: "Gate flags:", flags: []string{"threshold", "threshold-baseline", "max-failed-ratio"}},
-		{title: "Repeated runs flags (one configuration several times, with the spread across runs):", flags: []string{"num-runs", "same-seed"}},
+		{title: "Repeated runs flags (one configuration several times, with the spread across runs):", flags: []string{"num-runs", "same-seed", "warm-cache"}},
 		{title: "Sweep flags (one full run per load, then a table of the points; vLLM's Rust client):", flags: serveSweepFlagNames},
 		{title: "Shard flags (one load spread over several clients; gobench merge joins their results):", flags: shardFlagNames},
 	}

@@ -57,11 +57,17 @@ func serveRuns(ctx context.Context, deps *Deps, opts *ServeOptions, intr *interr
 	if opts.Repeat.Runs > 1 {
 		return nil, runRepeated(ctx, deps, opts.Repeat, opts.Run, rn, sg)
 	}
+	job := runner.Job{Options: opts.Run}
+	if opts.Repeat.Cache == CacheReset { // one run asked for a cold cache
+		guard := &cacheGuard{mode: CacheReset, what: "run"}
+		if err := guard.prepare(ctx, deps, runnerTarget(rn), &job.Options, 1, false); err != nil {
+			return nil, err
+		}
+	}
 	pending, err := opts.Report.prepare()
 	if err != nil {
 		return nil, err
 	}
-	job := runner.Job{Options: opts.Run}
 	res, err := rn.Run(ctx, job)
 	if res != nil && res.File != "" {
 		fmt.Fprintf(deps.Stderr, "Saved the result to %s\n", res.File)

@@ -13,7 +13,6 @@ import (
 	"github.com/gobench/gobench/internal/pyfmt"
 	"github.com/gobench/gobench/internal/run"
 	"github.com/gobench/gobench/internal/runner"
-	"github.com/gobench/gobench/internal/serverapi"
 	"github.com/gobench/gobench/internal/sweep"
 )
 
@@ -29,8 +28,8 @@ type ServeSweep struct {
 	// NumPromptsFactor, when positive, makes a concurrency point send
 	// factor × concurrency prompts.
 	NumPromptsFactor int
-	// ResetPrefixCache posts /reset_prefix_cache before each point.
-	ResetPrefixCache bool
+	// Cache keeps the points from each other's prefix cache (Repeat's).
+	Cache PrefixCache
 }
 
 // serveSweepFlags are the short form's flags.
@@ -48,15 +47,26 @@ func (f *serveSweepFlags) register(s flagSet) {
 	s.str(&f.concurrencies, "sweep-max-concurrency", "Run once per max concurrency in `LIST`, comma-separated, e.g. 1,8,64,256 (as --sweep-request-rate).")
 	f.factor = argparse.NewInt("sweep-num-prompts-factor", 0)
 	s.val(f.factor, "sweep-num-prompts-factor", "With --sweep-max-concurrency: each point sends concurrency × `N` prompts.")
-	s.boolean(&f.reset, "reset-prefix-cache", "POST the server's /reset_prefix_cache before each sweep point (vLLM serves it with VLLM_SERVER_DEV_MODE=1), so no point starts with another's cache.")
+	s.boolean(&f.reset, "reset-prefix-cache", "POST the server's /reset_prefix_cache before each run (each of --num-runs, each sweep point, or the one run) and fail when it cannot "+
+		"(vLLM serves it with VLLM_SERVER_DEV_MODE=1). Without it, a set's runs and a sweep's points reset where the server can, else draw prompts of their own.")
 }
 
-// options reads the flags: nil when none was given.
-func (f *serveSweepFlags) options() (*ServeSweep, error) {
-	if f.rates == "" && f.concurrencies == "" && !f.factor.Given() && !f.reset {
+// options reads the flags, and --reset-prefix-cache into rep's cache
+// policy: nil when no sweep was asked for.
+func (f *serveSweepFlags) options(rep *Repeat) (*ServeSweep, error) {
+	if f.reset {
+		if rep.Cache == CacheWarm {
+			return nil, argErrorf("--reset-prefix-cache and --warm-cache: give one of them")
+		}
+		rep.Cache = CacheReset
+	}
+	if f.rates == "" && f.concurrencies == "" && !f.factor.Given() {
+		if rep.Cache == CacheWarm && rep.Runs < 2 {
+			return nil, argErrorf("--warm-cache needs --num-runs 2 or more, or --sweep-request-rate or --sweep-max-concurrency (a single run resets nothing)")
+		}
 		return nil, nil
 	}
-	sw := &ServeSweep{NumPromptsFactor: f.factor.Value(), ResetPrefixCache: f.reset}
+	sw := &ServeSweep{NumPromptsFactor: f.factor.Value(), Cache: rep.Cache}
 	switch {
 	case f.rates != "" && f.concurrencies != "":
 		return nil, argErrorf("--sweep-request-rate and --sweep-max-concurrency: give one of them")
@@ -100,8 +110,7 @@ type sweepPoint struct {
 	opts  run.Options
 }
 
-// points are the runs of the sweep over base, each checked; a sweep with
-// no values (--reset-prefix-cache alone) is the one run.
+// points are the runs of the sweep over base, each checked.
 func (sw *ServeSweep) points(base run.Options) ([]sweepPoint, error) {
 	var pts []sweepPoint
 	for _, r := range sw.Rates {
@@ -116,9 +125,6 @@ func (sw *ServeSweep) points(base run.Options) ([]sweepPoint, error) {
 			o.NumPrompts = c * sw.NumPromptsFactor
 		}
 		pts = append(pts, sweepPoint{"concurrency=" + strconv.Itoa(c), o})
-	}
-	if len(pts) == 0 {
-		return []sweepPoint{{"", base}}, nil
 	}
 	for i := range pts {
 		o := &pts[i].opts
@@ -136,12 +142,19 @@ func (sw *ServeSweep) points(base run.Options) ([]sweepPoint, error) {
 
 // runServeSweep runs the points one after the other against one server
 // (the simulator is started once), each printed, judged and saved as a
-// run of its own; then the table of the points goes to stdout and, as
-// sweep-DATE.csv and .json, beside the results. An interrupt ends the
+// run of its own, each from a cold prefix cache (cacheGuard); then the
+// table of the points goes to stdout and, as sweep-DATE.csv and .json,
+// beside the results: in --result-dir, else in a folder sweep-DATE/ of
+// their own rather than the working directory. An interrupt ends the
 // sweep after the point it interrupted, whose result is saved as any
 // interrupted run's; a failed threshold fails the sweep at its end.
 func runServeSweep(ctx context.Context, deps *Deps, opts *ServeOptions, intr *interrupts) error {
-	pts, err := opts.Sweep.points(opts.Run)
+	stamp := "sweep-" + deps.Now().Format("20060102-150405")
+	base := opts.Run
+	if base.ResultDir == "" && !base.DryRun {
+		base.ResultDir = stamp // a sweep's files together, not scattered in the working directory
+	}
+	pts, err := opts.Sweep.points(base)
 	if err != nil {
 		return err
 	}
@@ -156,67 +169,71 @@ func runServeSweep(ctx context.Context, deps *Deps, opts *ServeOptions, intr *in
 	defer stopSim()
 	var table []sweep.Point
 	var gateErr error
+	guard := &cacheGuard{mode: opts.Sweep.Cache, what: "point"}
 	for i, p := range pts {
-		if p.label != "" {
-			fmt.Fprintf(deps.Stderr, "---- sweep point %d/%d: %s ----\n", i+1, len(pts), p.label)
-		}
-		job := runner.Job{Options: p.opts}
-		if err := opts.Sweep.resetCache(ctx, deps, rn.Options(job)); err != nil {
+		fmt.Fprintf(deps.Stderr, "---- sweep point %d/%d: %s ----\n", i+1, len(pts), p.label)
+		if err := guard.prepare(ctx, deps, runnerTarget(rn), &p.opts, i+1, true); err != nil {
+			writeSweepTable(deps, opts.Gate.Format, base.ResultDir, stamp, table)
 			return err
 		}
-		res, runErr := rn.Run(ctx, job)
+		res, runErr := rn.Run(ctx, runner.Job{Options: p.opts})
 		if res != nil && res.File != "" {
 			fmt.Fprintf(deps.Stderr, "Saved the result to %s\n", res.File)
 		}
 		err := sg.finish(deps, res, runErr)
-		if res != nil && res.Object != nil && p.label != "" {
+		if res != nil && res.Object != nil {
 			table = append(table, sweep.Point{Label: p.label, Result: res.Object})
 		}
 		switch {
 		case exitcode.Of(err) == exitcode.ThresholdFailed:
 			gateErr = err
 		case err != nil:
-			writeSweepTable(deps, opts, table)
+			writeSweepTable(deps, opts.Gate.Format, base.ResultDir, stamp, table)
 			return err
 		}
 		if rn.Stopped() {
 			break
 		}
 	}
-	writeSweepTable(deps, opts, table)
+	writeSweepTable(deps, opts.Gate.Format, base.ResultDir, stamp, table)
 	return gateErr
 }
 
-// resetCache posts /reset_prefix_cache to the server of o before a point,
-// when --reset-prefix-cache asks for it.
-func (sw *ServeSweep) resetCache(ctx context.Context, deps *Deps, o run.Options) error {
-	if !sw.ResetPrefixCache || o.DryRun {
-		return nil
-	}
-	c := &serverapi.Client{HTTP: &http.Client{Transport: sideTransport(deps, o.Insecure)}, BaseURL: o.ServerURL()}
-	if err := c.ResetPrefixCache(ctx); err != nil {
-		return fmt.Errorf("--reset-prefix-cache: %w", err)
-	}
-	return nil
-}
-
 // writeSweepTable prints the table of the points measured (not with
-// --format json, whose standard output is one result object per line)
-// and saves it beside the results.
-func writeSweepTable(deps *Deps, opts *ServeOptions, table []sweep.Point) {
+// --format json, whose standard output is one result object per line),
+// saves it as name.csv and .json in dir, beside the results, and ends
+// with the line that names the folder.
+func writeSweepTable(deps *Deps, format, dir, name string, table []sweep.Point) {
 	if len(table) == 0 {
 		return
 	}
-	if opts.Gate.Format != "json" {
+	if format != "json" {
 		fmt.Fprintln(deps.Stdout)
 		sweep.WriteTable(deps.Stdout, "Sweep summary:", table)
 	}
-	paths, err := sweep.SaveTable(opts.Run.ResultDir, "sweep-"+deps.Now().Format("20060102-150405"), table)
+	paths, err := sweep.SaveTable(dir, name, table)
 	if err != nil {
 		fmt.Fprintf(deps.Stderr, "warning: %v\n", err)
 		return
 	}
-	fmt.Fprintf(deps.Stderr, "Saved the sweep's table to %s\n", strings.Join(paths, " and "))
+	folder := dir
+	if folder == "" {
+		folder = "."
+	}
+	fmt.Fprintf(deps.Stderr, "The sweep's %d results and its table (%s) are in %s%c\n",
+		len(table), strings.Join(relNames(dir, paths), ", "), folder, filepath.Separator)
+}
+
+// relNames are paths' names inside dir.
+func relNames(dir string, paths []string) []string {
+	out := make([]string, len(paths))
+	for i, p := range paths {
+		if r, err := filepath.Rel(dir, p); err == nil && dir != "" {
+			p = r
+		}
+		out[i] = p
+	}
+	return out
 }
 
 // sideTransport is the transport of a call beside the runs.

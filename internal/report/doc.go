@@ -100,14 +100,7 @@
 //	                         before it: "reset" (POST /reset_prefix_cache before it),
 //	                         "fresh_prompts" (no reset offered: prompts of its own, seed is
 //	                         the dataset's), "warm" (--warm-cache); absent for a single run
-//	  duration               float, --duration in seconds; absent without it
-//	  warmup_duration        float, --warmup-duration in seconds; absent without it
-//	  warmup_requests        int, requests released in the warm-up window (sent, left out
-//	                         of every figure); with warmup_duration
-//	  prefix_cache           str, how a run of a set or a sweep point was kept from the runs
-//	                         before it: "reset" (POST /reset_prefix_cache before it),
-//	                         "fresh_prompts" (no reset offered: prompts of its own, seed is
-//	                         the dataset's), "warm" (--warm-cache); absent for a single run
+//	                         without --reset-prefix-cache
 //	  duration               float, --duration in seconds; absent without it
 //	  warmup_duration        float, --warmup-duration in seconds; absent without it
 //	  warmup_requests        int, requests released in the warm-up window (sent, left out

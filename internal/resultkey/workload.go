@@ -20,7 +20,7 @@ const (
 	// WorkloadPrefixCache says how a run of a set (serve --num-runs) or
 	// a sweep point was kept from the prefix cache of the runs before it:
 	// PrefixCacheReset, PrefixCacheFreshPrompts or PrefixCacheWarm;
-	// absent for a single run.
+	// absent for a single run without --reset-prefix-cache.
 	WorkloadPrefixCache = "prefix_cache"
 	// WorkloadDuration is --duration in seconds; absent without it.
 	WorkloadDuration = "duration"

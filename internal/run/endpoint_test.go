@@ -87,7 +87,7 @@ func TestWarmPrefixCache(t *testing.T) {
 		return d
 	}
 	before := &prefixCounters{100, 10}
-	if w := warmPrefixCache(ds("random", 0, 1024), before, &prefixCounters{200, 108}); !strings.Contains(w, "98.0% prefix cache hit rate") {
+	if w := warmPrefixCache(ds("random", 0, 1024), before, &prefixCounters{200, 108}); !strings.Contains(w, "98.0% prefix cache hit rate") || !strings.Contains(w, "--reset-prefix-cache") {
 		t.Errorf("no warning: %q", w)
 	}
 	for _, tc := range []struct {

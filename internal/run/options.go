@@ -92,8 +92,8 @@ type Options struct {
 	// first (scheduleseed.go). nil is vLLM's schedule. In [0, 2**32).
 	ScheduleSeed *int64
 	// PrefixCache says how a run of a set or a sweep was kept from the
-	// prefix cache of the runs before it (resultkey.PrefixCache* values); "" for a
-	// single run. Saved in gobench_workload.
+	// prefix cache of the runs before it (a resultkey.PrefixCache*
+	// value); "" when nothing was done. Saved in gobench_workload.
 	PrefixCache string
 	// Duration, when positive, is --duration: the run sends on its
 	// schedule until this long after its start (at a finite rate, rate ×

@@ -134,5 +134,5 @@ func warmPrefixCache(d dataset.Options, before, after *prefixCounters) string {
 	}
 	return fmt.Sprintf("%.1f%% prefix cache hit rate during a %s-dataset run: the server's prefix cache was warm "+
 		"(the same prompts were sent before, e.g. an earlier run with this --seed), so TTFT reads too low. "+
-		"Reset the cache (POST /reset_prefix_cache on vLLM) or use another --seed.", 100*rate, d.Name)
+		"Give --reset-prefix-cache (vLLM serves it with VLLM_SERVER_DEV_MODE=1) or another --seed.", 100*rate, d.Name)
 }
