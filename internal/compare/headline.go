@@ -131,20 +131,29 @@ func (c *Comparison) Tally(j int) Tally {
 // a real change for some run, or a change of a main figure (isMain) no
 // test could judge; noise and unchanged values are left to --all.
 func (c *Comparison) shownByDefault(r Row) bool {
-	for _, ch := range r.Changes {
-		v := ""
-		if ch.Sig != nil {
-			v = verdictOf(ch.Sig.Verdict, r.Better, ch.Sig.Interval)
-		}
-		switch {
-		case v == Noise:
-		case v != "":
-			return true
-		case changed(ch.Abs) && isMain(r.Key):
+	for j := range r.Changes {
+		if shownFor(r, j) {
 			return true
 		}
 	}
 	return false
+}
+
+// shownFor reports whether row r belongs in the short table of the run
+// after the baseline whose change is r.Changes[j].
+func shownFor(r Row, j int) bool {
+	ch := r.Changes[j]
+	v := ""
+	if ch.Sig != nil {
+		v = verdictOf(ch.Sig.Verdict, r.Better, ch.Sig.Interval)
+	}
+	switch {
+	case v == Noise:
+		return false
+	case v != "":
+		return true
+	}
+	return changed(ch.Abs) && isMain(r.Key)
 }
 
 // Tally counts the changes of set j by the test across runs (is the

@@ -148,3 +148,29 @@ func TestWrap(t *testing.T) {
 		}
 	}
 }
+
+// TestPairTables: three tested runs, too wide for one short table, print
+// one per run after the baseline, each within MaxWidth; a run with no real
+// change says so.
+func TestPairTables(t *testing.T) {
+	t.Parallel()
+	c, err := Compare(open(t, "gobench_fast.json", "gobench_slow.json", "gobench_fast.json"), Options{Resamples: 200})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var b bytes.Buffer
+	if err := c.WriteText(&b); err != nil {
+		t.Fatal(err)
+	}
+	out := b.String()
+	checkWidth(t, "three runs", out)
+	for _, want := range []string{"\nMetric  ", "  B−A %  B vs A\n", "\nC vs A: no metric changed for real.\n",
+		"C vs A: 0 real regressions, 0 real improvements, 30 within noise\n"} {
+		if !strings.Contains(out, want) {
+			t.Errorf("no %q in\n%s", want, out)
+		}
+	}
+	if strings.Contains(out, "C−A %") {
+		t.Errorf("one wide table:\n%s", out)
+	}
+}

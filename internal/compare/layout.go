@@ -24,6 +24,16 @@ func (t *table) widths() []int {
 	return w
 }
 
+// fits reports whether the table prints within MaxWidth as one table.
+func (t *table) fits() bool {
+	w := t.widths()
+	all := make([]int, len(w))
+	for i := range all {
+		all[i] = i
+	}
+	return lineWidth(w, all) <= MaxWidth
+}
+
 // lineWidth is the width of an aligned line of the columns cols.
 func lineWidth(w []int, cols []int) int {
 	n := 2 * (len(cols) - 1)
@@ -38,15 +48,11 @@ func lineWidth(w []int, cols []int) int {
 // as many of the others as fit, the way wide data frames print; a column
 // too wide even beside the key stacks under it.
 func (t *table) fitText(b *strings.Builder) {
-	w := t.widths()
-	all := make([]int, len(w))
-	for i := range all {
-		all[i] = i
-	}
-	if lineWidth(w, all) <= MaxWidth {
+	if t.fits() {
 		t.text(b)
 		return
 	}
+	w := t.widths()
 	for i, cols := range panels(w) {
 		if i > 0 {
 			b.WriteString("\n")

@@ -189,10 +189,10 @@ func (c *Comparison) commands() string {
 	return b.String()
 }
 
-// metricsTable is the table of the metrics: with All (or mark, for
-// Markdown, which has no width to keep) every column, the direction and
-// the absolute change included; else the value, the change in percent and
-// the verdict. Without All only the rows shownByDefault are in it.
+// metricsTable is the table of every run's metrics: with All (or mark,
+// for Markdown, which has no width to keep) every column, the direction
+// and the absolute change included; else the value, the change in percent
+// and the verdict. Without All only the rows shownByDefault are in it.
 func (c *Comparison) metricsTable(mark bool) *table {
 	full := c.All || mark
 	t := &table{header: []string{"Metric"}, right: []bool{false}}
@@ -240,6 +240,56 @@ func (c *Comparison) metricsTable(mark bool) *table {
 	return t
 }
 
+// writeShort prints the short table of every run when it fits MaxWidth,
+// else one short table per run after the baseline (pairTable), which
+// keeps three runs as narrow as two.
+func (c *Comparison) writeShort(b *strings.Builder) {
+	if t := c.metricsTable(false); len(c.Names) == 2 || t.fits() {
+		if len(t.rows) == 0 {
+			b.WriteString("No metric changed for real.\n\n")
+			return
+		}
+		t.fitText(b)
+		b.WriteString("\n")
+		return
+	}
+	for j := 1; j < len(c.Names); j++ {
+		if t := c.pairTable(j); len(t.rows) > 0 {
+			t.fitText(b)
+		} else {
+			b.WriteString(c.Names[j] + " vs " + c.Names[0] + ": no metric changed for real.\n")
+		}
+		b.WriteString("\n")
+	}
+}
+
+// pairTable is the short table of run j against the baseline: the
+// metrics that changed for real or without a test (shownFor), with both
+// values, the change in percent and the verdict.
+func (c *Comparison) pairTable(j int) *table {
+	a, b := c.Names[0], c.Names[j]
+	t := &table{header: []string{"Metric", a, b, b + "−" + a + " %"}, right: []bool{false, true, true, true}}
+	tested := false
+	for _, r := range c.Metrics {
+		tested = tested || r.Changes[j-1].Sig != nil
+	}
+	if tested {
+		t.header, t.right = append(t.header, b+" vs "+a), append(t.right, false)
+	}
+	for _, r := range c.Metrics {
+		if !shownFor(r, j-1) {
+			continue
+		}
+		ch := r.Changes[j-1]
+		cells := []string{r.Key, r.Text[0], r.Text[j], relative(ch.Rel)}
+		if tested {
+			cells = append(cells, sigText(ch.Sig, r.Better, false))
+		}
+		t.rows = append(t.rows, cells)
+	}
+	return t
+}
+
 // WriteText prints the comparison as text within MaxWidth columns: the
 // workload settings that differ, a headline per run, the runs, then the
 // metrics that changed for real or without a test. With All it adds
@@ -255,11 +305,11 @@ func (c *Comparison) WriteText(w io.Writer) error {
 		b.WriteString(c.commandsText())
 	}
 	b.WriteString("\n")
-	if t := c.metricsTable(false); len(t.rows) > 0 {
-		t.fitText(&b)
+	if c.All {
+		c.metricsTable(false).fitText(&b)
 		b.WriteString("\n")
 	} else {
-		b.WriteString("No metric changed for real.\n\n")
+		c.writeShort(&b)
 	}
 	b.WriteString(wrapLines(c.footer()))
 	b.WriteString(c.serverText())
