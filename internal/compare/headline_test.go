@@ -4,6 +4,8 @@ import (
 	"bytes"
 	"strings"
 	"testing"
+
+	"github.com/gobench/gobench/internal/resultfile"
 )
 
 // TestHeadline: the headline's exact wording, singular and plural, with
@@ -130,6 +132,26 @@ func TestWorkloadDiff(t *testing.T) {
 			t.Errorf("%d against %d:\n got %q\nwant %q", tt.a, tt.b, got, tt.want)
 		}
 	}
+	// What only changes the report, or counts what a warm-up held, is no
+	// difference of workload.
+	a := parseRun(t, `{"duration": 1.0, "request_rate": 5.0, "gobench_workload": {"seed": 0, "warmup_duration": 2.0, `+
+		`"warmup_requests": 9, "goodput": null, "command": "gobench serve --label a"}}`)
+	b := parseRun(t, `{"duration": 1.0, "request_rate": 10.0, "gobench_workload": {"seed": 1, "warmup_duration": 2.0, `+
+		`"warmup_requests": 11, "goodput": {"ttft": 500.0}, "command": "gobench serve --label b", "prefix_cache": "reset"}}`)
+	want := "workload differs, A → B: request_rate 5.0 → 10.0; seed 0 → 1; prefix_cache unset → reset"
+	if got := FormatWorkloadDiff(WorkloadDiff(a, b), "A", "B"); got != want {
+		t.Errorf("got %q\nwant %q", got, want)
+	}
+}
+
+// parseRun reads one result from its JSON text.
+func parseRun(t *testing.T, text string) *resultfile.Run {
+	t.Helper()
+	runs, err := resultfile.Parse("run.json", []byte(text), nil)
+	if err != nil || len(runs) != 1 {
+		t.Fatalf("%v: %d runs", err, len(runs))
+	}
+	return runs[0]
 }
 
 // TestWrap: text wraps at spaces within MaxWidth, a word longer than a

@@ -20,11 +20,12 @@ var WorkloadKeys = []string{
 }
 
 // ReportingOnly are the values of gobench_workload that change what a run
-// reports or how it is judged, not what it sent: they never make two
-// workloads differ.
+// reports or how it is judged, not what it sent, and warmup_requests,
+// which counts what a run's warm-up window happened to hold: they never
+// make two workloads differ.
 var ReportingOnly = []string{
 	resultkey.WorkloadCommand, resultkey.WorkloadPercentileMetrics, resultkey.WorkloadMetricPercentiles,
-	resultkey.WorkloadGoodput,
+	resultkey.WorkloadGoodput, resultkey.WorkloadWarmupRequests,
 }
 
 // WorkloadDifference is one workload setting two runs do not share.
