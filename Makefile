@@ -69,6 +69,7 @@ BENCHROWS := bin/bench-rows.jsonl
 bench: build testdata ## The performance table: client CPU per event, memory, dataset generation and start-up, each beside its target.
 	rm -f $(BENCHROWS)
 	$(GO) run ./tools/simbench -gobench $(BIN) -concurrency 1,64,512 -progress off,bar,lines -engines net/http,epoll -rows $(BENCHROWS)
+	$(GO) run ./tools/simbench -gobench $(BIN) -concurrency 512 -progress off,live,metrics,live+metrics -repeat 3 -readers '' -rows $(BENCHROWS)
 	$(GO) run ./tools/genbench -gobench $(BIN) -procs 1,2 -rows $(BENCHROWS)
 	$(GO) run ./tools/membench -gobench $(BIN) -engines net/http,epoll -rows $(BENCHROWS)
 	$(GO) run ./tools/benchtable $(BENCHROWS)

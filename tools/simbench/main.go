@@ -127,7 +127,9 @@ func main() {
 	waves := flag.Int("waves", 3, "requests per run = concurrency × waves (at least 10)")
 	simArgs := flag.String("sim-args", "", "extra arguments for gobench sim, e.g. \"--preset 8b-1gpu\"")
 	progress := flag.String("progress", "off", "comma-separated progress displays of gobench serve, a row each: "+
-		"off (--disable-tqdm), bar (stderr on a pseudo-terminal), lines (stderr a pipe), lines=SECONDS (--progress-interval)")
+		"off (--disable-tqdm), bar (stderr on a pseudo-terminal), lines (stderr a pipe), lines=SECONDS (--progress-interval), "+
+		"live (the live view: a pseudo-terminal of 120×40), metrics (--disable-tqdm --metrics-listen, scraped every second), live+metrics")
+	repeat := flag.Int("repeat", 1, "measure the progress displays this many times each, alternated (off, live, off, live, ...), and keep each one's median")
 	readers := flag.String("readers", "bare,uring,nethttp", "comma-separated yardsticks measured beside gobench at each concurrency, a row each: "+
 		"bare (a bare epoll loop), uring (a bare io_uring loop), nethttp (net/http only); empty for none")
 	engines := flag.String("engines", "net/http", "comma-separated client engines of gobench serve (--client-engine), a row each per progress display: "+
@@ -152,7 +154,7 @@ func main() {
 	}
 	if err == nil {
 		cfg := config{bin: *bin, ttft: *ttft, itl: *itl, tokens: *tokens, waves: *waves, simArgs: strings.Fields(*simArgs),
-			modes: modes, readers: names, rows: *rowsFile}
+			modes: modes, readers: names, rows: *rowsFile, repeat: max(1, *repeat)}
 		err = run(cfg, *concs)
 	}
 	if err != nil {
@@ -167,8 +169,11 @@ type progressMode struct {
 	name string
 	// args are the serve flags it takes.
 	args []string
-	// tty puts serve's stderr on a pseudo-terminal.
-	tty bool
+	// tty puts serve's stderr on a pseudo-terminal; size gives it room
+	// for the live view.
+	tty, size bool
+	// metrics serves --metrics-listen, scraped during the run.
+	metrics bool
 	// base is the display's name without the engine; engine is serve's
 	// --client-engine.
 	base, engine string
@@ -208,13 +213,14 @@ func parseModes(s string) ([]progressMode, error) {
 		case name == "bar":
 			m.tty = true
 		case name == "lines":
+		case watchMode(&m):
 		case ok:
 			if v, err := strconv.ParseFloat(secs, 64); err != nil || !(v > 0) {
 				return nil, fmt.Errorf("-progress %q: lines=SECONDS needs a positive number of seconds", name)
 			}
 			m.args = []string{"--progress-interval", secs}
 		default:
-			return nil, fmt.Errorf("-progress %q: not off, bar, lines or lines=SECONDS", name)
+			return nil, fmt.Errorf("-progress %q: not off, bar, lines, lines=SECONDS, live, metrics or live+metrics", name)
 		}
 		modes = append(modes, m)
 	}
@@ -231,6 +237,7 @@ type config struct {
 	modes       []progressMode
 	readers     []string
 	rows        string
+	repeat      int
 	simBaseArgs []string
 	reqDur      float64
 }
@@ -269,7 +276,7 @@ func run(cfg config, concs string) error {
 		fmt.Println("Readers (the bare epoll and io_uring loops, net/http only) read the same streams and nothing else; their CPU is measured as gobench's.")
 	}
 	if cfg.rows != "" {
-		return appendRows(cfg.rows, figs)
+		return appendRows(cfg.rows, figs, cfg.repeat)
 	}
 	return nil
 }
@@ -279,7 +286,7 @@ func run(cfg config, concs string) error {
 func (cfg *config) concurrency(tmp string, c int, first *bool) ([]figure, error) {
 	n := max(10, c*cfg.waves)
 	var figs []figure
-	for _, mode := range cfg.modes {
+	for _, mode := range repeated(cfg.modes, cfg.repeat) {
 		// One simulator per row: its record is renamed into place when
 		// it stops, so it is read after stopping it.
 		truthFile := filepath.Join(tmp, fmt.Sprintf("truth-c%d-%s.jsonl", c, mode.name))
@@ -397,7 +404,7 @@ func measure(bin string, sim *simProc, tmp, truthFile string, mode progressMode,
 		"--random-input-len", "64", "--random-output-len", strconv.Itoa(tokens), "--percentile-metrics", "ttft,tpot,itl,e2el",
 		"--seed", "1", "--request-id-prefix", prefix, "--model", "gobench/sim", "--tokenizer", "gobench-builtin"}
 	args = append(args, mode.args...)
-	dry, _, dryOut, _, err := rusage(bin, append(args, "--dry-run"), false)
+	dry, _, dryOut, _, err := rusage(bin, append(args, "--dry-run"), progressMode{})
 	if err != nil {
 		return nil, 0, err
 	}
@@ -407,7 +414,7 @@ func measure(bin string, sim *simProc, tmp, truthFile string, mode progressMode,
 	}
 	file := filepath.Join(tmp, fmt.Sprintf("c%d-%s.json", c, mode.name))
 	total, wall, _, stderrBytes, err := rusage(bin, append(args, "--save-result", "--save-detailed", "--result-dir", tmp,
-		"--result-filename", filepath.Base(file)), mode.tty)
+		"--result-filename", filepath.Base(file)), mode)
 	if err != nil {
 		return nil, 0, err
 	}
@@ -475,16 +482,30 @@ func compare(res *result, truth map[string]*record, ids map[int]string, c, n, to
 // rusage runs gobench with args and returns its CPU time (user+system),
 // wall time, standard output and how many bytes it wrote to stderr, which
 // is a pipe or, with tty, a pseudo-terminal.
-func rusage(bin string, args []string, tty bool) (cpu, wall time.Duration, stdout string, stderrBytes int, err error) {
+func rusage(bin string, args []string, mode progressMode) (cpu, wall time.Duration, stdout string, stderrBytes int, err error) {
+	stopScrape := func() {}
+	if mode.metrics {
+		var listen []string
+		if listen, stopScrape, err = scrapeDuring(); err != nil {
+			return 0, 0, "", 0, err
+		}
+		args = append(args[:len(args):len(args)], listen...)
+	}
+	defer stopScrape()
 	cmd := exec.Command(bin, args...)
 	var out, errOut strings.Builder
 	cmd.Stdout, cmd.Stderr = &out, &errOut
 	var pts *os.File
 	drained := make(chan struct{})
-	if tty {
+	if mode.tty {
 		var ptmx *os.File
 		if ptmx, pts, err = openPTY(); err != nil {
 			return 0, 0, "", 0, err
+		}
+		if mode.size {
+			if err = setSize(ptmx, 120, 40); err != nil {
+				return 0, 0, "", 0, err
+			}
 		}
 		defer ptmx.Close()
 		cmd.Stderr = pts

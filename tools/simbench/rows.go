@@ -112,8 +112,14 @@ func ratioRows(figs []figure, mode string) []benchrow.Row {
 	return rows
 }
 
-// appendRows appends the figures' rows to path.
-func appendRows(path string, figs []figure) error {
+// appendRows appends the figures' rows to path (each figure the median
+// of its repeats): those of the watching displays when they were measured,
+// else the progress display's and the readers'.
+func appendRows(path string, figs []figure, repeat int) error {
+	figs = medians(figs)
+	if watching(figs) {
+		return benchrow.Append(path, watchRows(figs, repeat))
+	}
 	return benchrow.Append(path, rowsOf(figs))
 }
 
