@@ -58,7 +58,10 @@ func TestDurationAtRate(t *testing.T) {
 // --num-prompts when the time is up, and the requests in flight finish.
 func TestDurationUnlimitedRate(t *testing.T) {
 	t.Parallel()
-	res, _ := durationRun(t, 0, "--sim-itl", "0.01", "--num-prompts", "1000", "--max-concurrency", "2", "--duration", "1s")
+	res, stderr := durationRun(t, 0, "--sim-itl", "0.01", "--num-prompts", "1000", "--max-concurrency", "2", "--duration", "1s")
+	if !strings.Contains(stderr, "sending stops 1 s after the start (--duration) or once the 1000 prompts are sent") {
+		t.Errorf("stderr does not say when the run stops sending:\n%s", stderr)
+	}
 	completed, _ := res["completed"].(float64)
 	// Each request takes 0.05 + 3 × 0.01 s, two at a time: 25 a second.
 	if completed < 20 || completed > 30 || res["failed"] != 0.0 {

@@ -116,7 +116,7 @@ func (x *execution) leaveOutWarmup(res *dispatchResult) {
 		x.Offsets[i] -= w.Seconds()
 	}
 	fmt.Fprintf(x.out, "Warm-up: the %d requests released in the first %s s were sent and are left out of the figures.\n",
-		x.warmupRequests, pyfmt.Float(w.Seconds()))
+		x.warmupRequests, plainNumber(w.Seconds()))
 }
 
 // durationLine says when a time-based run stops sending and what its
@@ -125,12 +125,16 @@ func (x *execution) durationLine() string {
 	o := &x.Options
 	var parts []string
 	if o.Duration > 0 {
-		parts = append(parts, fmt.Sprintf("sending stops %s s after the start (--duration), and requests still running %s s later are cancelled (--interrupt-grace)",
-			pyfmt.Float(o.Duration.Seconds()), pyfmt.Float(o.InterruptGrace.Seconds())))
+		end := ""
+		if math.IsInf(o.Schedule.RequestRate, 1) {
+			end = fmt.Sprintf(" or once the %d prompts are sent", len(x.jobs))
+		}
+		parts = append(parts, fmt.Sprintf("sending stops %s s after the start (--duration)%s, and requests still running %s s later are cancelled (--interrupt-grace)",
+			plainNumber(o.Duration.Seconds()), end, plainNumber(o.InterruptGrace.Seconds())))
 	}
 	if o.WarmupDuration > 0 {
 		parts = append(parts, fmt.Sprintf("the requests released in the first %s s are a warm-up, left out of the figures (--warmup-duration)",
-			pyfmt.Float(o.WarmupDuration.Seconds())))
+			plainNumber(o.WarmupDuration.Seconds())))
 	}
 	if len(parts) == 0 {
 		return ""
