@@ -66,6 +66,9 @@ func TestSLASearchFindsSimulatorCapacity(t *testing.T) {
 	if !strings.Contains(errOut, "SLA point 1: request_rate=inf, 160 requests") {
 		t.Errorf("stderr lacks the progress lines:\n%s", errOut)
 	}
+	if !strings.Contains(errOut, "Prefix cache: reset before each point") {
+		t.Errorf("stderr does not say that each point starts from a reset cache:\n%s", errOut)
+	}
 }
 
 // slaSearch is what the tests read of sla.json.

@@ -36,7 +36,8 @@ func runSLA(ctx context.Context, deps *Deps, o *SLAOptions, intr *interrupts) er
 	defer stopSim()
 	cfg := o.Search
 	cfg.Progress = deps.Stderr
-	pr := &slaPointRunner{rn: rn, base: o.Serve.Run, dir: o.OutputDir, variable: cfg.Variable, intr: intr}
+	pr := &slaPointRunner{rn: rn, base: o.Serve.Run, dir: o.OutputDir, variable: cfg.Variable, intr: intr,
+		deps: deps, cache: &cacheGuard{mode: o.Serve.Repeat.Cache, what: "point"}}
 	res, err := capacity.Search(ctx, cfg, pr.run)
 	if res == nil {
 		return err
@@ -78,6 +79,11 @@ type slaPointRunner struct {
 	dir      string
 	variable capacity.Variable
 	intr     *interrupts
+	deps     *Deps
+	// cache keeps each point from the cache of the points before it;
+	// runs counts the points run, its k.
+	cache *cacheGuard
+	runs  int
 }
 
 // options are the run options of point p.
@@ -106,6 +112,10 @@ func (r *slaPointRunner) options(p capacity.Point) run.Options {
 // the search.
 func (r *slaPointRunner) run(ctx context.Context, p capacity.Point) (*capacity.Measurement, error) {
 	o := r.options(p)
+	r.runs++
+	if err := r.cache.prepare(ctx, r.deps, runnerTarget(r.rn), &o, r.runs, true); err != nil {
+		return nil, err
+	}
 	if err := os.MkdirAll(o.ResultDir, 0o755); err != nil {
 		return nil, err
 	}
