@@ -96,6 +96,13 @@ func roomForView(deps *Deps) bool {
 	return err == nil && cols >= liveview.Columns && rows >= liveRows
 }
 
+// plan tells the watchers how many runs the command plans.
+func (l *ServeLive) plan(runs int) {
+	if p, ok := l.watcher.(live.Planner); ok {
+		p.Plan(runs)
+	}
+}
+
 // env is env with the watchers of the runs.
 func (l *ServeLive) env(env run.Env) run.Env {
 	env.Live = l.watcher

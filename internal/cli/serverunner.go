@@ -55,6 +55,7 @@ func serveRuns(ctx context.Context, deps *Deps, opts *ServeOptions, intr *interr
 	}
 	defer stopSim()
 	if opts.Repeat.Runs > 1 {
+		opts.Live.plan(opts.Repeat.Runs)
 		return nil, runRepeated(ctx, deps, opts.Repeat, opts.Run, rn, sg)
 	}
 	job := runner.Job{Options: opts.Run}

@@ -158,6 +158,7 @@ func runServeSweep(ctx context.Context, deps *Deps, opts *ServeOptions, intr *in
 	if err != nil {
 		return err
 	}
+	opts.Live.plan(len(pts))
 	sg, err := opts.Gate.prepare(deps.Stderr)
 	if err != nil {
 		return err

@@ -57,6 +57,21 @@ type Run interface {
 	End()
 }
 
+// Planner is a watcher told how many runs a command plans (a sweep's
+// points, --num-runs), so that it can say "run 2 of 5".
+type Planner interface {
+	Plan(runs int)
+}
+
+// Plan tells each watcher that plans.
+func (ws Watchers) Plan(runs int) {
+	for _, w := range ws {
+		if p, ok := w.(Planner); ok {
+			p.Plan(runs)
+		}
+	}
+}
+
 // Watchers is several watchers as one: every run goes to each.
 type Watchers []Watcher
 

@@ -3,6 +3,7 @@ package liveview
 import (
 	"fmt"
 	"math"
+	"strconv"
 	"strings"
 	"time"
 	"unicode/utf8"
@@ -33,9 +34,15 @@ type Summary struct {
 // shownDone bounds the points done that a frame lists (the last ones).
 const shownDone = 3
 
-// Frame is the view of a run at f, the run numbered run, after the runs
-// done: at most Columns wide, as many lines for every frame of a run.
-func Frame(f live.Figures, run int, done []Summary) []string {
+// Runs numbers a run among the command's.
+type Runs struct {
+	// Run is the run's number, from 1; Of the runs planned (0: not known).
+	Run, Of int
+}
+
+// Frame is the view of a run at f, numbered run, after the runs done: at
+// most Columns wide, as many lines for every frame of a run.
+func Frame(f live.Figures, run Runs, done []Summary) []string {
 	lines := []string{
 		title(f, run, len(done)),
 		barLine(f),
@@ -62,9 +69,13 @@ func Frame(f live.Figures, run int, done []Summary) []string {
 }
 
 // title names the run and the point it is.
-func title(f live.Figures, run, done int) string {
+func title(f live.Figures, run Runs, done int) string {
 	i := f.Info
-	t := fmt.Sprintf("gobench serve · run %d%s · %s · %s", run, point(i.Label, i.RequestRate, i.MaxConcurrency), i.Model, i.Backend)
+	n := strconv.Itoa(run.Run)
+	if run.Of > 0 {
+		n += " of " + strconv.Itoa(run.Of)
+	}
+	t := fmt.Sprintf("gobench serve · run %s%s · %s · %s", n, point(i.Label, i.RequestRate, i.MaxConcurrency), i.Model, i.Backend)
 	if done > 0 {
 		t += fmt.Sprintf(" · %d done", done)
 	}

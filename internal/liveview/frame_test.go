@@ -49,13 +49,13 @@ func TestFrameGolden(t *testing.T) {
 	for _, tc := range []struct {
 		name string
 		f    live.Figures
-		run  int
+		run  Runs
 		done []Summary
 	}{
-		{"busy", busy(), 1, nil},
-		{"start", start, 1, nil},
-		{"sweep", busy(), 3, done},
-		{"long_label", long, 1, nil},
+		{"busy", busy(), Runs{Run: 1}, nil},
+		{"start", start, Runs{Run: 1}, nil},
+		{"sweep", busy(), Runs{Run: 3, Of: 5}, done},
+		{"long_label", long, Runs{Run: 1}, nil},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			lines := Frame(tc.f, tc.run, tc.done)

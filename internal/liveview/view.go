@@ -38,14 +38,24 @@ const (
 type View struct {
 	w io.Writer
 	// mu guards what the runs' drawing goroutines and Close share.
-	mu     sync.Mutex
-	runs   int
-	done   []Summary
-	hidden bool
+	mu   sync.Mutex
+	runs int
+	// planned is the number of runs the command plans (0: one, or not
+	// known).
+	planned int
+	done    []Summary
+	hidden  bool
 }
 
 // New is the view of the runs drawn on w.
 func New(w io.Writer) *View { return &View{w: w} }
+
+// Plan tells the view how many runs the command plans.
+func (v *View) Plan(runs int) {
+	v.mu.Lock()
+	defer v.mu.Unlock()
+	v.planned = runs
+}
 
 // Draws is true: the view takes the progress bar's place.
 func (v *View) Draws() bool { return true }
@@ -54,7 +64,7 @@ func (v *View) Draws() bool { return true }
 func (v *View) Watch(info live.Info) live.Run {
 	v.mu.Lock()
 	v.runs++
-	r := &viewRun{Collector: live.NewCollector(info), v: v, n: v.runs, done: append([]Summary(nil), v.done...),
+	r := &viewRun{Collector: live.NewCollector(info), v: v, n: v.runs, of: v.planned, done: append([]Summary(nil), v.done...),
 		quit: make(chan struct{}), exited: make(chan struct{})}
 	v.mu.Unlock()
 	r.win = live.NewWindow(r.Collector)
@@ -78,7 +88,7 @@ func (v *View) Close() {
 type viewRun struct {
 	*live.Collector
 	v            *View
-	n            int
+	n, of        int
 	done         []Summary
 	win          *live.Window
 	quit, exited chan struct{}
@@ -99,7 +109,7 @@ func (r *viewRun) loop() {
 			return
 		case <-t.C:
 		}
-		lines := Frame(r.win.Read(), r.n, r.done)
+		lines := Frame(r.win.Read(), Runs{Run: r.n, Of: r.of}, r.done)
 		frame := strings.Join(lines, "\n") + "\n"
 		if frame == r.last {
 			continue

@@ -54,6 +54,7 @@ func TestPointsDone(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		var buf testserver.LockedBuffer
 		v := New(&buf)
+		v.Plan(2)
 		r := v.Watch(live.Info{Total: 10, RequestRate: 2})
 		feedFor(r, time.Second, 100*time.Millisecond)
 		r.End()
@@ -61,7 +62,7 @@ func TestPointsDone(t *testing.T) {
 		feedFor(r, time.Second, 100*time.Millisecond)
 		r.End()
 		out := buf.String()
-		for _, want := range []string{"gobench serve · run 2 (4.0 req/s)", "· 1 done", "done       run 1 (2.0 req/s): 10 ok, 0 failed"} {
+		for _, want := range []string{"gobench serve · run 2 of 2 (4.0 req/s)", "· 1 done", "done       run 1 (2.0 req/s): 10 ok, 0 failed"} {
 			if !strings.Contains(out, want) {
 				t.Errorf("the second run's frames do not show %q", want)
 			}
