@@ -66,6 +66,7 @@ func refusedBenchFlags() map[string]string {
 	add("the loads of a sweep are its parameters", func(fs *pflag.FlagSet) { new(serveSweepFlags).register(flagSet{fs}) })
 	add("a sweep's run is one client's", func(fs *pflag.FlagSet) { new(shardFlags).register(fs) })
 	add("serve's pictures are the bench command's, the same for every run", func(fs *pflag.FlagSet) { new(reportFlags).register(fs) })
+	add("the live metrics are the sweep process's, not one run's", func(fs *pflag.FlagSet) { new(liveFlags).register(fs) })
 	add("the simulator of --sim is the bench command's; vary a server with --serve-cmd 'gobench sim ...' and --serve-params",
 		func(fs *pflag.FlagSet) {
 			new(simFlags).register(fs, "sim-", false)
