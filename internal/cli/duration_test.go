@@ -103,6 +103,12 @@ func TestDurationGraceBound(t *testing.T) {
 	if res["failed"] != 20.0 {
 		t.Errorf("%v failed, want the 20 requests still running at 2.5 s", res["failed"])
 	}
+	for _, e := range res["errors"].([]any) {
+		if want := "cancelled: still running --interrupt-grace (0.5 s) after --duration (2 s) ended"; e != want {
+			t.Errorf("error %q, want %q", e, want)
+			break
+		}
+	}
 	if d, _ := res["duration"].(float64); d < 2.5 || d > 2.6 {
 		t.Errorf("benchmark duration %v s, want 2 s and the 0.5 s grace", d)
 	}

@@ -102,6 +102,23 @@ func leaveOutWarmup(res *dispatchResult, offsets []float64, w time.Duration) int
 	return n
 }
 
+// applyTimeBounds applies --duration and --warmup-duration to what the
+// dispatcher measured: the requests cancelled at the end of the grace say
+// so (not "interrupted"), and the warm-up's are left out.
+func (x *execution) applyTimeBounds(res *dispatchResult) {
+	if x.Options.Duration > 0 && !res.interrupted {
+		cut := x.client.StopText(context.Canceled, 0)
+		why := fmt.Sprintf("cancelled: still running --interrupt-grace (%s s) after --duration (%s s) ended",
+			plainNumber(x.Options.InterruptGrace.Seconds()), plainNumber(x.Options.Duration.Seconds()))
+		for i := range res.outputs {
+			if res.sent[i] && res.outputs[i].Error == cut {
+				res.outputs[i].Error = why
+			}
+		}
+	}
+	x.leaveOutWarmup(res)
+}
+
 // leaveOutWarmup applies --warmup-duration to what the dispatcher
 // measured (leaveOutWarmup) and moves the schedule's offsets to the
 // measured run's start, so that each request's offset and start time

@@ -127,7 +127,7 @@ func (p *Plan) Execute(ctx context.Context, env Env) (*Result, error) {
 	res := x.dispatch(ctx, bar, feed)
 	cpu.stop()
 	feed.end()
-	x.leaveOutWarmup(&res)
+	x.applyTimeBounds(&res)
 	r := ran{res: res, before: before, rampStart: rampStart, cpu: cpu}
 	r.probe = probes.finish(res.interrupted)
 	bar.finish()
