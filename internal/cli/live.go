@@ -70,10 +70,19 @@ func (l *ServeLive) start(deps *Deps, disableProgress bool) (stop func(), err er
 		ws = append(ws, e)
 		stops = append(stops, func() { _ = srv.Close() })
 	}
-	if deps.IsTerminal && !disableProgress && roomForView(deps) {
-		v := liveview.New(deps.Stderr)
+	if l, ok := deps.Stderr.(*lockedWriter); ok && deps.IsTerminal && !disableProgress && roomForView(deps) {
+		v := liveview.New(l.w)
 		ws = append(ws, v)
-		stops = append(stops, v.Close)
+		l.mu.Lock()
+		tty := l.w
+		l.w = v.Others(tty) // an interrupt's message or a warning is not drawn over
+		l.mu.Unlock()
+		stops = append(stops, func() {
+			v.Close()
+			l.mu.Lock()
+			l.w = tty
+			l.mu.Unlock()
+		})
 	}
 	if len(ws) > 0 {
 		l.watcher = ws
@@ -86,7 +95,9 @@ func (l *ServeLive) start(deps *Deps, disableProgress bool) (stop func(), err er
 func roomForView(deps *Deps) bool {
 	w := deps.Stderr
 	if l, ok := w.(*lockedWriter); ok {
+		l.mu.Lock()
 		w = l.w
+		l.mu.Unlock()
 	}
 	f, ok := w.(interface{ Fd() uintptr })
 	if !ok {

@@ -45,6 +45,8 @@ type View struct {
 	planned int
 	done    []Summary
 	hidden  bool
+	// cur is the run being drawn (nil between runs).
+	cur *viewRun
 }
 
 // New is the view of the runs drawn on w.
@@ -66,6 +68,7 @@ func (v *View) Watch(info live.Info) live.Run {
 	v.runs++
 	r := &viewRun{Collector: live.NewCollector(info), v: v, n: v.runs, of: v.planned, done: append([]Summary(nil), v.done...),
 		quit: make(chan struct{}), exited: make(chan struct{})}
+	v.cur = r
 	v.mu.Unlock()
 	r.win = live.NewWindow(r.Collector)
 	go r.loop()
@@ -83,6 +86,29 @@ func (v *View) Close() {
 	}
 }
 
+// Others is a writer for what others write on the view's terminal while
+// it draws (an interrupt's message, a warning): the frame is erased
+// first, so the text stands where the frame stood instead of being drawn
+// over, and the next frame comes below it. Writes to w go through it.
+func (v *View) Others(w io.Writer) io.Writer { return others{v: v, w: w} }
+
+// others is View.Others' writer.
+type others struct {
+	v *View
+	w io.Writer
+}
+
+// Write erases the frame, if one is drawn, and writes p.
+func (o others) Write(p []byte) (int, error) {
+	o.v.mu.Lock()
+	defer o.v.mu.Unlock()
+	if r := o.v.cur; r != nil && r.lines > 0 {
+		_, _ = io.WriteString(o.v.w, r.erase())
+		r.lines, r.last = 0, ""
+	}
+	return o.w.Write(p)
+}
+
 // viewRun is one run being drawn: the collector the requests feed, and
 // the goroutine that reads it and draws.
 type viewRun struct {
@@ -93,7 +119,8 @@ type viewRun struct {
 	win          *live.Window
 	quit, exited chan struct{}
 	once         sync.Once
-	// lines is the height of the frame on the screen (0: none drawn).
+	// lines is the height of the frame on the screen (0: none drawn) and
+	// last the frame; View.mu guards them.
 	lines int
 	last  string
 }
@@ -110,12 +137,7 @@ func (r *viewRun) loop() {
 		case <-t.C:
 		}
 		lines := Frame(r.win.Read(), Runs{Run: r.n, Of: r.of}, r.done)
-		frame := strings.Join(lines, "\n") + "\n"
-		if frame == r.last {
-			continue
-		}
-		r.draw(r.erase() + frame)
-		r.last, r.lines = frame, len(lines)
+		r.draw(strings.Join(lines, "\n")+"\n", len(lines))
 	}
 }
 
@@ -128,15 +150,21 @@ func (r *viewRun) erase() string {
 	return "\r\x1b[" + strconv.Itoa(r.lines) + "A" + eraseDown
 }
 
-// draw writes s with the cursor hidden.
-func (r *viewRun) draw(s string) {
+// draw redraws the frame of n lines in place of the last one, with the
+// cursor hidden; a frame like the last is not redrawn.
+func (r *viewRun) draw(frame string, n int) {
 	r.v.mu.Lock()
 	defer r.v.mu.Unlock()
+	if frame == r.last {
+		return
+	}
+	s := r.erase() + frame
 	if !r.v.hidden {
 		s = hideCursor + s
 		r.v.hidden = true
 	}
 	_, _ = io.WriteString(r.v.w, s)
+	r.last, r.lines = frame, n
 }
 
 // End stops drawing, erases the frame, leaves the run's bar line and
@@ -154,7 +182,7 @@ func (r *viewRun) End() {
 		r.v.mu.Lock()
 		defer r.v.mu.Unlock()
 		_, _ = io.WriteString(r.v.w, r.erase()+s.Bar+"\n"+showCursor)
-		r.v.hidden = false
+		r.lines, r.v.hidden, r.v.cur = 0, false, nil
 		r.v.done = append(r.v.done, s)
 	})
 }

@@ -69,3 +69,25 @@ func TestPointsDone(t *testing.T) {
 		}
 	})
 }
+
+// TestOthersWriteAboveTheFrame: a message written on the terminal while
+// the view draws (an interrupt's) stays on the screen, above the frames
+// that follow and the run's bar line.
+func TestOthersWriteAboveTheFrame(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		var buf testserver.LockedBuffer
+		v := New(&buf)
+		stderr := v.Others(&buf)
+		r := v.Watch(live.Info{Total: 40, Model: "m", Backend: "openai"})
+		feedFor(r, time.Second, 50*time.Millisecond)
+		_, _ = stderr.Write([]byte("\nInterrupted: no new requests are sent.\n"))
+		feedFor(r, time.Second, 50*time.Millisecond)
+		r.End()
+		var sc screen
+		sc.write(buf.String())
+		want := "\nInterrupted: no new requests are sent.\n100%|"
+		if got := sc.text(); !strings.HasPrefix(got, want) || len(sc.unknown) > 0 {
+			t.Errorf("the screen after the run:\n%s\nwant the message, then the bar line alone", got)
+		}
+	})
+}
