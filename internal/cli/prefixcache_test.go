@@ -198,3 +198,24 @@ func TestSweepServePrefixCache(t *testing.T) {
 		})
 	}
 }
+
+// TestRunSetColdCacheOnScheduler: against the simulator's engine, which
+// caches prefixes as vLLM does, the second run of a set meets a warm
+// cache only with --warm-cache (the warning, which names the flag to
+// use, fires then and only then).
+func TestRunSetColdCacheOnScheduler(t *testing.T) {
+	t.Parallel()
+	for _, tt := range []struct {
+		flags []string
+		warm  bool
+	}{{nil, false}, {[]string{"--warm-cache"}, true}} {
+		args := append([]string{"serve", "--sim", "--sim-preset", "8b-1gpu", "--disable-tqdm", "--num-prompts", "20",
+			"--request-rate", "20", "--random-input-len", "256", "--random-output-len", "4", "--num-runs", "2",
+			"--result-dir", t.TempDir(), "--result-filename", "w.json"}, tt.flags...)
+		_, stderr, code := runSimInBubble(t, args...)
+		warned := strings.Count(stderr, "prefix cache hit rate during a random-dataset run")
+		if code != 0 || (warned == 1) != tt.warm || (tt.warm && !strings.Contains(stderr, "Give --reset-prefix-cache")) {
+			t.Errorf("%q: exit %d, %d warm-cache warnings; want 0 and one only with --warm-cache\n%s", tt.flags, code, warned, stderr)
+		}
+	}
+}
