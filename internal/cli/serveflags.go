@@ -220,7 +220,7 @@ func (f *serveFlags) registerLoad(s flagSet) {
 	s.val(argparse.BindFloat("request-rate", &o.Schedule.RequestRate), "request-rate", "Mean requests per second; inf sends every request at once. Arrival gaps are gamma-distributed (Poisson when --burstiness is 1) and normalised so the last request is due at num_prompts/rate.")
 	s.val(argparse.BindDuration("duration", &o.Duration), "duration",
 		"Run for this long (5m, 90s, seconds) instead of --num-prompts: rate × duration prompts at a finite --request-rate, "+
-			"at inf --num-prompts until the time is up; requests in flight then get --interrupt-grace.")
+			"at inf the prompts in turn as --max-concurrency frees a slot (without it, --num-prompts at once); requests in flight then get --interrupt-grace.")
 	s.val(argparse.BindDuration("warmup-duration", &o.WarmupDuration), "warmup-duration",
 		"Leave the requests released in this opening window out of every figure (they are sent; the result counts them).")
 	s.val(argparse.BindFloat("burstiness", &o.Schedule.Burstiness), "burstiness", "Gamma shape of the arrival gaps: 1 is Poisson, below 1 burstier, above 1 more regular, inf evenly spaced.")

@@ -5,10 +5,13 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"strconv"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/gobench/gobench/internal/dataset"
+	"github.com/gobench/gobench/internal/metrics"
 	"github.com/gobench/gobench/internal/pyfmt"
 )
 
@@ -142,12 +145,15 @@ func (x *execution) durationLine() string {
 	o := &x.Options
 	var parts []string
 	if o.Duration > 0 {
-		end := ""
-		if math.IsInf(o.Schedule.RequestRate, 1) {
-			end = fmt.Sprintf(" or once the %d prompts are sent", len(x.jobs))
+		d, grace := plainNumber(o.Duration.Seconds()), plainNumber(o.InterruptGrace.Seconds())
+		send := "sending stops " + d + " s after the start (--duration)"
+		switch {
+		case x.cycles():
+			send = fmt.Sprintf("the %d prompts are sent in turn, again from the first, as --max-concurrency frees a slot, until %s s after the start (--duration)", len(x.jobs), d)
+		case math.IsInf(o.Schedule.RequestRate, 1):
+			send += fmt.Sprintf(" or once the %d prompts are sent", len(x.jobs))
 		}
-		parts = append(parts, fmt.Sprintf("sending stops %s s after the start (--duration)%s, and requests still running %s s later are cancelled (--interrupt-grace)",
-			plainNumber(o.Duration.Seconds()), end, plainNumber(o.InterruptGrace.Seconds())))
+		parts = append(parts, send+", and requests still running "+grace+" s later are cancelled (--interrupt-grace)")
 	}
 	if o.WarmupDuration > 0 {
 		parts = append(parts, fmt.Sprintf("the requests released in the first %s s are a warm-up, left out of the figures (--warmup-duration)",
@@ -157,4 +163,94 @@ func (x *execution) durationLine() string {
 		return ""
 	}
 	return "Time-based: " + strings.Join(parts, "; ") + "."
+}
+
+// cycles reports whether a run cycles its prompts: at rate inf with
+// --duration and --max-concurrency (without a bound on concurrency a loop
+// would flood the server), not sharded (a shard sends its share of one
+// plan).
+func (x *execution) cycles() bool {
+	o := &x.Options
+	return o.Duration > 0 && math.IsInf(o.Schedule.RequestRate, 1) && x.inFlight > 0 && !o.Shard.Sharded() && x.talks == nil
+}
+
+// cycle is the dispatcher of a run that cycles its prompts: each request
+// in turn is sent as soon as a concurrency slot is free, from the first
+// again after the last (request id suffixed -2, -3, ... on later rounds),
+// until the time is up. The requests are kept whole for the next round.
+func (d *dispatcher) cycle(ctx context.Context, now func() float64, jobs []job) dispatchResult {
+	ctx, cancelAll := context.WithCancel(ctx)
+	defer cancelAll()
+	interrupt := d.stop
+	go d.graceThenCancel(ctx, interrupt, cancelAll)
+	waitStart(ctx, interrupt, d.wallClock, d.startAt)
+	var res dispatchResult
+	startWall := time.Now()
+	res.start, res.startWall = now(), d.wallClock()
+	stop := timeUp(ctx, interrupt, startWall, d.duration)
+	go d.graceThenCancel(ctx, stop, cancelAll)
+	var outs []*metrics.Output
+	var wg sync.WaitGroup
+	for i := 0; d.nextSlot(ctx, stop); i++ {
+		req := *jobs[i%len(jobs)].req
+		if round := i / len(jobs); round > 0 && req.RequestID != "" {
+			req.RequestID += "-" + strconv.Itoa(round+1)
+		}
+		out := new(metrics.Output)
+		outs = append(outs, out)
+		arrival := now()
+		d.progress.sent()
+		d.live.sent()
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			defer d.sem.release()
+			*out = d.client.Do(ctx, d.be, &req, d.be.Body(&req))
+			out.ClientQueueTime = out.StartTime - arrival
+			d.progress.finished(out)
+			d.live.finished(out)
+		}()
+	}
+	wg.Wait()
+	res.end = now()
+	res.outputs, res.sent, res.lags = make([]metrics.Output, len(outs)), make([]bool, len(outs)), make([]float64, len(outs))
+	for i, o := range outs {
+		res.outputs[i], res.sent[i] = *o, true
+	}
+	res.interrupted = isClosed(interrupt)
+	return res
+}
+
+// nextSlot waits for a concurrency slot; false when the run stops
+// sending first (the slot, if it came, given back).
+func (d *dispatcher) nextSlot(ctx context.Context, stop <-chan struct{}) bool {
+	ch := d.sem.join()
+	select {
+	case <-ch:
+	case <-stop:
+		d.sem.leave(ch)
+		return false
+	case <-ctx.Done():
+		d.sem.leave(ch)
+		return false
+	}
+	select {
+	case <-stop:
+		d.sem.release()
+		return false
+	default:
+		return true
+	}
+}
+
+// dispatchOn runs d over the plan: cycling the prompts (cycles), with the
+// schedule's offsets, all 0 at rate inf, grown to the requests sent; else
+// on the schedule.
+func (x *execution) dispatchOn(ctx context.Context, d *dispatcher) dispatchResult {
+	if !x.cycles() {
+		return d.run(ctx, x.clock.Seconds, x.jobs, x.Offsets)
+	}
+	res := d.cycle(ctx, x.clock.Seconds, x.jobs)
+	x.Offsets = make([]float64, len(res.outputs))
+	return res
 }

@@ -358,7 +358,7 @@ func (x *execution) dispatch(ctx context.Context, bar *progress, feed *liveFeed)
 	if o.Schedule.RampUp != nil {
 		d.released = make([]time.Time, len(x.jobs))
 	}
-	return d.run(ctx, x.clock.Seconds, x.jobs, x.Offsets)
+	return x.dispatchOn(ctx, d)
 }
 
 // measure computes the metrics over the requests that were sent (an
