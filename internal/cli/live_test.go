@@ -57,3 +57,19 @@ func TestLiveViewNeedsRoom(t *testing.T) {
 		t.Errorf("want the progress bar and no live view on stderr:\n%s", s)
 	}
 }
+
+// TestMetricsListenInSLASearch: the search's serve line takes
+// --metrics-listen too, the endpoint started once for every point (an
+// address in use is refused before the first point).
+func TestMetricsListenInSLASearch(t *testing.T) {
+	busy, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer busy.Close()
+	_, stderr, code := runMain(t, "sweep", "sla", "--sla", "p99_ttft_ms<=200", "--output-dir", t.TempDir(),
+		"--", "--sim", "--num-prompts", "10", "--metrics-listen", busy.Addr().String())
+	if code != 2 || !strings.Contains(stderr, "argument --metrics-listen") || strings.Contains(stderr, "SLA point") {
+		t.Errorf("exit %d, stderr:\n%s\nwant exit 2 naming --metrics-listen before any point", code, stderr)
+	}
+}

@@ -28,8 +28,13 @@ func runSLA(ctx context.Context, deps *Deps, o *SLAOptions, intr *interrupts) er
 	if err := os.MkdirAll(o.OutputDir, 0o755); err != nil {
 		return argErrorf("argument --output-dir: %v", err)
 	}
-	rn, stopSim, err := startRunner(ctx, deps, o.Serve.Sim, run.Env{Now: deps.Now, Getenv: deps.Getenv,
-		Version: deps.Version, Transport: deps.Transport, Abort: intr.abort})
+	stopLive, err := o.Serve.Live.start(deps, o.Serve.Run.DisableProgress)
+	if err != nil {
+		return err
+	}
+	defer stopLive()
+	rn, stopSim, err := startRunner(ctx, deps, o.Serve.Sim, o.Serve.Live.env(run.Env{Now: deps.Now, Getenv: deps.Getenv,
+		Version: deps.Version, Transport: deps.Transport, Abort: intr.abort}))
 	if err != nil {
 		return err
 	}
