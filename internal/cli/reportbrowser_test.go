@@ -72,16 +72,10 @@ func medianTTFT(t testing.TB, path string) string {
 
 var number = regexp.MustCompile(`\d+(\.\d+)?`)
 
-// checkReport opens the report in the browser (browsertest.Check fails on
-// any request but the file, any console error, a chart that did not draw or
-// shows no tooltip) and checks that the page's text holds every want, that a
-// chart's id holds each of chartIDs, and that every tooltip shows a number.
-func checkReport(t *testing.T, path string, want, chartIDs []string) []browsertest.Chart {
-	t.Helper()
-	return checkReportWith(t, path, browsertest.Options{}, want, chartIDs).Charts
-}
-
-// checkReportWith is checkReport with the browser's options, returning
+// checkReportWith opens the report in the browser with its options
+// (browsertest.Check fails on any request but the file, any console error, a
+// chart that did not draw or shows no tooltip), checks that the page's text
+// holds every want and that a chart's id holds each of chartIDs, and returns
 // all the check saw.
 func checkReportWith(t *testing.T, path string, o browsertest.Options, want, chartIDs []string) *browsertest.Result {
 	t.Helper()

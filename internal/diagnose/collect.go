@@ -231,7 +231,9 @@ type timeoutError struct {
 	err   error
 }
 
-func (e *timeoutError) Error() string { return fmt.Sprintf("timed out after %v (--scrape-timeout)", e.after) }
+func (e *timeoutError) Error() string {
+	return fmt.Sprintf("timed out after %v (--scrape-timeout)", e.after)
+}
 func (e *timeoutError) Unwrap() error { return e.err }
 
 func (c *Collector) progressf(format string, a ...any) {
