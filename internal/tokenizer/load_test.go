@@ -70,14 +70,19 @@ func TestLoadRefusesUnsupportedKinds(t *testing.T) {
 	}
 }
 
-func TestLoadErrorsNameFileAndField(t *testing.T) {
-	tests := []struct {
-		name        string
-		edit        func(m map[string]any)
-		raw         string // used instead of the edited file when set
-		unsupported bool
-		want        []string
-	}{
+// loadErrorCase is a broken tokenizer.json (an edit of basicJSON, or raw
+// text) and what Load's error must say of it.
+type loadErrorCase struct {
+	name        string
+	edit        func(m map[string]any)
+	raw         string // used instead of the edited file when set
+	unsupported bool
+	want        []string
+}
+
+// loadErrorCases are the broken files TestLoadErrorsNameFileAndField loads.
+func loadErrorCases() []loadErrorCase {
+	return []loadErrorCase{
 		{name: "truncated JSON", raw: `{"version": "1.0", "model": {"type": "BPE", "vocab": {"a": 0}`, want: []string{"invalid JSON"}},
 		{name: "not an object", raw: `[1, 2]`, want: []string{"want a JSON object"}},
 		{name: "missing model", edit: func(m map[string]any) { delete(m, "model") }, want: []string{"model: missing"}},
@@ -136,7 +141,10 @@ func TestLoadErrorsNameFileAndField(t *testing.T) {
 			m["model"].(map[string]any)["dropout"] = 0.1
 		}, want: []string{"dropout"}},
 	}
-	for _, tc := range tests {
+}
+
+func TestLoadErrorsNameFileAndField(t *testing.T) {
+	for _, tc := range loadErrorCases() {
 		t.Run(tc.name, func(t *testing.T) {
 			content := tc.raw
 			if content == "" {

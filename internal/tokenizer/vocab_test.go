@@ -79,55 +79,60 @@ func TestVocabulary(t *testing.T) {
 		ids  []int
 	}{"many", many, manyIDs})
 	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			v := vocabInOrder(tt.toks, tt.ids)
-			want := map[string]int{}
-			var order []string // first occurrences... of the last entry of each token
-			last := map[string]int{}
-			for i, tok := range tt.toks {
-				want[tok] = tt.ids[i]
-				last[tok] = i
-			}
-			for i, tok := range tt.toks {
-				if last[tok] == i {
-					order = append(order, tok)
-				}
-			}
-			if got := vocabMap(v); !maps.Equal(got, want) {
-				t.Errorf("entries %v, want %v", got, want)
-			}
-			if v.len() != len(want) {
-				t.Errorf("len %d, want %d", v.len(), len(want))
-			}
-			var gotOrder []string
-			for tok := range v.all() {
-				gotOrder = append(gotOrder, tok)
-			}
-			if !slices.Equal(gotOrder, order) {
-				t.Errorf("order %q, want %q", gotOrder, order)
-			}
-			for tok, id := range want {
-				if got, ok := v.get(tok); !ok || got != id {
-					t.Errorf("get(%q) = %d, %v; want %d", tok, got, ok, id)
-				}
-			}
-			for _, absent := range []string{"zz", "a\x00", "abcd", "t"} {
-				if _, in := want[absent]; in {
-					continue
-				}
-				if id, ok := v.get(absent); ok {
-					t.Errorf("get(%q) = %d, want absent", absent, id)
-				}
-			}
-			dups := len(want) != len(tt.toks)
-			for id := range len(tt.toks) + 1 {
-				tok, ok := v.atID(id)
-				wantOK := !dups && id < len(tt.toks) && tt.ids[id] == id
-				if ok != wantOK || (ok && tok != tt.toks[id]) {
-					t.Errorf("atID(%d) = %q, %v; want %v", id, tok, ok, wantOK)
-				}
-			}
-		})
+		t.Run(tt.name, func(t *testing.T) { checkVocabulary(t, tt.toks, tt.ids) })
+	}
+}
+
+// checkVocabulary checks the vocabulary built of toks and ids (the last
+// entry of a token wins) against a map built the plain way.
+func checkVocabulary(t *testing.T, toks []string, ids []int) {
+	t.Helper()
+	v := vocabInOrder(toks, ids)
+	want := map[string]int{}
+	var order []string // first occurrences... of the last entry of each token
+	last := map[string]int{}
+	for i, tok := range toks {
+		want[tok] = ids[i]
+		last[tok] = i
+	}
+	for i, tok := range toks {
+		if last[tok] == i {
+			order = append(order, tok)
+		}
+	}
+	if got := vocabMap(v); !maps.Equal(got, want) {
+		t.Errorf("entries %v, want %v", got, want)
+	}
+	if v.len() != len(want) {
+		t.Errorf("len %d, want %d", v.len(), len(want))
+	}
+	var gotOrder []string
+	for tok := range v.all() {
+		gotOrder = append(gotOrder, tok)
+	}
+	if !slices.Equal(gotOrder, order) {
+		t.Errorf("order %q, want %q", gotOrder, order)
+	}
+	for tok, id := range want {
+		if got, ok := v.get(tok); !ok || got != id {
+			t.Errorf("get(%q) = %d, %v; want %d", tok, got, ok, id)
+		}
+	}
+	for _, absent := range []string{"zz", "a\x00", "abcd", "t"} {
+		if _, in := want[absent]; in {
+			continue
+		}
+		if id, ok := v.get(absent); ok {
+			t.Errorf("get(%q) = %d, want absent", absent, id)
+		}
+	}
+	dups := len(want) != len(toks)
+	for id := range len(toks) + 1 {
+		tok, ok := v.atID(id)
+		wantOK := !dups && id < len(toks) && ids[id] == id
+		if ok != wantOK || (ok && tok != toks[id]) {
+			t.Errorf("atID(%d) = %q, %v; want %v", id, tok, ok, wantOK)
+		}
 	}
 }
 
