@@ -4,6 +4,8 @@ import (
 	"strings"
 	"testing"
 	"unicode/utf8"
+
+	"github.com/gobench/gobench/internal/sim"
 )
 
 // afterBlock is what serve printed on stdout after vLLM's block: the lines
@@ -30,14 +32,17 @@ func TestOneScreen(t *testing.T) {
 	t.Parallel()
 	common := []string{"serve", "--sim", "--num-prompts", "100", "--request-rate", "inf"}
 	fixed := []string{"--sim-ttft", "0.005", "--sim-itl", "0.001", "--random-input-len", "32", "--random-output-len", "8"}
+	// The located verdict needs the preset's own load and frequent samples.
+	thrash, _ := sim.LookupPreset("kv-thrashing")
+	located := append([]string{"--sim-preset", "kv-thrashing", "--sim-num-speculative-tokens", "3",
+		"--metrics-interval", "0.05"}, thrash.Load...)
 	runs := []struct {
 		name  string
 		args  []string
 		wants string
 	}{
 		{"server view", append([]string{"--max-concurrency", "16"}, fixed...), "Verdict: "},
-		{"located, spec decode", []string{"--sim-preset", "kv-thrashing", "--sim-num-speculative-tokens", "3",
-			"--random-input-len", "64", "--random-output-len", "16"}, "[located]"},
+		{"located, spec decode", located, "[located]"},
 		{"failures", append([]string{"--sim-fault-reset", "0.6", "--sim-fault-http-503", "0.1"}, fixed...), "Verdict: "},
 		{"many turns", append([]string{"--backend", "openai-chat", "--multi-turn", "--multi-turn-num-turns", "10",
 			"--num-prompts", "12"}, fixed...), "left out (--details)"},
@@ -48,7 +53,7 @@ func TestOneScreen(t *testing.T) {
 			var lines [2]int
 			for i, extra := range [][]string{nil, {"--details"}} {
 				args := append(append(append([]string{}, common...), r.args...), extra...)
-				stdout, stderr, code := runMain(t, args...)
+				stdout, stderr, code := runSimInBubble(t, args...) // the verdicts are timings: virtual time
 				if code != 0 {
 					t.Fatalf("exit %d\n%s", code, stderr)
 				}

@@ -107,7 +107,7 @@ func TestStartLineCountsAsTheBlock(t *testing.T) {
 	if code != 0 {
 		t.Fatalf("exit %d:\n%s", code, stderr)
 	}
-	announced := announcedInputRE.FindStringSubmatch(stderr)
+	announced := announcedInputRE.FindStringSubmatch(strings.Join(strings.Fields(stderr), " ")) // wrapped at 100 columns
 	block := blockInputRE.FindStringSubmatch(stdout)
 	if announced == nil || block == nil {
 		t.Fatalf("no input tokens in:\n%s\n%s", stderr, stdout)

@@ -2,13 +2,24 @@ package run
 
 import (
 	"fmt"
+	"io"
 	"math"
 	"strconv"
 	"strings"
 
 	"github.com/gobench/gobench/internal/backend"
 	"github.com/gobench/gobench/internal/dataset"
+	"github.com/gobench/gobench/internal/texttable"
 )
+
+// sayWrapped writes one of the run's announcements on w, wrapped at
+// texttable.Width with its later lines indented, so that what comes before
+// vLLM's block fits a 100-column terminal as what follows it does.
+func sayWrapped(w io.Writer, line string) {
+	for _, l := range texttable.Wrap(line, texttable.Width, "", "  ") {
+		fmt.Fprintln(w, l)
+	}
+}
 
 // loadLine states the load the run is about to send, in one line: how
 // many requests, how fast, how many at a time, and how many tokens. vLLM's

@@ -154,9 +154,9 @@ func (x *execution) beforeRun(pre context.Context) error {
 		return nil
 	}
 	x.profile(pre, true)
-	fmt.Fprintln(x.out, x.loadLine())
+	sayWrapped(x.out, x.loadLine())
 	if l := x.durationLine(); l != "" {
-		fmt.Fprintln(x.out, l)
+		sayWrapped(x.out, l)
 	}
 	x.warnOpenFiles(fdlimit.Soft())
 	return nil

@@ -230,7 +230,7 @@ func (p *Plan) model(ctx context.Context) error {
 	if p.ModelID != p.ModelName {
 		weights = " (weights " + p.ModelID + ")"
 	}
-	fmt.Fprintf(p.out, "Model: %s%s, the first the server lists at /v1/models (--model picks another).\n", p.ModelName, weights)
+	sayWrapped(p.out, "Model: "+p.ModelName+weights+", the first the server lists at /v1/models (--model picks another).")
 	return nil
 }
 
@@ -331,7 +331,7 @@ func (p *Plan) ignoreEOS() bool {
 func (p *Plan) requests(samples []dataset.Sample) error {
 	o := &p.Options
 	if _, ok := o.SamplingParams.Get("temperature"); !ok && p.Backend.SamplingParams {
-		fmt.Fprintln(p.out, "Sampling: the requests carry no temperature, so the server's default applies (--temperature 0 asks for greedy decoding).")
+		sayWrapped(p.out, "Sampling: the requests carry no temperature, so the server's default applies (--temperature 0 asks for greedy decoding).")
 	}
 	extra := o.SamplingParams.Clone()
 	extra.Update(&o.ExtraBody)
