@@ -13,6 +13,7 @@ import (
 var unconfirmedCases = map[string]string{
 	"seq limit, max_num_seqs unknown":    "max_num_seqs not known, give --max-num-seqs",
 	"memory full, no preemption counter": "no preemption counter, thrashing not ruled out",
+	"prefill interference":               "inferred from the ITL tail; prefill steps are not observed",
 }
 
 // TestVerdictHeadlines: for every verdict case, a verdict the evidence

@@ -198,6 +198,8 @@ func streamFinding(r *Report, t Thresholds) Finding {
 	case hi.Value >= t.ITLHigh && tail >= t.ITLTailRatio:
 		f.Status, f.Verdict = Located, StreamPrefillInterference
 		f.Conclusion = "p99 is far above p50: prefill chunks share steps with decoders."
+		// The tail is seen; its cause is the likeliest one, not an observed one.
+		f.Unconfirmed = "inferred from the ITL tail; prefill steps are not observed"
 		f.Advice = "Lower --max-num-batched-tokens, set --long-prefill-token-threshold, or disaggregate prefill and decode."
 	case lo.Value >= t.ITLHigh:
 		f.Status, f.Verdict = Located, StreamBatchOrCPU
