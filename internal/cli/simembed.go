@@ -6,6 +6,7 @@ import (
 	"fmt"
 
 	"github.com/gobench/gobench/internal/sim"
+	"github.com/gobench/gobench/internal/texttable"
 	"github.com/spf13/pflag"
 )
 
@@ -39,7 +40,10 @@ func startEmbeddedSim(ctx context.Context, deps *Deps, cfg *sim.Config) (url str
 	if err != nil {
 		return "", nil, fmt.Errorf("start the simulator: %w", err)
 	}
-	fmt.Fprintf(deps.Stderr, "Started gobench's simulated server at %s (%s).\n", r.URL(), describeSim(*cfg))
+	started := fmt.Sprintf("Started gobench's simulated server at %s (%s).", r.URL(), describeSim(*cfg))
+	for _, l := range texttable.Wrap(started, texttable.Width, "", "  ") {
+		fmt.Fprintln(deps.Stderr, l)
+	}
 	stop = func() {
 		var re *sim.RecordError
 		if err := r.Close(); errors.As(err, &re) {
