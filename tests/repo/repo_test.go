@@ -32,6 +32,7 @@ const maxReadmeLines = 400
 // review, a work session.
 var trackerWords = []*regexp.Regexp{
 	regexp.MustCompile(`(?i)\bissues? ?#?\d+`),
+	regexp.MustCompile(`(?i)\b(the|this|that) issue\b|\bissue(:|'s\b)`),
 	regexp.MustCompile(`(?i)\bitem \d+ of\b`),
 	regexp.MustCompile(`(?i)\bmend(s|ed|ing)?\b`),
 	regexp.MustCompile(`(?i)\breview(s|ed|er|ers|ing)?\b`),

@@ -10,8 +10,8 @@ import (
 )
 
 // cpuTarget is the target for the client's CPU per event, at
-// targetStreams streams. The issue set it against a bare epoll loop it
-// measured at bareAssumed µs on the same kind of machine, so it also asks
+// targetStreams streams. It was set against a bare epoll loop measured
+// at bareAssumed µs on the same kind of machine, so it also asks
 // for gobench within cpuTarget/bareAssumed (1.4) times that loop; the
 // ratio rows show that half of the target, which a day's machine speed
 // does not move.
@@ -106,7 +106,7 @@ func ratioRows(figs []figure, mode string) []benchrow.Row {
 		}
 		rows = append(rows, benchrow.Row{Group: "cpu", Figure: fmt.Sprintf("%s / bare epoll loop, %d streams", servedBy(f), targetStreams),
 			Value: math.Round(f.value/bare*100) / 100, Unit: "×",
-			Target: fmt.Sprintf("for information (issue: %g / %g = %.1f×)", cpuTarget, bareAssumed, cpuTarget/bareAssumed),
+			Target: fmt.Sprintf("for information (target %g / %g = %.1f×)", cpuTarget, bareAssumed, cpuTarget/bareAssumed),
 			Note:   "gobench's figure over the bare epoll loop's, both from this run"})
 	}
 	return rows

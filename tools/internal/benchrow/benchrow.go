@@ -22,7 +22,7 @@ type Row struct {
 	// Value is the figure in Unit.
 	Value float64 `json:"value"`
 	Unit  string  `json:"unit"`
-	// Target is the target as the issue states it ("<= 7 µs/event"), or
+	// Target is the target as stated ("<= 7 µs/event"), or
 	// why the figure has none ("for comparison").
 	Target string `json:"target"`
 	// Met is whether Value meets Target; nil for a figure without one.
