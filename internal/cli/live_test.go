@@ -73,3 +73,29 @@ func TestMetricsListenInSLASearch(t *testing.T) {
 		t.Errorf("exit %d, stderr:\n%s\nwant exit 2 naming --metrics-listen before any point", code, stderr)
 	}
 }
+
+// TestMetricsListenInSweepServe: `sweep serve`'s bench command takes
+// --metrics-listen, the endpoint started once for the whole sweep and not
+// per run; an address in use is refused before the first run.
+func TestMetricsListenInSweepServe(t *testing.T) {
+	t.Parallel()
+	srv, _ := sweepSim(t, nil)
+	dir := t.TempDir()
+	args := sweepArgs(t, srv.URL, dir)
+	args[3] += " --metrics-listen 127.0.0.1:0"
+	_, stderr, code := runMain(t, args...)
+	if code != 0 || strings.Count(stderr, "Live metrics for Prometheus at") != 1 {
+		t.Errorf("exit %d, stderr:\n%s\nwant exit 0 and the endpoint started once for both runs", code, stderr)
+	}
+	busy, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer busy.Close()
+	args = sweepArgs(t, srv.URL, t.TempDir())
+	args[3] += " --metrics-listen " + busy.Addr().String()
+	_, stderr, code = runMain(t, args...)
+	if code != 2 || !strings.Contains(stderr, "argument --metrics-listen") || strings.Contains(stderr, "run=0") {
+		t.Errorf("exit %d, stderr:\n%s\nwant exit 2 naming --metrics-listen before any run", code, stderr)
+	}
+}

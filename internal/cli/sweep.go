@@ -132,7 +132,15 @@ func runSweep(ctx context.Context, deps *Deps, o *SweepOptions, intr *interrupts
 		case <-ctx.Done():
 		}
 	}()
-	env := sweep.Env{Stdout: deps.Stdout, Stderr: deps.Stderr, Now: deps.Now, Run: o.bench.runner(deps)}
+	// One live view (and --metrics-listen endpoint) for the whole sweep,
+	// its runs counted in turn, as serve's own sweeps draw it.
+	live := o.bench.base.Live
+	stopLive, err := live.start(deps, o.bench.base.Run.DisableProgress || o.Sweep.DryRun)
+	if err != nil {
+		return err
+	}
+	defer stopLive()
+	env := sweep.Env{Stdout: deps.Stdout, Stderr: deps.Stderr, Now: deps.Now, Run: o.bench.runner(deps, &live)}
 	return sweep.Run(ctx, o.Sweep, env)
 }
 
@@ -142,7 +150,7 @@ func runSweep(ctx context.Context, deps *Deps, o *SweepOptions, intr *interrupts
 // started for it when the command says --sim), with this process's
 // surroundings but no interrupt steps of its own (the sweep's context
 // carries an interrupt) and no progress bar.
-func (b *benchLine) runner(deps *Deps) sweep.Runner {
+func (b *benchLine) runner(deps *Deps, live *ServeLive) sweep.Runner {
 	guard := &cacheGuard{what: "run"}
 	return func(ctx context.Context, bench sweep.Bench) error {
 		so, err := b.apply(bench.Params)
@@ -155,6 +163,7 @@ func (b *benchLine) runner(deps *Deps) sweep.Runner {
 				return err
 			}
 		}
+		so.Live = *live // the sweep's watchers; the bar is theirs to draw
 		d := *deps
 		d.Stdout, d.IsTerminal, d.Signals = bench.Stdout, false, nil
 		_, err = serveRuns(ctx, &d, so, newInterrupts())
