@@ -177,7 +177,7 @@ func (p printer) verdict(r *Report) {
 	}
 	for _, f := range r.Findings {
 		if f.Verdict == r.Verdict && f.Advice != "" {
-			p.line(fmt.Sprintf("(question %d) %s", f.Step, f.Advice))
+			p.line(fmt.Sprintf("  Advice: %s (question %d)", f.Advice, f.Step)) // as serve's server view puts it
 		}
 	}
 }
