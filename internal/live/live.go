@@ -9,6 +9,8 @@
 package live
 
 import (
+	"time"
+
 	"github.com/gobench/gobench/internal/metrics"
 )
 
@@ -27,6 +29,9 @@ type Info struct {
 	// --max-concurrency (0: none).
 	RequestRate    float64
 	MaxConcurrency int
+	// Duration is --duration (0: none): a time-based run's bar fills with
+	// the time, the requests it will send not being known ahead.
+	Duration time.Duration
 }
 
 // Watcher is told of each run of a command (a sweep's points, the runs of

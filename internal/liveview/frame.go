@@ -107,21 +107,31 @@ const barCells = 30
 
 // barLine is tqdm's bar of the run, with its failures.
 func barLine(f live.Figures) string {
-	total := int64(f.Info.Total)
-	pct := 0.0
-	if total > 0 {
-		pct = min(1, float64(f.Done)/float64(total))
-	}
-	eta := "?"
-	if f.Done > 0 && total >= f.Done {
-		eta = clock(time.Duration(float64(f.Elapsed) * float64(total-f.Done) / float64(f.Done)))
-	}
+	pct, eta, count := barShare(f)
 	reqs := math.NaN() // the successful ones, as the result's request throughput
 	if secs := f.Elapsed.Seconds(); secs > 0 {
 		reqs = float64(f.Done-f.Failed) / secs
 	}
-	return fmt.Sprintf("%3d%%|%s| %d/%d, %d failed [%s<%s, %s req/s]", int(pct*100), fill(pct, barCells),
-		f.Done, total, f.Failed, clock(f.Elapsed), eta, num(reqs, 1))
+	return fmt.Sprintf("%3d%%|%s| %s, %d failed [%s<%s, %s req/s]", int(pct*100), fill(pct, barCells),
+		count, f.Failed, clock(f.Elapsed), eta, num(reqs, 1))
+}
+
+// barShare is how far the run is (0 to 1), the time left, and its count
+// of requests: of those planned, or, for a time-based run, of its
+// --duration, with the requests done so far.
+func barShare(f live.Figures) (pct float64, eta, count string) {
+	if d := f.Info.Duration; d > 0 {
+		return min(1, float64(f.Elapsed)/float64(d)), clock(max(d-f.Elapsed, 0)), fmt.Sprintf("%d done", f.Done)
+	}
+	total := int64(f.Info.Total)
+	if total > 0 {
+		pct = min(1, float64(f.Done)/float64(total))
+	}
+	eta = "?"
+	if f.Done > 0 && total >= f.Done {
+		eta = clock(time.Duration(float64(f.Elapsed) * float64(total-f.Done) / float64(f.Done)))
+	}
+	return pct, eta, fmt.Sprintf("%d/%d", f.Done, total)
 }
 
 // loadLine sets the schedule's rate beside what the client achieved.

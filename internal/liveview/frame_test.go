@@ -40,6 +40,8 @@ func TestFrameGolden(t *testing.T) {
 	start := live.Figures{Info: live.Info{Model: "m", Backend: "openai", Total: 200, RequestRate: math.Inf(1), Offsets: make([]float64, 200)},
 		Recent: live.Rates{Target: nan}, All: live.Rates{Target: nan},
 		TTFT: q(nan, nan, nan, nan), ITL: q(nan, nan, nan, nan), E2EL: q(nan, nan, nan, nan), Lag: q(nan, nan, nan, nan)}
+	timed := busy() // --duration 2m: the bar is the time, 42 s of 120
+	timed.Info.Duration = 2 * time.Minute
 	long := busy()
 	long.Info.Label = strings.Repeat("a-very-long-label-", 8)
 	done := []Summary{
@@ -56,6 +58,7 @@ func TestFrameGolden(t *testing.T) {
 		{"start", start, Runs{Run: 1}, nil},
 		{"sweep", busy(), Runs{Run: 3, Of: 5}, done},
 		{"long_label", long, Runs{Run: 1}, nil},
+		{"time_based", timed, Runs{Run: 1}, nil},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			lines := Frame(tc.f, tc.run, tc.done)

@@ -316,7 +316,7 @@ func (x *execution) warmUp(ctx context.Context) error {
 		return nil
 	}
 	fmt.Fprintf(x.out, "Warm-up: %d copies of the first request, not measured...\n", o.NumWarmups)
-	bar := newProgress(x.env, *o, o.NumWarmups, "warmup")
+	bar := newProgress(x.env, *o, o.NumWarmups, 0, "warmup")
 	err := warmUp(ctx, x.engine, x.Backend.Impl, &x.test, x.testBody, o.NumWarmups, x.inFlight, bar)
 	bar.finish()
 	if err != nil {

@@ -20,7 +20,7 @@ func (x *execution) startLive() *liveFeed {
 	}
 	o := &x.Options
 	info := live.Info{Label: o.Label, Model: x.ModelID, Backend: x.Backend.Name, Total: len(x.jobs),
-		RequestRate: o.Schedule.RequestRate, MaxConcurrency: o.MaxConcurrency}
+		RequestRate: o.Schedule.RequestRate, MaxConcurrency: o.MaxConcurrency, Duration: o.Duration}
 	if x.talks == nil { // a conversation's turns are not on the schedule
 		info.Offsets = x.Offsets
 	}
@@ -33,7 +33,7 @@ func (x *execution) newBar() *progress {
 	if x.env.Live != nil && x.env.Live.Draws() {
 		return nil
 	}
-	return newProgress(x.env, x.Options, len(x.jobs), "")
+	return newProgress(x.env, x.Options, len(x.jobs), x.Options.Duration, "")
 }
 
 // released tells of a request the schedule released lag seconds late.

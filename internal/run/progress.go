@@ -40,8 +40,11 @@ type progress struct {
 	started, done, failed, tokens atomic.Int64
 
 	// What the drawing goroutine owns.
-	w        io.Writer
-	total    int64
+	w     io.Writer
+	total int64
+	// limit is --duration for a time-based run: its bar fills with the
+	// time, since the requests it will send are not known ahead.
+	limit    time.Duration
 	desc     string
 	terminal bool
 	interval time.Duration
@@ -55,13 +58,14 @@ type progress struct {
 }
 
 // newProgress starts showing the progress of total requests ("warmup" or
-// "" as desc), or returns nil when nothing is to be shown: --disable-tqdm,
-// or stderr not a terminal and --progress-interval 0.
-func newProgress(env Env, opts Options, total int, desc string) *progress {
+// "" as desc), over the time limit when positive (--duration), or returns
+// nil when nothing is to be shown: --disable-tqdm, or stderr not a
+// terminal and --progress-interval 0.
+func newProgress(env Env, opts Options, total int, limit time.Duration, desc string) *progress {
 	if opts.DisableProgress || total <= 0 || (!env.Progress && opts.ProgressInterval <= 0) {
 		return nil
 	}
-	p := &progress{w: env.Stderr, total: int64(total), desc: desc, terminal: env.Progress,
+	p := &progress{w: env.Stderr, total: int64(total), limit: limit, desc: desc, terminal: env.Progress,
 		interval: opts.ProgressInterval, bar: newBarLayout(barColumns), start: time.Now(), quit: make(chan struct{}), exited: make(chan struct{})}
 	go p.loop()
 	return p
@@ -166,6 +170,6 @@ func (p *progress) firstLine() time.Duration { return min(firstProgressLine, p.i
 // done is read before sent, so that running is never negative.
 func (p *progress) snapshot() progressSnapshot {
 	done := p.done.Load()
-	return progressSnapshot{Total: p.total, Done: done, Failed: p.failed.Load(),
+	return progressSnapshot{Total: p.total, Limit: p.limit, Done: done, Failed: p.failed.Load(),
 		Running: p.started.Load() - done, Tokens: p.tokens.Load(), Elapsed: time.Since(p.start)}
 }

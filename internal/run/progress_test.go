@@ -97,6 +97,18 @@ func TestProgressBar(t *testing.T) {
 		columns: 59,
 		want:    "100% 4/4, 0 failed [00:02<00:00, 2.0 req/s, 200 tok/s]",
 	}, {
+		// A time-based run (--duration 40 s): the bar is the time, 20 % of
+		// 25 cells = 5 cells, 32 s left; more requests than planned done.
+		name:    "time-based",
+		s:       progressSnapshot{Total: 10, Limit: 40 * time.Second, Done: 12, Tokens: 1200, Elapsed: 8 * time.Second},
+		columns: 120,
+		want:    " 20%|█████                    | 12 done, 0 failed [00:08<00:32, 1.5 req/s, 150 tok/s]",
+	}, {
+		name:    "time-based, past its time",
+		s:       progressSnapshot{Total: 10, Limit: 4 * time.Second, Done: 12, Tokens: 1200, Elapsed: 8 * time.Second},
+		columns: 120,
+		want:    "100%|█████████████████████████| 12 done, 0 failed [00:08<00:00, 1.5 req/s, 150 tok/s]",
+	}, {
 		name:    "cut at the width",
 		s:       done,
 		columns: 20,
@@ -122,7 +134,7 @@ func TestProgressLines(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		var buf bytes.Buffer
 		opts := Options{ProgressInterval: 5 * time.Second}
-		p := newProgress(Env{Stderr: &buf}, opts, 4, "")
+		p := newProgress(Env{Stderr: &buf}, opts, 4, 0, "")
 		ok := metrics.Output{Success: true, OutputTokens: 50}
 		p.sent()
 		p.sent()
@@ -152,7 +164,7 @@ func TestProgressLines(t *testing.T) {
 func TestProgressTerminal(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		var buf bytes.Buffer
-		p := newProgress(Env{Stderr: &buf, Progress: true}, Options{}, 2, "")
+		p := newProgress(Env{Stderr: &buf, Progress: true}, Options{}, 2, 0, "")
 		p.sent()
 		time.Sleep(250 * time.Millisecond)
 		p.finished(&metrics.Output{Success: true, ITL: []float64{0.01, 0.01}})
@@ -206,14 +218,14 @@ func TestProgressOff(t *testing.T) {
 		{"disable-tqdm off a terminal", Env{}, Options{DisableProgress: true, ProgressInterval: time.Second}},
 		{"interval 0 off a terminal", Env{}, Options{}},
 	} {
-		if p := newProgress(tc.env, tc.opts, 10, ""); p != nil {
+		if p := newProgress(tc.env, tc.opts, 10, 0, ""); p != nil {
 			p.finish()
 			t.Errorf("%s: progress shown", tc.name)
 		}
 	}
 	synctest.Test(t, func(t *testing.T) {
 		var buf bytes.Buffer
-		p := newProgress(Env{Stderr: &buf}, Options{ProgressInterval: 5 * time.Second}, 1, "")
+		p := newProgress(Env{Stderr: &buf}, Options{ProgressInterval: 5 * time.Second}, 1, 0, "")
 		p.sent()
 		time.Sleep(999 * time.Millisecond)
 		p.finished(&metrics.Output{Success: true})

@@ -22,8 +22,9 @@ type progressSnapshot struct {
 	Total, Done, Failed, Running int64
 	// Tokens are the output tokens of the successful requests.
 	Tokens int64
-	// Elapsed is the time since the run started.
-	Elapsed time.Duration
+	// Elapsed is the time since the run started; Limit is --duration (0
+	// when the run is not time-based).
+	Elapsed, Limit time.Duration
 }
 
 // rates are the successful requests and their output tokens per second
@@ -75,18 +76,11 @@ func (l *barLayout) frame(desc string, s progressSnapshot) string {
 	if desc != "" {
 		head = desc + ": "
 	}
-	pct := 0.0
-	if s.Total > 0 {
-		pct = float64(s.Done) / float64(s.Total)
-	}
+	pct, eta, count := s.share()
 	head += fmt.Sprintf("%3d%%", int(pct*100))
-	eta := "?"
-	if s.Done > 0 {
-		eta = tqdmClock(time.Duration(float64(s.Elapsed) * float64(s.Total-s.Done) / float64(s.Done)))
-	}
 	reqs, toks := s.rates()
-	tail := fmt.Sprintf(" %d/%d, %d failed [%s<%s, %.1f req/s, %.0f tok/s]",
-		s.Done, s.Total, s.Failed, tqdmClock(s.Elapsed), eta, reqs, toks)
+	tail := fmt.Sprintf(" %s, %d failed [%s<%s, %.1f req/s, %.0f tok/s]",
+		count, s.Failed, tqdmClock(s.Elapsed), eta, reqs, toks)
 	line := head + tail
 	l.cells = min(l.cells, l.columns-utf8.RuneCountInString(line)-2)
 	if l.cells >= 4 {
@@ -96,6 +90,24 @@ func (l *barLayout) frame(desc string, s progressSnapshot) string {
 		line = string([]rune(line)[:l.columns])
 	}
 	return line
+}
+
+// share is how far the run is (0 to 1), the time left, and its count of
+// requests: of the requests planned, or, for a time-based run, of its
+// --duration, with the requests done so far.
+func (s progressSnapshot) share() (pct float64, eta, count string) {
+	if s.Limit > 0 {
+		left := max(s.Limit-s.Elapsed, 0)
+		return min(float64(s.Elapsed)/float64(s.Limit), 1), tqdmClock(left), fmt.Sprintf("%d done", s.Done)
+	}
+	eta = "?"
+	if s.Total > 0 {
+		pct = float64(s.Done) / float64(s.Total)
+	}
+	if s.Done > 0 {
+		eta = tqdmClock(time.Duration(float64(s.Elapsed) * float64(s.Total-s.Done) / float64(s.Done)))
+	}
+	return pct, eta, fmt.Sprintf("%d/%d", s.Done, s.Total)
 }
 
 // partials are the block characters by eighths of a cell, the first a
