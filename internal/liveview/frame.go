@@ -5,10 +5,10 @@ import (
 	"math"
 	"strconv"
 	"strings"
-	"time"
 	"unicode/utf8"
 
 	"github.com/gobench/gobench/internal/live"
+	"github.com/gobench/gobench/internal/tqdm"
 )
 
 // Columns is the width every line of a frame keeps within.
@@ -107,31 +107,13 @@ const barCells = 30
 
 // barLine is tqdm's bar of the run, with its failures.
 func barLine(f live.Figures) string {
-	pct, eta, count := barShare(f)
+	pct, eta, count := tqdm.Share(f.Done, int64(f.Info.Total), f.Elapsed, f.Info.Duration)
 	reqs := math.NaN() // the successful ones, as the result's request throughput
 	if secs := f.Elapsed.Seconds(); secs > 0 {
 		reqs = float64(f.Done-f.Failed) / secs
 	}
-	return fmt.Sprintf("%3d%%|%s| %s, %d failed [%s<%s, %s req/s]", int(pct*100), fill(pct, barCells),
-		count, f.Failed, clock(f.Elapsed), eta, num(reqs, 1))
-}
-
-// barShare is how far the run is (0 to 1), the time left, and its count
-// of requests: of those planned, or, for a time-based run, of its
-// --duration, with the requests done so far.
-func barShare(f live.Figures) (pct float64, eta, count string) {
-	if d := f.Info.Duration; d > 0 {
-		return min(1, float64(f.Elapsed)/float64(d)), clock(max(d-f.Elapsed, 0)), fmt.Sprintf("%d done", f.Done)
-	}
-	total := int64(f.Info.Total)
-	if total > 0 {
-		pct = min(1, float64(f.Done)/float64(total))
-	}
-	eta = "?"
-	if f.Done > 0 && total >= f.Done {
-		eta = clock(time.Duration(float64(f.Elapsed) * float64(total-f.Done) / float64(f.Done)))
-	}
-	return pct, eta, fmt.Sprintf("%d/%d", f.Done, total)
+	return fmt.Sprintf("%3d%%|%s| %s, %d failed [%s<%s, %s req/s]", int(pct*100), tqdm.Fill(pct, barCells),
+		count, f.Failed, tqdm.Clock(f.Elapsed), eta, num(reqs, 1))
 }
 
 // loadLine sets the schedule's rate beside what the client achieved.
@@ -191,28 +173,6 @@ func dur(s float64) string {
 		return fmt.Sprintf("%.1f ms", 1000*s)
 	}
 	return fmt.Sprintf("%.2f s", s)
-}
-
-// eighths are a bar cell filled by 0 to 8 eighths.
-var eighths = []string{" ", "▏", "▎", "▍", "▌", "▋", "▊", "▉", "█"}
-
-// fill draws the fraction pct of cells, cell by cell in eighths.
-func fill(pct float64, cells int) string {
-	n := int(min(max(pct, 0), 1) * float64(cells*8))
-	var b strings.Builder
-	for c := range cells {
-		b.WriteString(eighths[min(max(n-8*c, 0), 8)])
-	}
-	return b.String()
-}
-
-// clock is tqdm's clock: mm:ss, or h:mm:ss from an hour on.
-func clock(d time.Duration) string {
-	d = d.Truncate(time.Second)
-	if d >= time.Hour {
-		return fmt.Sprintf("%d:%02d:%02d", int(d.Hours()), int(d.Minutes())%60, int(d.Seconds())%60)
-	}
-	return fmt.Sprintf("%02d:%02d", int(d.Minutes()), int(d.Seconds())%60)
 }
 
 // clip cuts s to n runes.

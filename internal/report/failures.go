@@ -52,8 +52,10 @@ var failurePatterns = []struct{ piece, kind string }{
 // kindWidth bounds a kind named by its own text.
 const kindWidth = 60
 
-// failureKind names the kind of one error text.
-func failureKind(text string) string {
+// KindOfFailure names the kind of one failed request's error text, as
+// FailureKinds groups them; the live view and the live metrics count
+// failures by the same kinds as the result's failure_kinds.
+func KindOfFailure(text string) string {
 	if rest, ok := strings.CutPrefix(text, "HTTP "); ok {
 		code, _, _ := strings.Cut(rest, " ")
 		if _, err := strconv.Atoi(code); err == nil {
@@ -87,7 +89,7 @@ func FailureKinds(errs []string) []FailureKind {
 	var kinds []FailureKind
 	at := map[string]int{}
 	for _, e := range errs {
-		k := failureKind(e)
+		k := KindOfFailure(e)
 		i, ok := at[k]
 		if !ok {
 			i = len(kinds)

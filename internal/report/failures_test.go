@@ -26,8 +26,8 @@ func TestFailureKind(t *testing.T) {
 		{"", "no error text"},
 		{strings.Repeat("x", 80), strings.Repeat("x", kindWidth-1) + "…"},
 	} {
-		if got := failureKind(tc.text); got != tc.want {
-			t.Errorf("failureKind(%q) = %q, want %q", tc.text, got, tc.want)
+		if got := KindOfFailure(tc.text); got != tc.want {
+			t.Errorf("KindOfFailure(%q) = %q, want %q", tc.text, got, tc.want)
 		}
 	}
 }

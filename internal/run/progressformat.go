@@ -2,9 +2,10 @@ package run
 
 import (
 	"fmt"
-	"strings"
 	"time"
 	"unicode/utf8"
+
+	"github.com/gobench/gobench/internal/tqdm"
 )
 
 // barColumns is the width the terminal bar keeps within: stderr's width is
@@ -76,61 +77,18 @@ func (l *barLayout) frame(desc string, s progressSnapshot) string {
 	if desc != "" {
 		head = desc + ": "
 	}
-	pct, eta, count := s.share()
+	pct, eta, count := tqdm.Share(s.Done, s.Total, s.Elapsed, s.Limit)
 	head += fmt.Sprintf("%3d%%", int(pct*100))
 	reqs, toks := s.rates()
 	tail := fmt.Sprintf(" %s, %d failed [%s<%s, %.1f req/s, %.0f tok/s]",
-		count, s.Failed, tqdmClock(s.Elapsed), eta, reqs, toks)
+		count, s.Failed, tqdm.Clock(s.Elapsed), eta, reqs, toks)
 	line := head + tail
 	l.cells = min(l.cells, l.columns-utf8.RuneCountInString(line)-2)
 	if l.cells >= 4 {
-		line = head + "|" + barFill(pct, l.cells) + "|" + tail
+		line = head + "|" + tqdm.Fill(pct, l.cells) + "|" + tail
 	}
 	if utf8.RuneCountInString(line) > l.columns {
 		line = string([]rune(line)[:l.columns])
 	}
 	return line
-}
-
-// share is how far the run is (0 to 1), the time left, and its count of
-// requests: of the requests planned, or, for a time-based run, of its
-// --duration, with the requests done so far.
-func (s progressSnapshot) share() (pct float64, eta, count string) {
-	if s.Limit > 0 {
-		left := max(s.Limit-s.Elapsed, 0)
-		return min(float64(s.Elapsed)/float64(s.Limit), 1), tqdmClock(left), fmt.Sprintf("%d done", s.Done)
-	}
-	eta = "?"
-	if s.Total > 0 {
-		pct = float64(s.Done) / float64(s.Total)
-	}
-	if s.Done > 0 {
-		eta = tqdmClock(time.Duration(float64(s.Elapsed) * float64(s.Total-s.Done) / float64(s.Done)))
-	}
-	return pct, eta, fmt.Sprintf("%d/%d", s.Done, s.Total)
-}
-
-// partials are the block characters by eighths of a cell, the first a
-// blank.
-const partials = " ▏▎▍▌▋▊▉"
-
-// barFill draws the fraction pct of cells, in eighths of a cell.
-func barFill(pct float64, cells int) string {
-	n := int(min(max(pct, 0), 1) * float64(cells*8))
-	full, part := n/8, n%8
-	fill := strings.Repeat("█", full)
-	if full < cells {
-		fill += string([]rune(partials)[part]) + strings.Repeat(" ", cells-full-1)
-	}
-	return fill
-}
-
-// tqdmClock formats d as tqdm does: mm:ss, or h:mm:ss from an hour on.
-func tqdmClock(d time.Duration) string {
-	secs := int64(d / time.Second)
-	h, m, sec := secs/3600, secs/60%60, secs%60
-	if h > 0 {
-		return fmt.Sprintf("%d:%02d:%02d", h, m, sec)
-	}
-	return fmt.Sprintf("%02d:%02d", m, sec)
 }

@@ -36,9 +36,9 @@ var trackerWords = []*regexp.Regexp{
 	regexp.MustCompile(`(?i)\bitem \d+ of\b`),
 	regexp.MustCompile(`(?i)\bmend(s|ed|ing)?\b`),
 	regexp.MustCompile(`(?i)\breview(s|ed|er|ers|ing)?\b`),
-	// A work session: "this session", "the fourth session", "in the session
-	// of 2026-12-03". "a session" and "the session" alone are left to the
-	// product's own sessions (a sweep's server, a user's conversation).
+	// A period of work named by its place in a series or by its date. The
+	// word alone, with "a" or "the", is left to the product's own uses (a
+	// sweep's server, a user's conversation).
 	regexp.MustCompile(`(?i)\b(this|that|previous|next|last|first|second|third|fourth|fifth|sixth|day'?s?|today'?s?|yesterday'?s?) (work )?sessions?\b`),
 	regexp.MustCompile(`(?i)\b(in|during|from|since|after|before|of) (a|the|one|each|that|this) (work )?session\b`),
 	regexp.MustCompile(`(?i)\bsessions? (of|on) \d{4}-\d{2}-\d{2}\b`),
